@@ -1,0 +1,80 @@
+package dev.tether.api;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.server.ServerWebInputException;
+
+import dev.tether.store.ConnectionAlreadyExistsException;
+import dev.tether.store.ConnectionNotFoundException;
+import dev.tether.store.IntegrationAlreadyExistsException;
+import dev.tether.store.IntegrationNotFoundException;
+
+/** The one place where failures become HTTP: Executor's JSON errors, tagged with {@code _tag}. */
+@RestControllerAdvice
+final class ApiErrors {
+
+    private static final Logger log = LoggerFactory.getLogger(ApiErrors.class);
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> invalid(InvalidInputException ex) {
+        return body(HttpStatus.BAD_REQUEST, ex.tag(), "message", ex.getMessage());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> undecodable(ServerWebInputException ex) {
+        String reason = ex.getReason() == null ? "the request could not be read" : ex.getReason();
+        Throwable cause = ex.getMostSpecificCause();
+        String detail = cause != ex && cause.getMessage() != null ? reason + ": " + firstLine(cause.getMessage()) : reason;
+        return body(HttpStatus.BAD_REQUEST, "HttpApiDecodeError", "message", detail);
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> integrationNotFound(IntegrationNotFoundException ex) {
+        return body(HttpStatus.NOT_FOUND, "IntegrationNotFoundError", "slug", ex.slug());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> connectionNotFound(ConnectionNotFoundException ex) {
+        return body(HttpStatus.NOT_FOUND, "ConnectionNotFoundError", "owner", ex.key().owner().wire(),
+                "integration", ex.key().integration(), "name", ex.key().name());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> integrationExists(IntegrationAlreadyExistsException ex) {
+        return body(HttpStatus.CONFLICT, "IntegrationAlreadyExistsError", "slug", ex.slug());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> connectionExists(ConnectionAlreadyExistsException ex) {
+        return body(HttpStatus.CONFLICT, "InvalidConnectionInputError", "message", ex.getMessage());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> internal(Exception ex) {
+        String traceId = UUID.randomUUID().toString();
+        log.error("internal error, traceId {}", traceId, ex);
+        return body(HttpStatus.INTERNAL_SERVER_ERROR, "InternalError", "traceId", traceId);
+    }
+
+    private static ResponseEntity<Map<String, Object>> body(HttpStatus status, String tag, Object... fields) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("_tag", tag);
+        for (int i = 0; i < fields.length; i += 2) {
+            body.put((String) fields[i], fields[i + 1]);
+        }
+        return ResponseEntity.status(status).body(body);
+    }
+
+    private static String firstLine(String text) {
+        int newline = text.indexOf('\n');
+        return newline < 0 ? text : text.substring(0, newline);
+    }
+}

@@ -1,0 +1,60 @@
+package dev.tether.api;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Map;
+
+import org.springframework.stereotype.Component;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.tether.TetherProperties;
+
+/**
+ * The daemon's bearer token, stored as Executor stores it: {@code {"token": "..."}} in
+ * {@code <dataDir>/server-control/auth.json}, readable by the owner only.
+ */
+@Component
+public final class AuthToken {
+
+    private final byte[] token;
+
+    public AuthToken(TetherProperties tether, ApiProperties properties, JsonMapper json) {
+        String value = properties.token() != null && !properties.token().isBlank() ? properties.token()
+                : readOrCreate(tether.dataDir().resolve("server-control").resolve("auth.json"), json);
+        this.token = value.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Compares in constant time, so the response time says nothing about how much of a guess was right. */
+    boolean matches(String candidate) {
+        return candidate != null && MessageDigest.isEqual(token, candidate.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String readOrCreate(Path file, JsonMapper json) {
+        try {
+            if (Files.exists(file)) {
+                Object stored = json.readValue(Files.readString(file), Map.class).get("token");
+                if (stored instanceof String text && !text.isBlank()) {
+                    return text;
+                }
+            }
+            byte[] random = new byte[32];
+            new SecureRandom().nextBytes(random);
+            String created = HexFormat.of().formatHex(random);
+            Files.createDirectories(file.getParent());
+            Files.deleteIfExists(file);
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            Files.writeString(file, json.writeValueAsString(Map.of("token", created)));
+            return created;
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("cannot read or create the API token at " + file, ex);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package dev.tether.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+import dev.tether.catalog.CatalogService.ConnectionTools;
+import dev.tether.store.Connection;
+import dev.tether.store.ConnectionKey;
+import dev.tether.store.HealthVerdict;
+import dev.tether.store.Integration;
+import dev.tether.store.StoredTool;
+
+import java.util.List;
+
+/** The JSON shapes of Executor's API, built from stored state. Nothing secret is ever put in one. */
+final class Views {
+
+    private Views() {
+    }
+
+    record IntegrationView(String slug, String description, String kind, boolean canRemove, boolean canRefresh,
+            List<Object> authMethods) {
+
+        static IntegrationView of(Integration integration) {
+            return new IntegrationView(integration.slug(), integration.description(), "mcp", true, true, List.of());
+        }
+    }
+
+    record HealthView(String status, long checkedAt, @JsonInclude(JsonInclude.Include.NON_NULL) String detail) {
+
+        static HealthView of(HealthVerdict verdict) {
+            return new HealthView(verdict.status(), verdict.checkedAt(), verdict.detail().orElse(null));
+        }
+    }
+
+    record ConnectionView(String owner, String name, String integration, String template, String provider,
+            String address, String identityLabel, Double expiresAt, String oauthClient, String oauthClientOwner,
+            String oauthScope, @JsonInclude(JsonInclude.Include.NON_NULL) HealthView lastHealth) {
+
+        static ConnectionView of(Connection connection) {
+            ConnectionKey key = connection.key();
+            return new ConnectionView(key.owner().wire(), key.name(), key.integration(), connection.template(), "executor",
+                    key.address(), connection.identityLabel().orElse(null), null, null, null, null,
+                    connection.lastHealth().map(HealthView::of).orElse(null));
+        }
+    }
+
+    record ToolView(String address, String owner, String integration, String connection, String name, String pluginId,
+            String description, @JsonInclude(JsonInclude.Include.NON_NULL) Boolean requiresApproval) {
+
+        /** With {@code requiresApproval}, as {@code GET /api/tools} answers. */
+        static List<ToolView> listed(ConnectionTools tools) {
+            return tools.tools().stream().map(tool -> of(tools.key(), tool, tool.requiresApproval())).toList();
+        }
+
+        /** Without {@code requiresApproval}, as the refresh route answers. */
+        static List<ToolView> refreshed(ConnectionTools tools) {
+            return tools.tools().stream().map(tool -> of(tools.key(), tool, null)).toList();
+        }
+
+        private static ToolView of(ConnectionKey key, StoredTool tool, Boolean requiresApproval) {
+            return new ToolView(key.address() + "." + tool.name(), key.owner().wire(), key.integration(), key.name(),
+                    tool.name(), "mcp", tool.description(), requiresApproval);
+        }
+    }
+}

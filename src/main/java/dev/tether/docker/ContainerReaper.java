@@ -1,0 +1,91 @@
+package dev.tether.docker;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import dev.tether.process.ChildProcesses;
+
+/**
+ * Removes containers labelled with this instance that no live child owns: at start (what a killed daemon
+ * left behind) and then periodically (a container created after its teardown's removal already ran).
+ */
+@Component
+public final class ContainerReaper implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(ContainerReaper.class);
+
+    private final DockerEngine engine;
+    private final InstanceId instance;
+    private final ChildProcesses children;
+    private final DockerProperties properties;
+    private final Counter reaped;
+    private volatile Disposable schedule;
+    private volatile boolean engineWasReachable = true;
+
+    public ContainerReaper(DockerEngine engine, InstanceId instance, ChildProcesses children,
+            DockerProperties properties, MeterRegistry registry) {
+        this.engine = engine;
+        this.instance = instance;
+        this.children = children;
+        this.properties = properties;
+        this.reaped = Counter.builder("tether.children.reaped")
+                .description("containers of this instance removed because no live child owned them")
+                .register(registry);
+    }
+
+    /** Removes every orphan now; emits how many were removed. */
+    public Mono<Long> reapOnce() {
+        return engine.containersLabelled(DockerLabels.INSTANCE, instance.value())
+                .filter(container -> !children.owns(String.valueOf(container.label(DockerLabels.SESSION))))
+                .flatMap(container -> engine.remove(container.id())
+                        .doOnNext(removed -> log.warn("removed orphaned container {} of session {}",
+                                container.names(), container.label(DockerLabels.SESSION))))
+                .filter(Boolean::booleanValue)
+                .count()
+                .doOnNext(reaped::increment)
+                .doOnSuccess(count -> engineWasReachable = true);
+    }
+
+    @Override
+    public void start() {
+        schedule = Flux.interval(java.time.Duration.ZERO, properties.reapInterval())
+                .onBackpressureDrop()
+                .concatMap(tick -> reapOnce().onErrorResume(this::engineUnreachable))
+                .subscribe(null, error -> log.error("container reaper stopped", error));
+    }
+
+    @Override
+    public void stop() {
+        Disposable running = schedule;
+        if (running != null) {
+            running.dispose();
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        Disposable running = schedule;
+        return running != null && !running.isDisposed();
+    }
+
+    /** Starts with the children's lifecycle, so leftovers are gone before the server takes requests. */
+    @Override
+    public int getPhase() {
+        return 1;
+    }
+
+    private Mono<Long> engineUnreachable(Throwable error) {
+        if (engineWasReachable) {
+            log.info("Docker engine not reachable at {}; orphan reaping waits for it: {}", properties.socket(), error.toString());
+            engineWasReachable = false;
+        }
+        return Mono.empty();
+    }
+}

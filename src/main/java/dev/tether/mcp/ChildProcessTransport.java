@@ -1,0 +1,98 @@
+package dev.tether.mcp;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.function.Function;
+
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.TypeRef;
+import io.modelcontextprotocol.spec.McpClientTransport;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+import dev.tether.process.ChildProcess;
+
+/**
+ * MCP over a child's stdin and stdout, one JSON-RPC message a line. Unlike the SDK's stdio transport it
+ * does not own the process: the pipeline that started the child tears it down, so closing this transport
+ * only stops reading. It reports a server that exits or writes non-JSON through {@link #failure()}, which
+ * sessions race against every request so that nothing waits for an answer that cannot come.
+ */
+final class ChildProcessTransport implements McpClientTransport {
+
+    private static final Duration EXIT_CODE_WAIT = Duration.ofSeconds(1);
+
+    private final String server;
+    private final ChildProcess child;
+    private final McpJsonMapper json;
+    private final Sinks.One<McpServerException> failure = Sinks.one();
+    private volatile Disposable inbound;
+
+    ChildProcessTransport(String server, ChildProcess child, McpJsonMapper json) {
+        this.server = server;
+        this.child = child;
+        this.json = json;
+    }
+
+    @Override
+    public Mono<Void> connect(Function<Mono<JSONRPCMessage>, Mono<JSONRPCMessage>> handler) {
+        // The SDK hands us the session's inbound handler and expects the transport to drive it for the
+        // session's lifetime; the subscription is disposed by closeGracefully.
+        return Mono.fromRunnable(() -> inbound = child.stdout()
+                .filter(line -> !line.isBlank())
+                .map(this::parse)
+                .flatMap(message -> handler.apply(Mono.just(message)))
+                .then(Mono.defer(this::exited))
+                .subscribe(ignored -> { }, error -> failure.tryEmitValue(asServerFailure(error))));
+    }
+
+    /** Never emits; errors when the server has exited or broken the protocol. */
+    <T> Mono<T> failure() {
+        return failure.asMono().flatMap(Mono::error);
+    }
+
+    @Override
+    public Mono<Void> sendMessage(JSONRPCMessage message) {
+        return Mono.fromCallable(() -> json.writeValueAsString(message)).flatMap(child::send);
+    }
+
+    @Override
+    public Mono<Void> closeGracefully() {
+        return Mono.fromRunnable(() -> {
+            Disposable reading = inbound;
+            if (reading != null) {
+                reading.dispose();
+            }
+        });
+    }
+
+    @Override
+    public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
+        return json.convertValue(data, typeRef);
+    }
+
+    private JSONRPCMessage parse(String line) {
+        try {
+            return McpSchema.deserializeJsonRpcMessage(json, line);
+        }
+        catch (IOException | RuntimeException ex) {
+            throw McpServerException.notJson(server, line);
+        }
+    }
+
+    private Mono<Void> exited() {
+        return child.onExit()
+                .timeout(EXIT_CODE_WAIT, Mono.empty())
+                .map(java.util.Optional::of)
+                .defaultIfEmpty(java.util.Optional.empty())
+                .flatMap(code -> Mono.error(McpServerException.exited(server, code, child.stderrTail())));
+    }
+
+    private McpServerException asServerFailure(Throwable error) {
+        return error instanceof McpServerException known ? known
+                : new McpServerException(server, "MCP server '" + server + "' session failed: " + error, error);
+    }
+}

@@ -1,0 +1,113 @@
+package dev.tether.process;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A file listing the live children of this daemon, so that the next start can kill what a {@code kill -9}
+ * left behind. An entry is only acted on when both its pid and its start instant still match: pids are
+ * reused, start instants are not.
+ */
+final class ChildLedger {
+
+    private static final Logger log = LoggerFactory.getLogger(ChildLedger.class);
+
+    record Entry(String childId, long pid, Instant startedAt, String containerName) {
+
+        String line() {
+            return childId + "\t" + pid + "\t" + startedAt.toEpochMilli() + "\t" + (containerName == null ? "-" : containerName);
+        }
+
+        static Optional<Entry> parse(String line) {
+            String[] fields = line.split("\t");
+            if (fields.length != 4) {
+                return Optional.empty();
+            }
+            try {
+                return Optional.of(new Entry(fields[0], Long.parseLong(fields[1]),
+                        Instant.ofEpochMilli(Long.parseLong(fields[2])), "-".equals(fields[3]) ? null : fields[3]));
+            }
+            catch (NumberFormatException ex) {
+                return Optional.empty();
+            }
+        }
+    }
+
+    private final Path file;
+    private final Map<String, Entry> entries = new LinkedHashMap<>();
+
+    ChildLedger(Path file) {
+        this.file = file;
+    }
+
+    synchronized void add(ChildProcess child) {
+        entries.put(child.id(), new Entry(child.id(), child.pid(), child.startedAt(), child.containerName().orElse(null)));
+        write();
+    }
+
+    synchronized void remove(ChildProcess child) {
+        if (entries.remove(child.id()) != null) {
+            write();
+        }
+    }
+
+    /**
+     * Kills every process tree a previous run of the daemon left alive and forgets the old entries.
+     *
+     * @return the leftovers that were still alive and were killed
+     */
+    synchronized List<Entry> reapLeftovers() {
+        List<Entry> reaped = new ArrayList<>();
+        for (Entry entry : read()) {
+            ProcessHandle.of(entry.pid())
+                    .filter(handle -> handle.info().startInstant().map(entry.startedAt()::equals).orElse(false))
+                    .ifPresent(handle -> {
+                        handle.descendants().forEach(ProcessHandle::destroyForcibly);
+                        handle.destroyForcibly();
+                        reaped.add(entry);
+                        log.warn("child {} (pid {}) outlived the previous daemon run; killed its process tree",
+                                entry.childId(), entry.pid());
+                    });
+        }
+        entries.clear();
+        write();
+        return reaped;
+    }
+
+    private List<Entry> read() {
+        if (!Files.exists(file)) {
+            return List.of();
+        }
+        try {
+            return Files.readAllLines(file).stream().map(Entry::parse).flatMap(Optional::stream).toList();
+        }
+        catch (IOException ex) {
+            log.warn("cannot read child ledger {}: {}", file, ex.toString());
+            return List.of();
+        }
+    }
+
+    private void write() {
+        try {
+            Files.createDirectories(file.getParent());
+            Path next = file.resolveSibling(file.getFileName() + ".next");
+            Files.write(next, entries.values().stream().map(Entry::line).toList());
+            Files.move(next, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("cannot write child ledger " + file, ex);
+        }
+    }
+}

@@ -1,0 +1,213 @@
+package dev.tether.process;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * A live stdio child. Only {@link ChildProcesses#using} creates one, and the pipeline that asked for it owns
+ * it: when that pipeline completes, fails or is cancelled, the child is torn down. Code that merely holds a
+ * handle never needs to dispose it, but may end it early with {@link #dispose()}.
+ */
+public final class ChildProcess implements Disposable {
+
+    private final ChildSpec spec;
+    private final Process process;
+    private final Instant startedAt;
+    private final OutputStream stdin;
+    private final Sinks.Many<String> stdoutLines = Sinks.many().unicast().onBackpressureBuffer();
+    private final StderrTail stderr;
+    private final Function<ChildProcess, Mono<TeardownReport>> teardownAction;
+    private final AtomicBoolean teardownStarted = new AtomicBoolean();
+    private final Sinks.One<TeardownReport> teardown = Sinks.one();
+    private volatile String teardownReason = "disposed";
+
+    ChildProcess(ChildSpec spec, Process process, int stderrTailBytes,
+            Function<ChildProcess, Mono<TeardownReport>> teardownAction) {
+        this.spec = spec;
+        this.process = process;
+        this.startedAt = process.toHandle().info().startInstant().orElseGet(Instant::now);
+        this.stdin = process.getOutputStream();
+        this.stderr = new StderrTail(stderrTailBytes);
+        this.teardownAction = teardownAction;
+        startDaemon("tether-stdout-" + spec.id(), () -> readLines(process.getInputStream()));
+        startDaemon("tether-stderr-" + spec.id(), () -> drain(process.getErrorStream()));
+    }
+
+    public String id() {
+        return spec.id();
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public Instant startedAt() {
+        return startedAt;
+    }
+
+    public ChildSpec spec() {
+        return spec;
+    }
+
+    public Optional<String> containerName() {
+        return spec.containerName();
+    }
+
+    /** Lines the child writes to stdout, completing when it closes stdout. One subscriber only. */
+    public Flux<String> stdout() {
+        return stdoutLines.asFlux();
+    }
+
+    /** Writes one line to the child's stdin. */
+    public Mono<Void> send(String line) {
+        return Mono.<Void>fromRunnable(() -> write(line)).subscribeOn(Schedulers.boundedElastic());
+    }
+
+    /** The most recent stderr output, for error messages. */
+    public String stderrTail() {
+        return stderr.text();
+    }
+
+    /** Emits the exit code once the child has exited. */
+    public Mono<Integer> onExit() {
+        return Mono.fromFuture(process.onExit(), true).map(Process::exitValue);
+    }
+
+    public Optional<Integer> exitCode() {
+        return process.isAlive() ? Optional.empty() : Optional.of(process.exitValue());
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Starts the teardown ladder, once; returns at once. */
+    @Override
+    public void dispose() {
+        release("disposed");
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return teardownStarted.get();
+    }
+
+    /**
+     * Starts the teardown ladder if it has not started, and completes when the tree is gone and the
+     * container removed. Cancelling the returned Mono stops waiting, not the teardown.
+     */
+    public Mono<TeardownReport> disposeLater() {
+        release("disposed");
+        return teardown.asMono();
+    }
+
+    /** Blocks until torn down; for shutdown and tests only. */
+    public TeardownReport disposeNow(Duration timeout) {
+        TeardownReport report = disposeLater().block(timeout);
+        if (report == null) {
+            throw new IllegalStateException("child " + id() + " (pid " + pid() + ") was not torn down within " + timeout);
+        }
+        return report;
+    }
+
+    /** Completes when the teardown started by anyone has finished. */
+    public Mono<TeardownReport> onDispose() {
+        return teardown.asMono();
+    }
+
+    void release(String reason) {
+        if (teardownStarted.compareAndSet(false, true)) {
+            teardownReason = reason;
+            // Detached on purpose: the subscriber that triggered the release may be cancelled, the teardown may not.
+            teardownAction.apply(this).subscribe(teardown::tryEmitValue, teardown::tryEmitError);
+        }
+    }
+
+    String teardownReason() {
+        return teardownReason;
+    }
+
+    /** The child and every descendant alive now. Taken before signalling: an orphan is out of reach later. */
+    List<ProcessHandle> tree() {
+        List<ProcessHandle> tree = new ArrayList<>();
+        tree.add(process.toHandle());
+        process.descendants().forEach(tree::add);
+        return tree;
+    }
+
+    void closeStdin() {
+        try {
+            stdin.close();
+        }
+        catch (IOException ignored) {
+            // The child is gone or closed its end: either way stdin is closed.
+        }
+    }
+
+    private void write(String line) {
+        try {
+            synchronized (stdin) {
+                stdin.write(line.getBytes(StandardCharsets.UTF_8));
+                stdin.write('\n');
+                stdin.flush();
+            }
+        }
+        catch (IOException ex) {
+            throw new ChildStdinClosedException(this, ex);
+        }
+    }
+
+    private void readLines(InputStream out) {
+        try (BufferedReader reader = new BufferedReader(new InputStreamReader(out, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = reader.readLine()) != null) {
+                stdoutLines.tryEmitNext(line);
+            }
+        }
+        catch (IOException ignored) {
+            // Closed under us during teardown: the stream has ended either way.
+        }
+        stdoutLines.tryEmitComplete();
+    }
+
+    private void drain(InputStream err) {
+        byte[] buffer = new byte[4096];
+        try (err) {
+            int read;
+            while ((read = err.read(buffer)) >= 0) {
+                stderr.append(buffer, read);
+            }
+        }
+        catch (IOException ignored) {
+            // Closed under us during teardown.
+        }
+    }
+
+    private static void startDaemon(String name, Runnable task) {
+        Thread thread = new Thread(task, name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    @Override
+    public String toString() {
+        return "child " + id() + " (pid " + pid() + ")";
+    }
+}

@@ -1,0 +1,53 @@
+package dev.tether.process;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What to run as a stdio child.
+ *
+ * @param id            unique id of this child; it names the child in logs, the ledger and container labels
+ * @param argv          the command and its arguments, already rewritten for Docker where that applies
+ * @param env           variables added to the daemon's environment; values are secrets and never logged
+ * @param cwd           working directory, or empty for the daemon's own
+ * @param containerName the Docker container this child's {@code docker run} creates, removed on every teardown
+ */
+public record ChildSpec(String id, List<String> argv, Map<String, String> env, Optional<Path> cwd,
+        Optional<String> containerName) {
+
+    public ChildSpec {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(argv, "argv");
+        if (argv.isEmpty() || argv.get(0).isBlank()) {
+            throw new IllegalArgumentException("argv must start with a command");
+        }
+        argv = List.copyOf(argv);
+        env = env == null ? Map.of() : Map.copyOf(env);
+        cwd = cwd == null ? Optional.empty() : cwd;
+        containerName = containerName == null ? Optional.empty() : containerName;
+    }
+
+    public static ChildSpec of(String id, List<String> argv) {
+        return new ChildSpec(id, argv, Map.of(), Optional.empty(), Optional.empty());
+    }
+
+    public ChildSpec withArgv(List<String> newArgv, String newContainerName) {
+        return new ChildSpec(id, newArgv, env, cwd, Optional.of(newContainerName));
+    }
+
+    public ChildSpec withEnv(Map<String, String> newEnv) {
+        return new ChildSpec(id, argv, newEnv, cwd, containerName);
+    }
+
+    public ChildSpec withCwd(Path newCwd) {
+        return new ChildSpec(id, argv, env, Optional.ofNullable(newCwd), containerName);
+    }
+
+    /** The command line for logs: arguments are shown, environment values never are. */
+    public String describe() {
+        return String.join(" ", argv) + (env.isEmpty() ? "" : " (env: " + String.join(",", env.keySet()) + "=***)");
+    }
+}

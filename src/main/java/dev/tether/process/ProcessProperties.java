@@ -1,0 +1,46 @@
+package dev.tether.process;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * How stdio children are torn down and observed.
+ *
+ * @param eofGrace        how long a child may take to exit after its stdin is closed; default 1 s
+ * @param termGrace       how long the tree may take to exit after SIGTERM; default 2 s
+ * @param killGrace       how long to wait for the tree to vanish after SIGKILL before reporting survivors; default 2 s
+ * @param stderrTail      how much of a child's most recent stderr is kept for errors and logs; default 8 KB
+ * @param shutdownTimeout how long daemon shutdown waits for in-flight teardowns; default 15 s
+ */
+@ConfigurationProperties("tether.process")
+public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration killGrace, DataSize stderrTail,
+        Duration shutdownTimeout) {
+
+    public ProcessProperties {
+        eofGrace = positive(eofGrace, Duration.ofSeconds(1), "eof-grace");
+        termGrace = positive(termGrace, Duration.ofSeconds(2), "term-grace");
+        killGrace = positive(killGrace, Duration.ofSeconds(2), "kill-grace");
+        shutdownTimeout = positive(shutdownTimeout, Duration.ofSeconds(15), "shutdown-timeout");
+        stderrTail = stderrTail == null ? DataSize.ofKilobytes(8) : stderrTail;
+        if (stderrTail.toBytes() < 256 || stderrTail.toBytes() > DataSize.ofMegabytes(1).toBytes()) {
+            throw new IllegalArgumentException("tether.process.stderr-tail must be between 256B and 1MB, was " + stderrTail);
+        }
+    }
+
+    /** The defaults, for code that builds a pipeline outside Spring (tests, benchmarks). */
+    public static ProcessProperties defaults() {
+        return new ProcessProperties(null, null, null, null, null);
+    }
+
+    static Duration positive(Duration value, Duration fallback, String name) {
+        if (value == null) {
+            return fallback;
+        }
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException("tether.process." + name + " must be positive, was " + value);
+        }
+        return value;
+    }
+}

@@ -1,0 +1,92 @@
+package dev.tether.process;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import dev.tether.process.TeardownReport.Rung;
+
+/**
+ * Ends a child and everything it started, one bounded rung at a time: close stdin, wait; SIGTERM the tree,
+ * wait; SIGKILL the tree, wait; then remove its container, whatever happened before.
+ */
+final class TeardownLadder {
+
+    private static final Logger log = LoggerFactory.getLogger(TeardownLadder.class);
+
+    private final ProcessProperties properties;
+    private final ContainerRemover containers;
+    private final Scheduler timer;
+
+    /**
+     * @param timer runs the grace periods; a virtual-time scheduler in tests
+     */
+    TeardownLadder(ProcessProperties properties, ContainerRemover containers, Scheduler timer) {
+        this.properties = properties;
+        this.containers = containers;
+        this.timer = timer;
+    }
+
+    Mono<TeardownReport> climb(ChildProcess child) {
+        return Mono.defer(() -> {
+            long start = timer.now(TimeUnit.MILLISECONDS);
+            List<ProcessHandle> tree = child.tree();
+            // Closing may block behind a writer stuck on a full pipe; the signals below unblock it.
+            Schedulers.boundedElastic().schedule(child::closeStdin);
+            return awaitGone(tree, properties.eofGrace())
+                    .flatMap(gone -> gone ? Mono.just(Rung.EOF) : terminate(child, tree))
+                    .flatMap(rung -> removeContainer(child).map(removed -> new TeardownReport(child.id(), rung,
+                            child.exitCode(), removed, survivors(tree),
+                            Duration.ofMillis(timer.now(TimeUnit.MILLISECONDS) - start))));
+        });
+    }
+
+    private Mono<Rung> terminate(ChildProcess child, List<ProcessHandle> snapshot) {
+        List<ProcessHandle> tree = withCurrentDescendants(child, snapshot);
+        tree.forEach(ProcessHandle::destroy);
+        return awaitGone(tree, properties.termGrace()).flatMap(gone -> gone ? Mono.just(Rung.TERM) : kill(child, tree));
+    }
+
+    private Mono<Rung> kill(ChildProcess child, List<ProcessHandle> snapshot) {
+        List<ProcessHandle> tree = withCurrentDescendants(child, snapshot);
+        tree.forEach(ProcessHandle::destroyForcibly);
+        return awaitGone(tree, properties.killGrace()).thenReturn(Rung.KILL);
+    }
+
+    private Mono<Boolean> removeContainer(ChildProcess child) {
+        return child.containerName()
+                .map(name -> containers.remove(name).onErrorResume(error -> {
+                    log.warn("{}: could not remove container {}: {}", child, name, error.toString());
+                    return Mono.just(false);
+                }))
+                .orElseGet(() -> Mono.just(false));
+    }
+
+    /** True once every process of the tree has exited, false when the grace runs out first. */
+    private Mono<Boolean> awaitGone(List<ProcessHandle> tree, Duration grace) {
+        return Flux.fromIterable(tree)
+                .flatMap(handle -> Mono.fromFuture(handle.onExit(), true))
+                .then(Mono.just(true))
+                .timeout(grace, Mono.just(false), timer);
+    }
+
+    private static List<ProcessHandle> withCurrentDescendants(ChildProcess child, List<ProcessHandle> snapshot) {
+        Set<ProcessHandle> tree = new LinkedHashSet<>(snapshot);
+        tree.addAll(child.tree());
+        return new ArrayList<>(tree);
+    }
+
+    private static List<Long> survivors(List<ProcessHandle> tree) {
+        return tree.stream().filter(ProcessHandle::isAlive).map(ProcessHandle::pid).toList();
+    }
+}
