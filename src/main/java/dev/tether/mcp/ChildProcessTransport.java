@@ -2,6 +2,7 @@ package dev.tether.mcp;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Function;
 
 import io.modelcontextprotocol.json.McpJsonMapper;
@@ -24,6 +25,7 @@ import dev.tether.process.ChildProcess;
 final class ChildProcessTransport implements McpClientTransport {
 
     private static final Duration EXIT_CODE_WAIT = Duration.ofSeconds(1);
+    private static final Duration EXIT_SETTLE = Duration.ofMillis(100);
 
     private final String server;
     private final ChildProcess child;
@@ -41,10 +43,15 @@ final class ChildProcessTransport implements McpClientTransport {
     public Mono<Void> connect(Function<Mono<JSONRPCMessage>, Mono<JSONRPCMessage>> handler) {
         // The SDK hands us the session's inbound handler and expects the transport to drive it for the
         // session's lifetime; the subscription is disposed by closeGracefully.
-        return Mono.fromRunnable(() -> inbound = child.stdout()
+        Mono<Void> messages = child.stdout()
                 .filter(line -> !line.isBlank())
                 .map(this::parse)
                 .flatMap(message -> handler.apply(Mono.just(message)))
+                .then();
+        // A grandchild may hold stdout open after the server itself died, so its exit ends the session too,
+        // a moment later, to let answers it wrote before exiting arrive first.
+        Mono<Void> serverExit = child.onExit().delayElement(EXIT_SETTLE).then();
+        return Mono.fromRunnable(() -> inbound = Mono.firstWithSignal(messages, serverExit)
                 .then(Mono.defer(this::exited))
                 .subscribe(ignored -> { }, error -> failure.tryEmitValue(asServerFailure(error))));
     }
@@ -86,8 +93,8 @@ final class ChildProcessTransport implements McpClientTransport {
     private Mono<Void> exited() {
         return child.onExit()
                 .timeout(EXIT_CODE_WAIT, Mono.empty())
-                .map(java.util.Optional::of)
-                .defaultIfEmpty(java.util.Optional.empty())
+                .map(Optional::of)
+                .defaultIfEmpty(Optional.empty())
                 .flatMap(code -> Mono.error(McpServerException.exited(server, code, child.stderrTail())));
     }
 
