@@ -12,6 +12,10 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.server.ServerWebInputException;
 
+import dev.tether.calls.ToolNotFoundException;
+import dev.tether.mcp.McpServerException;
+import dev.tether.process.ChildSpawnException;
+import dev.tether.session.SessionLimitException;
 import dev.tether.store.ConnectionAlreadyExistsException;
 import dev.tether.store.ConnectionNotFoundException;
 import dev.tether.store.IntegrationAlreadyExistsException;
@@ -55,6 +59,26 @@ final class ApiErrors {
     @ExceptionHandler
     ResponseEntity<Map<String, Object>> connectionExists(ConnectionAlreadyExistsException ex) {
         return body(HttpStatus.CONFLICT, "InvalidConnectionInputError", "message", ex.getMessage());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> toolNotFound(ToolNotFoundException ex) {
+        return body(HttpStatus.NOT_FOUND, "ToolNotFoundError", "address", ex.address());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> sessionLimit(SessionLimitException ex) {
+        return body(HttpStatus.TOO_MANY_REQUESTS, "SessionLimitError", "limit", ex.limit(), "message", ex.getMessage());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> serverFailed(McpServerException ex) {
+        return body(HttpStatus.BAD_GATEWAY, "McpConnectionError", "transport", "stdio", "message", ex.getMessage());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> spawnFailed(ChildSpawnException ex) {
+        return body(HttpStatus.BAD_GATEWAY, "McpConnectionError", "transport", "stdio", "message", ex.getMessage());
     }
 
     @ExceptionHandler

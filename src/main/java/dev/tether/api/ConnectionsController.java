@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 
+import org.springframework.http.MediaType;
+import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -21,7 +23,9 @@ import dev.tether.api.Views.ConnectionView;
 import dev.tether.api.Views.HealthView;
 import dev.tether.api.Views.ToolView;
 import dev.tether.catalog.CatalogService;
+import dev.tether.health.HealthEvent;
 import dev.tether.health.HealthService;
+import dev.tether.session.SessionPool;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.ConnectionNotFoundException;
@@ -40,6 +44,18 @@ final class ConnectionsController {
             String value, Map<String, String> values, Map<String, String> from) {
     }
 
+    /** Body of the batch health check: which connections; all when empty. */
+    record CheckAllRequest(String integration, String owner) {
+    }
+
+    record HealthEventView(String owner, String integration, String name, String address, HealthView health) {
+
+        static HealthEventView of(HealthEvent event) {
+            ConnectionKey key = event.key();
+            return new HealthEventView(key.owner().wire(), key.integration(), key.name(), key.address(), HealthView.of(event.verdict()));
+        }
+    }
+
     static final long MAX_IF_STALE_MS = 86_400_000L;
 
     private final IntegrationStore integrations;
@@ -47,9 +63,11 @@ final class ConnectionsController {
     private final CredentialStore credentials;
     private final HealthService health;
     private final CatalogService catalogs;
+    private final SessionPool sessions;
 
     ConnectionsController(IntegrationStore integrations, ConnectionStore connections, CredentialStore credentials,
-            HealthService health, CatalogService catalogs) {
+            HealthService health, CatalogService catalogs, SessionPool sessions) {
+        this.sessions = sessions;
         this.integrations = integrations;
         this.connections = connections;
         this.credentials = credentials;
@@ -85,7 +103,7 @@ final class ConnectionsController {
     @DeleteMapping("/{owner}/{integration}/{name}")
     Mono<Map<String, Boolean>> remove(@PathVariable String owner, @PathVariable String integration, @PathVariable String name) {
         ConnectionKey key = Inputs.connectionKey(owner, integration, name);
-        return connections.delete(key).map(removed -> Map.of("removed", removed));
+        return connections.delete(key).flatMap(removed -> sessions.retire(key).thenReturn(Map.of("removed", removed)));
     }
 
     /** Checks the connection; a client that leaves mid-check tears down the server it started. */
@@ -94,6 +112,23 @@ final class ConnectionsController {
             @RequestParam(required = false) String ifStaleMs) {
         ConnectionKey key = Inputs.connectionKey(owner, integration, name);
         return health.check(key, ifStale(ifStaleMs)).map(HealthView::of);
+    }
+
+    /**
+     * Tether's own: checks every matching connection as one generation, superseding a generation still
+     * running, and streams this generation's verdicts. Leaving stops the observing, not the generation.
+     */
+    @PostMapping("/health")
+    Flux<HealthEventView> checkAll(@RequestBody(required = false) CheckAllRequest request) {
+        CheckAllRequest filter = request == null ? new CheckAllRequest(null, null) : request;
+        return Flux.defer(() -> health.checkAll(Inputs.optional(filter.integration()), Inputs.optionalOwner(filter.owner())))
+                .map(HealthEventView::of);
+    }
+
+    /** Tether's own: every verdict as it is reached, so a UI can stop polling. */
+    @GetMapping(value = "/health/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+    Flux<ServerSentEvent<HealthEventView>> events() {
+        return health.events().map(event -> ServerSentEvent.builder(HealthEventView.of(event)).event("health").build());
     }
 
     @PostMapping("/{owner}/{integration}/{name}/refresh")

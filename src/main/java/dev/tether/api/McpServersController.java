@@ -15,6 +15,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
+import dev.tether.session.SessionPool;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.ConnectionStore;
@@ -42,11 +43,13 @@ final class McpServersController {
 
     private final IntegrationStore integrations;
     private final ConnectionStore connections;
+    private final SessionPool sessions;
     private final Clock clock;
 
-    McpServersController(IntegrationStore integrations, ConnectionStore connections, Clock clock) {
+    McpServersController(IntegrationStore integrations, ConnectionStore connections, SessionPool sessions, Clock clock) {
         this.integrations = integrations;
         this.connections = connections;
+        this.sessions = sessions;
         this.clock = clock;
     }
 
@@ -69,7 +72,8 @@ final class McpServersController {
 
     @DeleteMapping("/{slug}")
     Mono<Map<String, Boolean>> remove(@PathVariable String slug) {
-        return integrations.delete(slug).map(removed -> Map.of("removed", removed));
+        return integrations.delete(slug)
+                .flatMap(removed -> sessions.retire(slug).thenReturn(Map.of("removed", removed)));
     }
 
     private Integration integration(AddServerRequest request) {

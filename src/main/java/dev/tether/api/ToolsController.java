@@ -1,25 +1,43 @@
 package dev.tether.api;
 
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import dev.tether.api.Views.ToolView;
+import dev.tether.calls.ToolCalls;
 import dev.tether.catalog.CatalogService;
 
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 @RestController
 final class ToolsController {
 
-    private final CatalogService catalogs;
+    /** Body of {@code POST /api/tools/call}, Tether's own route for agents and tests. */
+    record CallRequest(String address, Map<String, Object> args) {
+    }
 
-    ToolsController(CatalogService catalogs) {
+    private final CatalogService catalogs;
+    private final ToolCalls calls;
+
+    ToolsController(CatalogService catalogs, ToolCalls calls) {
         this.catalogs = catalogs;
+        this.calls = calls;
+    }
+
+    /** Calls a tool on its connection's warm session; a client that leaves cancels the call on the server too. */
+    @PostMapping("/api/tools/call")
+    Mono<CallToolResult> call(@RequestBody CallRequest request) {
+        return Mono.fromCallable(() -> Inputs.requireText(request.address(), "address"))
+                .flatMap(address -> calls.call(address, request.args() == null ? Map.of() : request.args()));
     }
 
     /** Tools of every matching connection; a client that leaves cancels the syncs it started. */

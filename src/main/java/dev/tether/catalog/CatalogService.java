@@ -3,19 +3,26 @@ package dev.tether.catalog;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 import dev.tether.mcp.McpSession;
 import dev.tether.mcp.ToolCatalog;
-import dev.tether.session.ConnectionSessions;
+import dev.tether.session.SessionPool;
 import dev.tether.store.CatalogStore;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
@@ -28,11 +35,17 @@ import dev.tether.store.StoredCatalog;
 import dev.tether.store.StoredTool;
 
 /**
- * Tool catalogs of connections. A sync that fails or comes back incomplete keeps the stored catalog and
- * marks the connection degraded with the reason, as Executor's "preserved catalog".
+ * Tool catalogs of connections.
+ *
+ * <p>Syncs run in the background on the pooled sessions, one at a time per connection and at most
+ * {@code tether.catalog.sync-concurrency} in all; callers only observe them, so a client that leaves does
+ * not waste a sync that is nearly done. A sync that fails or comes back incomplete keeps the stored catalog
+ * and marks the connection degraded with the reason, as Executor's "preserved catalog". A catalog is stale
+ * when never synced, older than the TTL, older than its integration's config, or announced changed by
+ * the server ({@code notifications/tools/list_changed}).
  */
 @Component
-public final class CatalogService {
+public final class CatalogService implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(CatalogService.class);
 
@@ -40,15 +53,23 @@ public final class CatalogService {
     public record ConnectionTools(ConnectionKey key, List<StoredTool> tools) {
     }
 
-    private final ConnectionSessions sessions;
+    /** A sync to run, and where its outcome goes. */
+    private record SyncJob(ConnectionKey key, Sinks.One<ConnectionTools> outcome) {
+    }
+
+    private final SessionPool sessions;
     private final IntegrationStore integrations;
     private final ConnectionStore connections;
     private final CatalogStore catalogs;
     private final CatalogProperties properties;
     private final Clock clock;
     private final MeterRegistry registry;
+    private final Map<ConnectionKey, Mono<ConnectionTools>> syncing = new ConcurrentHashMap<>();
+    private final Set<ConnectionKey> announcedChanged = ConcurrentHashMap.newKeySet();
+    private final Sinks.Many<SyncJob> jobs = Sinks.many().unicast().onBackpressureBuffer();
+    private final Disposable.Composite running = Disposables.composite();
 
-    public CatalogService(ConnectionSessions sessions, IntegrationStore integrations, ConnectionStore connections,
+    public CatalogService(SessionPool sessions, IntegrationStore integrations, ConnectionStore connections,
             CatalogStore catalogs, CatalogProperties properties, Clock clock, MeterRegistry registry) {
         this.sessions = sessions;
         this.integrations = integrations;
@@ -59,42 +80,71 @@ public final class CatalogService {
         this.registry = registry;
     }
 
-    /** Re-lists a connection's tools now and returns its catalog: the new one, or the preserved one. */
+    /** Re-lists a connection's tools now (joining a sync already running) and returns the resulting catalog. */
     public Mono<ConnectionTools> refresh(ConnectionKey key) {
         return connections.find(key)
                 .switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key)))
                 .flatMap(connection -> sync(key));
     }
 
-    /** Tools of the matching connections; stale catalogs are synced first, a few at a time. */
+    /**
+     * Tools of the matching connections. Stale catalogs are synced; a catalog whose sync takes longer than
+     * the grace is answered from the store while the sync goes on.
+     */
     public Flux<ConnectionTools> tools(Optional<String> integration, Optional<Owner> owner, Optional<String> connection) {
         return connections.all(integration, owner)
                 .filter(c -> connection.map(c.key().name()::equals).orElse(true))
-                .flatMap(this::currentTools, properties.syncConcurrency());
+                .flatMap(this::currentTools);
     }
 
     private Mono<ConnectionTools> currentTools(Connection connection) {
         ConnectionKey key = connection.key();
+        Mono<ConnectionTools> stored = catalogs.catalog(key)
+                .map(catalog -> new ConnectionTools(key, catalog.tools()))
+                .defaultIfEmpty(new ConnectionTools(key, List.of()));
+        return isStale(key).flatMap(stale -> stale ? sync(key).timeout(properties.grace(), stored) : stored);
+    }
+
+    private Mono<Boolean> isStale(ConnectionKey key) {
+        if (announcedChanged.contains(key)) {
+            return Mono.just(true);
+        }
+        Mono<Instant> configChangedAt = integrations.find(key.integration()).map(i -> i.configChangedAt()).defaultIfEmpty(Instant.EPOCH);
         return catalogs.catalog(key)
-                .map(Optional::of)
-                .defaultIfEmpty(Optional.empty())
-                .zipWith(integrations.find(key.integration()).map(i -> i.configChangedAt()).defaultIfEmpty(Instant.EPOCH))
-                .flatMap(stored -> isStale(stored.getT1(), stored.getT2()) ? sync(key)
-                        : Mono.just(new ConnectionTools(key, stored.getT1().orElseThrow().tools())));
+                .zipWith(configChangedAt, (catalog, changedAt) -> catalog.syncedAt().isBefore(changedAt)
+                        || catalog.syncedAt().plus(properties.ttl()).isBefore(clock.instant()))
+                .defaultIfEmpty(true);
     }
 
-    private boolean isStale(Optional<StoredCatalog> catalog, Instant configChangedAt) {
-        return catalog.map(c -> c.syncedAt().isBefore(configChangedAt)
-                || c.syncedAt().plus(properties.ttl()).isBefore(clock.instant())).orElse(true);
-    }
-
+    /** The running sync of a connection, or a new one queued behind the concurrency bound. */
     private Mono<ConnectionTools> sync(ConnectionKey key) {
+        return syncing.computeIfAbsent(key, k -> {
+            Sinks.One<ConnectionTools> outcome = Sinks.one();
+            jobs.emitNext(new SyncJob(k, outcome), Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofSeconds(1)));
+            return outcome.asMono();
+        });
+    }
+
+    private Mono<ConnectionTools> run(SyncJob job) {
+        ConnectionKey key = job.key();
+        announcedChanged.remove(key); // a change announced from now on needs another sync
         Timer.Sample timing = Timer.start(registry);
         return sessions.withSession(key, McpSession::listTools)
-                .flatMap(listed -> listed.complete() ? save(key, listed) : preserve(key, listed.incompleteReason().orElseThrow()))
-                .onErrorResume(error -> !(error instanceof ConnectionNotFoundException), error -> preserve(key, error.getMessage()))
-                .doOnNext(tools -> timing.stop(timer("ok")))
-                .doOnCancel(() -> timing.stop(timer("cancelled")));
+                .flatMap(listed -> listed.complete() ? save(key, listed).doOnNext(tools -> timing.stop(timer("ok")))
+                        : preserve(key, listed.incompleteReason().orElseThrow()).doOnNext(tools -> timing.stop(timer("incomplete"))))
+                .onErrorResume(error -> !(error instanceof ConnectionNotFoundException),
+                        error -> preserve(key, error.getMessage()).doOnNext(tools -> timing.stop(timer("failed"))))
+                .doOnEach(signal -> {
+                    if (signal.isOnNext()) {
+                        syncing.remove(key);
+                        job.outcome().tryEmitValue(signal.get());
+                    }
+                    else if (signal.isOnError()) {
+                        syncing.remove(key);
+                        job.outcome().tryEmitError(signal.getThrowable());
+                    }
+                })
+                .onErrorResume(error -> Mono.empty());
     }
 
     private Mono<ConnectionTools> save(ConnectionKey key, ToolCatalog listed) {
@@ -114,5 +164,30 @@ public final class CatalogService {
     private Timer timer(String outcome) {
         return Timer.builder("tether.catalog.sync").tag("outcome", outcome)
                 .description("tool catalog syncs").register(registry);
+    }
+
+    @Override
+    public void start() {
+        running.add(jobs.asFlux()
+                .flatMap(this::run, properties.syncConcurrency())
+                .subscribe(null, error -> log.error("catalog sync runner stopped", error)));
+        running.add(sessions.toolsChanged()
+                .subscribe(announcedChanged::add, error -> log.error("tools/list_changed listener stopped", error)));
+    }
+
+    @Override
+    public void stop() {
+        running.dispose();
+    }
+
+    /** Runs before the web server takes requests. */
+    @Override
+    public int getPhase() {
+        return 10;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running.size() > 0 && !running.isDisposed();
     }
 }

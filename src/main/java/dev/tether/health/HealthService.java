@@ -2,52 +2,109 @@ package dev.tether.health;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 import dev.tether.mcp.McpSession;
-import dev.tether.session.ConnectionSessions;
+import dev.tether.session.SessionPool;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.ConnectionNotFoundException;
 import dev.tether.store.ConnectionStore;
 import dev.tether.store.HealthVerdict;
 import dev.tether.store.IntegrationNotFoundException;
+import dev.tether.store.Owner;
 
 /**
- * Connection health checks. For MCP the check is liveness: the server starts, completes the handshake and
- * answers a ping. Every verdict is persisted as the connection's {@code lastHealth}; a cancelled check
- * persists nothing and leaves nothing running.
+ * Connection health checks. For MCP a check is liveness: a ping on the connection's pooled session.
+ *
+ * <p>Concurrent checks of one connection share one probe. Batch checks form <em>generations</em>: a newer
+ * generation supersedes an older one, dropping the older one's unstarted checks, while a check both want is
+ * joined, not restarted (a check nobody waits for lingers briefly for exactly that). Every verdict is
+ * persisted as the connection's {@code lastHealth} and published on {@link #events()}.
  */
 @Component
-public final class HealthService {
+public final class HealthService implements SmartLifecycle {
 
-    private final ConnectionSessions sessions;
+    private static final Logger log = LoggerFactory.getLogger(HealthService.class);
+
+    private record Generation(long id, List<ConnectionKey> keys) {
+    }
+
+    private final SessionPool sessions;
     private final ConnectionStore connections;
+    private final HealthProperties properties;
     private final Clock clock;
     private final MeterRegistry registry;
+    private final Map<ConnectionKey, Mono<HealthVerdict>> inFlight = new ConcurrentHashMap<>();
+    private final Sinks.Many<HealthEvent> verdicts = Sinks.many().multicast().directBestEffort();
+    private final Sinks.Many<HealthEvent> generationVerdicts = Sinks.many().multicast().directBestEffort();
+    private final Sinks.Many<Long> generationStarts = Sinks.many().multicast().directBestEffort();
+    private final Sinks.Many<Generation> generations = Sinks.many().unicast().onBackpressureBuffer();
+    private final AtomicLong generationIds = new AtomicLong();
+    private volatile Disposable generationRunner;
 
-    public HealthService(ConnectionSessions sessions, ConnectionStore connections, Clock clock, MeterRegistry registry) {
+    public HealthService(SessionPool sessions, ConnectionStore connections, HealthProperties properties, Clock clock,
+            MeterRegistry registry) {
         this.sessions = sessions;
         this.connections = connections;
+        this.properties = properties;
         this.clock = clock;
         this.registry = registry;
     }
 
     /**
      * Checks a connection; with {@code ifStale}, a persisted verdict younger than that is returned without
-     * probing.
+     * probing. Cancelling stops waiting; the probe itself stops too unless someone else waits for it.
      */
     public Mono<HealthVerdict> check(ConnectionKey key, Optional<Duration> ifStale) {
         return connections.find(key)
                 .switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key)))
                 .flatMap(connection -> fresh(connection, ifStale)
                         .map(verdict -> Mono.just(verdict).doOnNext(v -> count("cached")))
-                        .orElseGet(() -> probe(key)));
+                        .orElseGet(() -> shared(key)))
+                .doOnCancel(() -> count("cancelled"));
+    }
+
+    /**
+     * Checks the matching connections as one generation, superseding any generation still running, and emits
+     * the verdicts of this generation as they come. Completes when the generation is done or superseded.
+     * Cancelling this Flux only stops observing: the generation runs on until done or superseded.
+     */
+    public Flux<HealthEvent> checkAll(Optional<String> integration, Optional<Owner> owner) {
+        return connections.all(integration, owner)
+                .map(Connection::key)
+                .collectList()
+                .flatMapMany(keys -> {
+                    Generation generation = new Generation(generationIds.incrementAndGet(), keys);
+                    Flux<HealthEvent> observed = generationVerdicts.asFlux()
+                            .filter(event -> event.generation() == generation.id())
+                            .take(keys.size())
+                            .takeUntilOther(generationStarts.asFlux().filter(started -> started > generation.id()).next());
+                    return keys.isEmpty() ? Flux.empty()
+                            : observed.doOnSubscribe(subscription -> generations.emitNext(generation, Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1))));
+                });
+    }
+
+    /** Every verdict reached from now on, of single and batch checks alike, each once. */
+    public Flux<HealthEvent> events() {
+        return verdicts.asFlux();
     }
 
     private Optional<HealthVerdict> fresh(Connection connection, Optional<Duration> ifStale) {
@@ -55,14 +112,50 @@ public final class HealthService {
                 .filter(verdict -> clock.millis() - verdict.checkedAt() < maxAge.toMillis()));
     }
 
+    /** The probe of a connection, joined when one is already running. */
+    private Mono<HealthVerdict> shared(ConnectionKey key) {
+        boolean[] started = { false };
+        Mono<HealthVerdict> probe = inFlight.computeIfAbsent(key, k -> {
+            started[0] = true;
+            return sharedProbe(k);
+        });
+        if (!started[0]) {
+            count("coalesced");
+        }
+        return probe;
+    }
+
+    private Mono<HealthVerdict> sharedProbe(ConnectionKey key) {
+        AtomicReference<Mono<HealthVerdict>> self = new AtomicReference<>();
+        Runnable forget = () -> inFlight.remove(key, self.get());
+        Mono<HealthVerdict> shared = probe(key)
+                // Forget the probe before anyone sees its end, so that a later asker starts a new one.
+                .doOnEach(signal -> forget.run())
+                .doOnCancel(forget)
+                .flux()
+                .publish()
+                .refCount(1, properties.linger())
+                .next();
+        self.set(shared);
+        return shared;
+    }
+
     private Mono<HealthVerdict> probe(ConnectionKey key) {
         return sessions.withSession(key, McpSession::ping)
+                .timeout(properties.timeout())
                 .then(Mono.fromSupplier(() -> HealthVerdict.healthy(clock.millis())))
                 .onErrorResume(error -> !isLookupFailure(error),
-                        error -> Mono.fromSupplier(() -> HealthVerdict.degraded(clock.millis(), error.getMessage())))
+                        error -> Mono.fromSupplier(() -> HealthVerdict.degraded(clock.millis(), describe(error))))
                 .flatMap(verdict -> connections.saveHealth(key, verdict).thenReturn(verdict))
-                .doOnNext(verdict -> count(verdict.status()))
-                .doOnCancel(() -> count("cancelled"));
+                .doOnNext(verdict -> {
+                    count(verdict.status());
+                    verdicts.tryEmitNext(new HealthEvent(0, key, verdict));
+                });
+    }
+
+    private String describe(Throwable error) {
+        return error instanceof TimeoutException ? "health check timed out after " + properties.timeout().toMillis() + "ms"
+                : error.getMessage();
     }
 
     private static boolean isLookupFailure(Throwable error) {
@@ -72,5 +165,40 @@ public final class HealthService {
     private void count(String outcome) {
         Counter.builder("tether.health.checks").tag("outcome", outcome)
                 .description("connection health checks by outcome").register(registry).increment();
+    }
+
+    private Flux<HealthEvent> run(Generation generation) {
+        generationStarts.tryEmitNext(generation.id());
+        return Flux.fromIterable(generation.keys())
+                .flatMap(key -> shared(key)
+                        .map(verdict -> new HealthEvent(generation.id(), key, verdict))
+                        .onErrorResume(error -> Mono.empty()), properties.concurrency());
+    }
+
+    @Override
+    public void start() {
+        generationRunner = generations.asFlux()
+                .switchMap(this::run)
+                .subscribe(generationVerdicts::tryEmitNext, error -> log.error("health generations stopped", error));
+    }
+
+    @Override
+    public void stop() {
+        Disposable runner = generationRunner;
+        if (runner != null) {
+            runner.dispose();
+        }
+    }
+
+    /** Runs before the web server takes requests. */
+    @Override
+    public int getPhase() {
+        return 10;
+    }
+
+    @Override
+    public boolean isRunning() {
+        Disposable runner = generationRunner;
+        return runner != null && !runner.isDisposed();
     }
 }

@@ -10,6 +10,7 @@ import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
+import io.modelcontextprotocol.spec.McpSchema.JSONRPCRequest;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -63,7 +64,13 @@ final class ChildProcessTransport implements McpClientTransport {
 
     @Override
     public Mono<Void> sendMessage(JSONRPCMessage message) {
-        return Mono.fromCallable(() -> json.writeValueAsString(message)).flatMap(child::send);
+        return Mono.deferContextual(context -> {
+            // The SDK passes the requester's context down to us: that is how a cancelled call learns its id.
+            if (message instanceof JSONRPCRequest request) {
+                context.<RequestIdSlot>getOrEmpty(RequestIdSlot.class).ifPresent(slot -> slot.set(request.id()));
+            }
+            return Mono.fromCallable(() -> json.writeValueAsString(message)).flatMap(child::send);
+        });
     }
 
     @Override

@@ -8,12 +8,17 @@ import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 
 import io.modelcontextprotocol.client.McpAsyncClient;
+import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.JSONRPCNotification;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.InitializeResult;
 import io.modelcontextprotocol.spec.McpSchema.ListToolsResult;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.util.context.Context;
 
 /**
  * An initialized MCP conversation with one server. Every operation is bounded, and fails at once when the
@@ -26,12 +31,25 @@ public final class McpSession {
     private final McpAsyncClient client;
     private final ChildProcessTransport transport;
     private final McpProperties properties;
+    private final Sinks.Many<List<Tool>> toolsChanged;
 
-    McpSession(String server, McpAsyncClient client, ChildProcessTransport transport, McpProperties properties) {
+    McpSession(String server, McpAsyncClient client, ChildProcessTransport transport, McpProperties properties,
+            Sinks.Many<List<Tool>> toolsChanged) {
         this.server = server;
         this.client = client;
         this.transport = transport;
         this.properties = properties;
+        this.toolsChanged = toolsChanged;
+    }
+
+    /** Emits the server's new tool list each time it announces {@code notifications/tools/list_changed}. */
+    public Flux<List<Tool>> toolsChanged() {
+        return toolsChanged.asFlux();
+    }
+
+    /** Never emits; errors as soon as the server exits or breaks the protocol. */
+    <T> Mono<T> failure() {
+        return transport.failure();
     }
 
     public String server() {
@@ -56,8 +74,27 @@ public final class McpSession {
                 .flatMap(first -> collect(first, new ArrayList<>(), 1));
     }
 
+    /**
+     * Calls a tool. A call that is cancelled or outlives its timeout is abandoned with
+     * {@code notifications/cancelled}, so the server can stop working on it and the session stays usable.
+     */
     public Mono<CallToolResult> callTool(String tool, Map<String, Object> arguments) {
-        return bounded(client.callTool(new CallToolRequest(tool, arguments)), "tools/call " + tool, properties.callTimeout());
+        return Mono.usingWhen(Mono.fromSupplier(RequestIdSlot::new),
+                slot -> bounded(client.callTool(new CallToolRequest(tool, arguments)), "tools/call " + tool,
+                        properties.callTimeout()).contextWrite(Context.of(RequestIdSlot.class, slot)),
+                slot -> Mono.empty(),
+                (slot, error) -> error instanceof McpTimeoutException ? abandon(slot, error.getMessage()) : Mono.empty(),
+                slot -> abandon(slot, "cancelled by the client"));
+    }
+
+    private Mono<Void> abandon(RequestIdSlot slot, String reason) {
+        Object requestId = slot.get();
+        if (requestId == null) {
+            return Mono.empty();
+        }
+        return client.isInitialized() ? transport.sendMessage(new JSONRPCNotification(McpSchema.JSONRPC_VERSION,
+                        "notifications/cancelled", Map.of("requestId", requestId, "reason", reason)))
+                .onErrorResume(error -> Mono.empty()) : Mono.empty();
     }
 
     void close() {

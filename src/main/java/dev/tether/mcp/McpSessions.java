@@ -12,8 +12,11 @@ import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema.Implementation;
+import io.modelcontextprotocol.spec.McpSchema.Tool;
 import org.springframework.stereotype.Component;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 import dev.tether.docker.DockerRunRewriter;
 import dev.tether.process.ChildProcess;
@@ -52,8 +55,22 @@ public final class McpSessions {
                 .singleOrEmpty());
     }
 
+    /**
+     * A session that lives as long as the subscription: it emits once the handshake is done, then stays open
+     * until cancelled or completed by the subscriber (the child is torn down) or until the server exits or
+     * breaks the protocol (the Flux errors and the child is torn down). Meant for owners that keep a
+     * session warm, such as a pool; cancelling before the session arrives tears the half-made child down.
+     */
+    public Flux<McpSession> open(StdioServer server) {
+        return Flux.defer(() -> children.using(childSpec(server), child -> Flux.using(
+                () -> open(server, child),
+                session -> session.initialize().thenMany(Flux.just(session).concatWith(session.<McpSession>failure())),
+                McpSession::close)));
+    }
+
     private McpSession open(StdioServer server, ChildProcess child) {
         ChildProcessTransport transport = new ChildProcessTransport(server.name(), child, json);
+        Sinks.Many<List<Tool>> toolsChanged = Sinks.many().multicast().directBestEffort();
         Duration longest = List.of(properties.discoveryTimeout(), properties.pingTimeout(), properties.callTimeout())
                 .stream().max(Duration::compareTo).orElseThrow();
         // Our own bounds are per operation; the SDK's must never fire before them.
@@ -61,8 +78,9 @@ public final class McpSessions {
                 .clientInfo(new Implementation("tether", "0.1.0"))
                 .requestTimeout(longest.plusSeconds(1))
                 .initializationTimeout(longest.plusSeconds(1))
+                .toolsChangeConsumer(tools -> Mono.fromRunnable(() -> toolsChanged.tryEmitNext(tools)))
                 .build();
-        return new McpSession(server.name(), client, transport, properties);
+        return new McpSession(server.name(), client, transport, properties, toolsChanged);
     }
 
     private ChildSpec childSpec(StdioServer server) {

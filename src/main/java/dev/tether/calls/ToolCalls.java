@@ -1,0 +1,52 @@
+package dev.tether.calls;
+
+import java.util.Map;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import org.springframework.stereotype.Component;
+import reactor.core.publisher.Mono;
+
+import dev.tether.session.SessionPool;
+import dev.tether.store.CatalogStore;
+import dev.tether.store.StoredTool;
+
+/**
+ * Agent tool calls, on the connection's pooled session. A call that is cancelled or times out is abandoned
+ * with {@code notifications/cancelled}; the session stays warm for the next call.
+ */
+@Component
+public final class ToolCalls {
+
+    private final SessionPool sessions;
+    private final CatalogStore catalogs;
+    private final MeterRegistry registry;
+
+    public ToolCalls(SessionPool sessions, CatalogStore catalogs, MeterRegistry registry) {
+        this.sessions = sessions;
+        this.catalogs = catalogs;
+        this.registry = registry;
+    }
+
+    /** Calls the tool at {@code address}; fails with {@link ToolNotFoundException} when no stored catalog has it. */
+    public Mono<CallToolResult> call(String address, Map<String, Object> arguments) {
+        return Mono.fromCallable(() -> ToolAddress.parse(address))
+                .flatMap(parsed -> catalogs.catalog(parsed.connection())
+                        .flatMap(catalog -> Mono.justOrEmpty(catalog.tools().stream().filter(t -> t.name().equals(parsed.tool())).findFirst()))
+                        .switchIfEmpty(Mono.error(() -> new ToolNotFoundException(address, "the connection's catalog has no such tool")))
+                        .flatMap(tool -> call(parsed, tool, arguments)));
+    }
+
+    private Mono<CallToolResult> call(ToolAddress address, StoredTool tool, Map<String, Object> arguments) {
+        Timer.Sample timing = Timer.start(registry);
+        return sessions.withSession(address.connection(), session -> session.callTool(tool.serverName(), arguments))
+                .doOnNext(result -> timing.stop(timer(Boolean.TRUE.equals(result.isError()) ? "tool_error" : "ok")))
+                .doOnError(error -> timing.stop(timer("failed")))
+                .doOnCancel(() -> timing.stop(timer("cancelled")));
+    }
+
+    private Timer timer(String outcome) {
+        return Timer.builder("tether.calls").tag("outcome", outcome).description("agent tool calls").register(registry);
+    }
+}

@@ -1,0 +1,163 @@
+package dev.tether.session;
+
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+
+import dev.tether.mcp.McpServerException;
+import dev.tether.mcp.McpSession;
+import dev.tether.store.ConnectionKey;
+
+/**
+ * One warm session of a connection, shared by every lease. The pool's subscription to the session
+ * ({@link #start}) owns the child: it ends, and the child with it, when the session is retired (idle,
+ * broken, deleted, all askers of a half-made session gone) or when the server dies.
+ */
+final class PooledSession {
+
+    private static final Logger log = LoggerFactory.getLogger(PooledSession.class);
+
+    private final ConnectionKey key;
+    private final Instant configChangedAt;
+    private final Flux<McpSession> opened;
+    private final SessionProperties properties;
+    private final Scheduler timer;
+    private final Sinks.One<McpSession> ready = Sinks.one();
+    private final Sinks.Empty<Void> retirement = Sinks.empty();
+    private final AtomicInteger leases = new AtomicInteger();
+    private final Disposable.Swap idleEviction = Disposables.swap();
+    private final Disposable.Swap lifetime = Disposables.swap();
+    private volatile boolean isReady;
+    private volatile boolean ended;
+    private volatile long lastReleased;
+
+    /**
+     * @param opened          the session as {@code McpSessions.open} gives it: emits once ready, ends with the server
+     * @param onToolsChanged  told when the server announces a new tool list
+     */
+    PooledSession(ConnectionKey key, Instant configChangedAt, Flux<McpSession> opened, SessionProperties properties,
+            Scheduler timer, Consumer<ConnectionKey> onToolsChanged) {
+        this.key = key;
+        this.configChangedAt = configChangedAt;
+        this.properties = properties;
+        this.timer = timer;
+        this.opened = opened.concatMap(session -> Flux.just(session).concatWith(session.toolsChanged()
+                .doOnNext(tools -> onToolsChanged.accept(key))
+                .thenMany(Flux.empty())));
+        this.lastReleased = timer.now(TimeUnit.MILLISECONDS);
+    }
+
+    /** Starts the server. The pool calls this once, after the session won its place in the pool. */
+    void start(Consumer<PooledSession> onEnd) {
+        lifetime.update(opened
+                .takeUntilOther(retirement.asMono())
+                .doFinally(signal -> {
+                    ended = true;
+                    idleEviction.dispose();
+                    ready.tryEmitError(new SessionRetiredException(key, "it ended before it was ready"));
+                    onEnd.accept(this);
+                })
+                .subscribe(session -> {
+                    isReady = true;
+                    ready.tryEmitValue(session);
+                }, error -> {
+                    ready.tryEmitError(error);
+                    log.debug("session of {} ended: {}", key, error.toString());
+                }));
+    }
+
+    /**
+     * Runs {@code body} on the session. A lease that completes or is cancelled leaves a healthy session for
+     * the next; a lease whose server failed or timed out retires the session.
+     */
+    <T> Mono<T> lease(Function<McpSession, Mono<T>> body) {
+        return Mono.usingWhen(acquire(), body,
+                session -> release(),
+                (session, error) -> error instanceof McpServerException ? retire("lease failed: " + error.getMessage()).then(release())
+                        : release(),
+                session -> release());
+    }
+
+    /** Ends the session unless it is in use; true when it was idle and is now retiring. */
+    boolean retireIfIdle(String reason) {
+        if (leases.get() == 0) {
+            retirement.tryEmitEmpty();
+            log.debug("retiring session of {}: {}", key, reason);
+            return true;
+        }
+        return false;
+    }
+
+    /** Ends the session now, in use or not. */
+    Mono<Void> retire(String reason) {
+        return Mono.fromRunnable(() -> {
+            if (retirement.tryEmitEmpty().isSuccess()) {
+                log.debug("retiring session of {}: {}", key, reason);
+            }
+        });
+    }
+
+    ConnectionKey key() {
+        return key;
+    }
+
+    Instant configChangedAt() {
+        return configChangedAt;
+    }
+
+    boolean ended() {
+        return ended;
+    }
+
+    int leases() {
+        return leases.get();
+    }
+
+    long lastReleased() {
+        return lastReleased;
+    }
+
+    private Mono<McpSession> acquire() {
+        return Mono.defer(() -> {
+            if (leases.incrementAndGet() > properties.maxLeasesPerSession()) {
+                leases.decrementAndGet();
+                return Mono.error(new SessionLimitException("tether.session.max-leases-per-session",
+                        "connection " + key + " already has " + properties.maxLeasesPerSession()
+                                + " requests in flight (tether.session.max-leases-per-session)"));
+            }
+            idleEviction.update(Disposables.disposed());
+            return ready.asMono()
+                    .doOnError(error -> leases.decrementAndGet())
+                    .doOnCancel(this::askerLeft);
+        });
+    }
+
+    private void askerLeft() {
+        // Nobody is left to use a session that is still being made: stop making it.
+        if (leases.decrementAndGet() == 0 && !isReady) {
+            retirement.tryEmitEmpty();
+            log.debug("every asker of the half-made session of {} left; tearing it down", key);
+        }
+    }
+
+    private Mono<Void> release() {
+        return Mono.fromRunnable(() -> {
+            if (leases.decrementAndGet() == 0 && !ended) {
+                lastReleased = timer.now(TimeUnit.MILLISECONDS);
+                idleEviction.update(timer.schedule(() -> retireIfIdle("idle for " + properties.idleTtl()),
+                        properties.idleTtl().toMillis(), TimeUnit.MILLISECONDS));
+            }
+        });
+    }
+}

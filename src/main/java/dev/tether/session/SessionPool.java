@@ -1,0 +1,154 @@
+package dev.tether.session;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.stereotype.Component;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.retry.Retry;
+
+import dev.tether.mcp.McpSession;
+import dev.tether.mcp.McpSessions;
+import dev.tether.mcp.StdioServer;
+import dev.tether.store.ConnectionKey;
+import dev.tether.store.ConnectionNotFoundException;
+import dev.tether.store.ConnectionStore;
+import dev.tether.store.CredentialStore;
+import dev.tether.store.Integration;
+import dev.tether.store.IntegrationNotFoundException;
+import dev.tether.store.IntegrationStore;
+
+/**
+ * One warm MCP session per connection, shared by health checks, catalog syncs and tool calls: where the
+ * original spawned a child for each, a refresh storm here costs at most one child per connection.
+ * Creating a session is single-flight; a session nobody uses is torn down after
+ * {@code tether.session.idle-ttl}; the pool holds at most {@code tether.session.max-sessions}.
+ */
+@Component
+public final class SessionPool {
+
+    private final IntegrationStore integrations;
+    private final ConnectionStore connections;
+    private final CredentialStore credentials;
+    private final McpSessions sessions;
+    private final SessionProperties properties;
+    private final Scheduler timer;
+    private final Map<ConnectionKey, PooledSession> pool = new ConcurrentHashMap<>();
+    private final Sinks.Many<ConnectionKey> toolsChanged = Sinks.many().multicast().directBestEffort();
+
+    @Autowired
+    public SessionPool(IntegrationStore integrations, ConnectionStore connections, CredentialStore credentials,
+            McpSessions sessions, SessionProperties properties, MeterRegistry registry) {
+        this(integrations, connections, credentials, sessions, properties, registry, Schedulers.parallel());
+    }
+
+    SessionPool(IntegrationStore integrations, ConnectionStore connections, CredentialStore credentials,
+            McpSessions sessions, SessionProperties properties, MeterRegistry registry, Scheduler timer) {
+        this.integrations = integrations;
+        this.connections = connections;
+        this.credentials = credentials;
+        this.sessions = sessions;
+        this.properties = properties;
+        this.timer = timer;
+        Gauge.builder("tether.sessions.live", pool, Map::size).description("warm MCP sessions in the pool").register(registry);
+    }
+
+    /**
+     * Runs {@code body} on the connection's warm session, starting the server when there is none. Cancelling
+     * while the session is still being made tears it down if no other asker waits for it; cancelling later
+     * leaves the session warm for the next asker. Fails with a not-found error for an unknown connection and
+     * with {@link SessionLimitException} when a cap is reached.
+     */
+    public <T> Mono<T> withSession(ConnectionKey key, Function<McpSession, Mono<T>> body) {
+        return integrationOf(key)
+                .flatMap(integration -> entry(key, integration).flatMap(entry -> entry.lease(body)))
+                // An idle session may be retired between lookup and lease: take a fresh one, once.
+                .retryWhen(Retry.max(1).filter(SessionRetiredException.class::isInstance));
+    }
+
+    /** Emits a connection's key each time its server announces a changed tool list. */
+    public Flux<ConnectionKey> toolsChanged() {
+        return toolsChanged.asFlux();
+    }
+
+    /** Tears down the sessions of an integration, e.g. because it was deleted or re-configured. */
+    public Mono<Void> retire(String integration) {
+        return Flux.fromIterable(pool.values())
+                .filter(entry -> entry.key().integration().equals(integration))
+                .flatMap(entry -> entry.retire("integration " + integration + " changed or was removed"))
+                .then();
+    }
+
+    /** Tears down the session of one connection. */
+    public Mono<Void> retire(ConnectionKey key) {
+        return Mono.justOrEmpty(pool.get(key)).flatMap(entry -> entry.retire("connection " + key + " changed or was removed"));
+    }
+
+    /** Live pooled sessions, for diagnostics and tests. */
+    public int size() {
+        return pool.size();
+    }
+
+    private Mono<Integration> integrationOf(ConnectionKey key) {
+        return connections.find(key)
+                .switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key)))
+                .then(integrations.find(key.integration()))
+                .switchIfEmpty(Mono.error(() -> new IntegrationNotFoundException(key.integration())));
+    }
+
+    private Mono<PooledSession> entry(ConnectionKey key, Integration integration) {
+        PooledSession existing = pool.get(key);
+        if (existing != null && !existing.ended() && existing.configChangedAt().equals(integration.configChangedAt())) {
+            return Mono.just(existing);
+        }
+        if (existing != null) {
+            return existing.retire("its configuration changed").then(Mono.defer(() -> entry(key, integration)));
+        }
+        return credentials.credentials(key).map(values -> {
+            makeRoom(key);
+            PooledSession fresh = new PooledSession(key, integration.configChangedAt(), sessions.open(server(integration, values)),
+                    properties, timer, toolsChanged::tryEmitNext);
+            PooledSession raced = pool.putIfAbsent(key, fresh);
+            if (raced != null) {
+                return raced; // another asker won; ours was never started, so there is nothing to clean up
+            }
+            fresh.start(ended -> pool.remove(key, ended));
+            return fresh;
+        });
+    }
+
+    /** At the cap, the least recently used idle session gives way; when every session is busy, the asker is refused. */
+    private void makeRoom(ConnectionKey key) {
+        if (pool.size() < properties.maxSessions()) {
+            return;
+        }
+        boolean freed = pool.values().stream()
+                .filter(entry -> entry.leases() == 0)
+                .sorted(Comparator.comparingLong(PooledSession::lastReleased))
+                .anyMatch(entry -> entry.retireIfIdle("making room for " + key));
+        if (!freed) {
+            throw new SessionLimitException("tether.session.max-sessions", "cannot start a session for " + key + ": all "
+                    + properties.maxSessions() + " pooled sessions are in use (tether.session.max-sessions)");
+        }
+    }
+
+    private static StdioServer server(Integration integration, Map<String, String> credentialValues) {
+        Map<String, String> env = new HashMap<>(integration.config().env());
+        env.putAll(credentialValues);
+        return new StdioServer(integration.slug(), integration.config().command(), integration.config().args(), env,
+                Optional.ofNullable(integration.config().cwd()).map(Path::of));
+    }
+}
