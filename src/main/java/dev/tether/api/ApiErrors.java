@@ -62,6 +62,16 @@ final class ApiErrors {
     }
 
     @ExceptionHandler
+    ResponseEntity<Map<String, Object>> stdioRefused(StdioNotAllowedException ex) {
+        return body(HttpStatus.FORBIDDEN, "StdioNotAllowedError", "message", ex.getMessage());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> unreachable(RemoteServerUnreachableException ex) {
+        return body(HttpStatus.BAD_REQUEST, "McpConnectionError", "transport", "remote", "message", ex.getMessage());
+    }
+
+    @ExceptionHandler
     ResponseEntity<Map<String, Object>> toolNotFound(ToolNotFoundException ex) {
         return body(HttpStatus.NOT_FOUND, "ToolNotFoundError", "address", ex.address());
     }

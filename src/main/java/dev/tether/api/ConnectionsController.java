@@ -10,6 +10,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PatchMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -30,7 +31,6 @@ import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.ConnectionNotFoundException;
 import dev.tether.store.ConnectionStore;
-import dev.tether.store.CredentialStore;
 import dev.tether.store.IntegrationNotFoundException;
 import dev.tether.store.IntegrationStore;
 
@@ -42,6 +42,14 @@ final class ConnectionsController {
     /** Body of {@code POST /api/connections}; exactly one of value, values and from. */
     record CreateConnectionRequest(String owner, String name, String integration, String template, String identityLabel,
             String value, Map<String, String> values, Map<String, String> from) {
+    }
+
+    /** Body of {@code PATCH} on a connection: what to change; absent fields stay. */
+    record UpdateConnectionRequest(String identityLabel, String value, Map<String, String> values) {
+    }
+
+    /** Body of {@code POST /api/connections/validate}: credentials to try, not to save. */
+    record ValidateRequest(String integration, String owner, String template, String value, Map<String, String> values) {
     }
 
     /** Body of the batch health check: which connections; all when empty. */
@@ -60,17 +68,15 @@ final class ConnectionsController {
 
     private final IntegrationStore integrations;
     private final ConnectionStore connections;
-    private final CredentialStore credentials;
     private final HealthService health;
     private final CatalogService catalogs;
     private final SessionPool sessions;
 
-    ConnectionsController(IntegrationStore integrations, ConnectionStore connections, CredentialStore credentials,
+    ConnectionsController(IntegrationStore integrations, ConnectionStore connections,
             HealthService health, CatalogService catalogs, SessionPool sessions) {
         this.sessions = sessions;
         this.integrations = integrations;
         this.connections = connections;
-        this.credentials = credentials;
         this.health = health;
         this.catalogs = catalogs;
     }
@@ -83,13 +89,47 @@ final class ConnectionsController {
     @PostMapping
     Mono<ConnectionView> create(@RequestBody CreateConnectionRequest request) {
         return Mono.fromCallable(() -> connection(request))
-                .flatMap(connection -> integrations.find(connection.key().integration())
-                        .switchIfEmpty(Mono.error(() -> new IntegrationNotFoundException(connection.key().integration())))
-                        .then(connections.create(connection)))
-                .flatMap(created -> credentials.saveCredentials(created.key(), credentialValues(request))
-                        // No connection without its credentials: undo the create when they cannot be kept.
-                        .onErrorResume(error -> connections.delete(created.key()).then(Mono.error(error)))
-                        .thenReturn(ConnectionView.of(created)));
+                .flatMap(connection -> connections.create(connection, credentialValues(request.template(), request.value(), request.values())))
+                .map(ConnectionView::of);
+    }
+
+    /** Changes a connection's label and, when given, its credential values; its session restarts with them. */
+    @PatchMapping("/{owner}/{integration}/{name}")
+    Mono<ConnectionView> update(@PathVariable String owner, @PathVariable String integration, @PathVariable String name,
+            @RequestBody UpdateConnectionRequest request) {
+        ConnectionKey key = Inputs.connectionKey(owner, integration, name);
+        return connections.find(key)
+                .switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key)))
+                .flatMap(existing -> {
+                    if (request.value() != null && request.values() != null) {
+                        return Mono.error(InvalidInputException.connection("give at most one of `value` and `values`"));
+                    }
+                    Optional<Map<String, String>> credentials = request.value() == null && request.values() == null ? Optional.empty()
+                            : Optional.of(credentialValues(existing.template(), request.value(), request.values()));
+                    Connection changed = new Connection(key, existing.template(),
+                            request.identityLabel() == null ? existing.identityLabel() : Optional.of(request.identityLabel()),
+                            existing.lastHealth());
+                    return connections.update(changed, credentials).flatMap(updated -> sessions.retire(key).thenReturn(updated));
+                })
+                .map(ConnectionView::of);
+    }
+
+    /** Checks credentials without saving them: a session of its own, ended after the check. */
+    @PostMapping("/validate")
+    Mono<HealthView> validate(@RequestBody ValidateRequest request) {
+        return Mono.fromCallable(() -> {
+                    Inputs.requireText(request.integration(), "integration");
+                    String template = request.template() == null ? "none" : request.template();
+                    if (request.value() != null && request.values() != null) {
+                        throw InvalidInputException.connection("give at most one of `value` and `values`");
+                    }
+                    return request.value() == null && request.values() == null ? Map.<String, String>of()
+                            : credentialValues(template, request.value(), request.values());
+                })
+                .flatMap(credentials -> integrations.find(request.integration())
+                        .switchIfEmpty(Mono.error(() -> new IntegrationNotFoundException(request.integration())))
+                        .flatMap(integration -> health.validate(integration, credentials)))
+                .map(HealthView::of);
     }
 
     @GetMapping("/{owner}/{integration}/{name}")
@@ -103,7 +143,9 @@ final class ConnectionsController {
     @DeleteMapping("/{owner}/{integration}/{name}")
     Mono<Map<String, Boolean>> remove(@PathVariable String owner, @PathVariable String integration, @PathVariable String name) {
         ConnectionKey key = Inputs.connectionKey(owner, integration, name);
-        return connections.delete(key).flatMap(removed -> sessions.retire(key).thenReturn(Map.of("removed", removed)));
+        return connections.delete(key)
+                .flatMap(removed -> removed ? sessions.retire(key).thenReturn(Map.of("removed", true))
+                        : Mono.error(new ConnectionNotFoundException(key)));
     }
 
     /** Checks the connection; a client that leaves mid-check tears down the server it started. */
@@ -167,8 +209,11 @@ final class ConnectionsController {
         return new Connection(key, template, Optional.ofNullable(request.identityLabel()), Optional.empty());
     }
 
-    /** A single {@code value} is kept under the template's name; for stdio servers both become env variables. */
-    private static Map<String, String> credentialValues(CreateConnectionRequest request) {
-        return request.values() != null ? request.values() : Map.of(request.template(), request.value());
+    /**
+     * A single {@code value} is kept under the template's name; for a stdio server the values become environment
+     * variables of its child, for a remote one request headers.
+     */
+    private static Map<String, String> credentialValues(String template, String value, Map<String, String> values) {
+        return values != null ? Inputs.stringMap(values, "values") : Map.of(template, value);
     }
 }

@@ -1,5 +1,6 @@
 package dev.tether.api;
 
+import java.util.Map;
 import java.util.Optional;
 
 import dev.tether.store.ConnectionKey;
@@ -29,6 +30,23 @@ final class Inputs {
 
     static ConnectionKey connectionKey(String owner, String integration, String name) {
         return new ConnectionKey(owner(owner, "owner"), requireText(integration, "integration"), requireText(name, "name"));
+    }
+
+    /** A map of strings whose keys and values are all present; null stays null. */
+    static Map<String, String> stringMap(Map<String, String> values, String field) {
+        if (values == null) {
+            return null;
+        }
+        values.forEach((key, value) -> {
+            if (key == null || key.isBlank() || value == null) {
+                throw InvalidInputException.decode("`" + field + "` must map non-empty names to strings");
+            }
+        });
+        return values;
+    }
+
+    static boolean flag(String value) {
+        return value != null && (value.isEmpty() || value.equalsIgnoreCase("true") || value.equals("1"));
     }
 
     static Optional<String> optional(String value) {

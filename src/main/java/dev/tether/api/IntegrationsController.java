@@ -1,23 +1,67 @@
 package dev.tether.api;
 
+import java.util.Map;
+
+import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PatchMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 import dev.tether.api.Views.IntegrationView;
+import dev.tether.session.SessionPool;
+import dev.tether.store.IntegrationNotFoundException;
 import dev.tether.store.IntegrationStore;
 
 @RestController
+@RequestMapping("/api/integrations")
 final class IntegrationsController {
 
-    private final IntegrationStore integrations;
-
-    IntegrationsController(IntegrationStore integrations) {
-        this.integrations = integrations;
+    /** Body of {@code PATCH /api/integrations/{slug}}: what to change; absent fields stay. */
+    record UpdateRequest(String name, String description) {
     }
 
-    @GetMapping("/api/integrations")
+    private final IntegrationStore integrations;
+    private final SessionPool pool;
+
+    IntegrationsController(IntegrationStore integrations, SessionPool pool) {
+        this.integrations = integrations;
+        this.pool = pool;
+    }
+
+    @GetMapping
     Flux<IntegrationView> list() {
         return integrations.all().map(IntegrationView::of);
+    }
+
+    @GetMapping("/{slug}")
+    Mono<IntegrationView> get(@PathVariable String slug) {
+        return integrations.find(slug)
+                .switchIfEmpty(Mono.error(() -> new IntegrationNotFoundException(slug)))
+                .map(IntegrationView::of);
+    }
+
+    @PatchMapping("/{slug}")
+    Mono<IntegrationView> update(@PathVariable String slug, @RequestBody UpdateRequest request) {
+        return Mono.fromCallable(() -> {
+                    if (request.name() != null && request.name().isBlank()) {
+                        throw InvalidInputException.decode("`name` must not be empty");
+                    }
+                    return request;
+                })
+                .flatMap(changes -> integrations.find(slug)
+                        .switchIfEmpty(Mono.error(() -> new IntegrationNotFoundException(slug)))
+                        .flatMap(existing -> integrations.update(existing.withNames(changes.name(), changes.description()))))
+                .map(IntegrationView::of);
+    }
+
+    /** Removes the integration with its connections, credentials and catalogs, and ends its live sessions. */
+    @DeleteMapping("/{slug}")
+    Mono<Map<String, Boolean>> remove(@PathVariable String slug) {
+        return integrations.delete(slug).flatMap(removed -> pool.retire(slug).thenReturn(Map.of("removed", removed)));
     }
 }

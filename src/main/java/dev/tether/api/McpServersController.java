@@ -1,10 +1,10 @@
 package dev.tether.api;
 
+import java.net.URI;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -15,99 +15,143 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
+import dev.tether.api.ServerConfigs.ConfigInput;
+import dev.tether.mcp.McpSessions;
+import dev.tether.mcp.RemoteServer;
 import dev.tether.session.SessionPool;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
-import dev.tether.store.ConnectionStore;
 import dev.tether.store.Integration;
 import dev.tether.store.IntegrationNotFoundException;
 import dev.tether.store.IntegrationStore;
 import dev.tether.store.Owner;
+import dev.tether.store.ServerConfig;
 import dev.tether.store.StdioConfig;
 
-/** Registers MCP servers, Executor's way of creating an MCP integration. */
+/** Registers MCP servers, Executor's way of creating an MCP integration, and probes remote ones. */
 @RestController
-@RequestMapping("/api/mcp/servers")
+@RequestMapping("/api/mcp")
 final class McpServersController {
 
-    /** Body of {@code POST /api/mcp/servers}: stdio fields; remote fields are recognised to refuse them clearly. */
-    record AddServerRequest(String transport, String name, String description, String command, List<String> args,
-            Map<String, String> env, String cwd, String slug, String endpoint) {
+    /** Body of {@code POST /api/mcp/servers}: a stdio or a remote server. */
+    record AddServerRequest(String transport, String name, String description, String slug, String command,
+            List<String> args, Map<String, String> env, String cwd, String endpoint, String remoteTransport,
+            Map<String, String> queryParams, Map<String, String> headers) {
+
+        ConfigInput config() {
+            return new ConfigInput(transport, command, args, env, cwd, endpoint, remoteTransport, queryParams, headers);
+        }
+    }
+
+    record ConfigRequest(ConfigInput config) {
+    }
+
+    record ProbeRequest(String endpoint, Map<String, String> headers, Map<String, String> queryParams) {
     }
 
     record ServerView(String slug, String description, String kind, boolean canRemove, boolean canRefresh,
             Map<String, Object> config) {
+
+        static ServerView of(Integration integration) {
+            return new ServerView(integration.slug(), integration.description(), "mcp", true, true,
+                    ServerConfigs.view(integration.config()));
+        }
+    }
+
+    record ProbeView(boolean connected, boolean requiresAuthentication, boolean requiresOAuth,
+            boolean supportsDynamicRegistration, String name, String slug, Integer toolCount, String serverName) {
     }
 
     private static final String DEFAULT_CONNECTION = "default";
 
     private final IntegrationStore integrations;
-    private final ConnectionStore connections;
-    private final SessionPool sessions;
+    private final SessionPool pool;
+    private final McpSessions sessions;
+    private final StdioGate stdioGate;
     private final Clock clock;
 
-    McpServersController(IntegrationStore integrations, ConnectionStore connections, SessionPool sessions, Clock clock) {
+    McpServersController(IntegrationStore integrations, SessionPool pool, McpSessions sessions, StdioGate stdioGate, Clock clock) {
         this.integrations = integrations;
-        this.connections = connections;
+        this.pool = pool;
         this.sessions = sessions;
+        this.stdioGate = stdioGate;
         this.clock = clock;
     }
 
-    @PostMapping
+    @PostMapping("/servers")
     Mono<Map<String, String>> add(@RequestBody AddServerRequest request) {
         return Mono.fromCallable(() -> integration(request))
-                .flatMap(integrations::create)
-                .flatMap(created -> connections.create(defaultConnection(created.slug()))
-                        // No half-registered server: without its connection the integration goes too.
-                        .onErrorResume(error -> integrations.delete(created.slug()).then(Mono.error(error)))
-                        .thenReturn(Map.of("slug", created.slug())));
+                .flatMap(integration -> integrations.create(integration, defaultConnection(integration.slug())))
+                .map(created -> Map.of("slug", created.slug()));
     }
 
-    @GetMapping("/{slug}")
+    @GetMapping("/servers/{slug}")
     Mono<ServerView> get(@PathVariable String slug) {
-        return integrations.find(slug)
-                .switchIfEmpty(Mono.error(() -> new IntegrationNotFoundException(slug)))
-                .map(McpServersController::view);
+        return find(slug).map(ServerView::of);
     }
 
-    @DeleteMapping("/{slug}")
+    @DeleteMapping("/servers/{slug}")
     Mono<Map<String, Boolean>> remove(@PathVariable String slug) {
-        return integrations.delete(slug)
-                .flatMap(removed -> sessions.retire(slug).thenReturn(Map.of("removed", removed)));
+        return integrations.delete(slug).flatMap(removed -> pool.retire(slug).thenReturn(Map.of("removed", removed)));
+    }
+
+    /** Replaces a server's config; its live sessions end and its catalog becomes stale. */
+    @PostMapping("/servers/{slug}/config")
+    Mono<Map<String, Object>> configure(@PathVariable String slug, @RequestBody ConfigRequest request) {
+        return Mono.fromCallable(() -> checked(ServerConfigs.parse(require(request).config())))
+                .flatMap(config -> find(slug).flatMap(existing -> integrations.update(existing.withConfig(config, clock.instant()))))
+                .flatMap(updated -> pool.retire(slug).thenReturn(Map.<String, Object>of("config", ServerConfigs.view(updated.config()))));
+    }
+
+    /** Connects to a remote endpoint once, without registering it, and says what is there. */
+    @PostMapping("/probe")
+    Mono<ProbeView> probe(@RequestBody ProbeRequest request) {
+        return Mono.fromCallable(() -> {
+                    String endpoint = Inputs.requireText(request.endpoint(), "endpoint");
+                    ServerConfigs.checkHttpUrl(endpoint);
+                    return new RemoteServer("probe", URI.create(endpoint), RemoteServer.Transport.AUTO,
+                            Inputs.stringMap(request.headers(), "headers"), Inputs.stringMap(request.queryParams(), "queryParams"));
+                })
+                .flatMap(server -> sessions.withSession(server, session -> session.listTools().map(catalog -> {
+                            String serverName = session.serverInfo().map(info -> info.name()).orElse(null);
+                            String name = serverName != null ? serverName : server.endpoint().getHost();
+                            return new ProbeView(true, false, false, false, name, Slugs.fromText(name), catalog.tools().size(), serverName);
+                        }))
+                        .onErrorResume(error -> {
+                            RemoteServerUnreachableException unreachable = new RemoteServerUnreachableException(error);
+                            String host = server.endpoint().getHost();
+                            return unreachable.requiresAuthentication()
+                                    ? Mono.just(new ProbeView(false, true, false, false, host, Slugs.fromText(host), null, null))
+                                    : Mono.error(unreachable);
+                        }));
+    }
+
+    private Mono<Integration> find(String slug) {
+        return integrations.find(slug).switchIfEmpty(Mono.error(() -> new IntegrationNotFoundException(slug)));
     }
 
     private Integration integration(AddServerRequest request) {
-        String transport = request.transport() == null ? "remote" : request.transport();
-        if (!transport.equals("stdio")) {
-            throw InvalidInputException.decode("`transport` \"" + transport
-                    + "\" is not served by this Tether build; register the server with \"transport\": \"stdio\"");
-        }
         String name = Inputs.requireText(request.name(), "name");
-        String command = Inputs.requireText(request.command(), "command");
-        List<String> args = request.args() == null ? List.of() : request.args();
-        if (args.stream().anyMatch(arg -> arg == null)) {
-            throw InvalidInputException.decode("`args` must be an array of strings");
-        }
+        ServerConfig config = checked(ServerConfigs.parse(request.config()));
         String slug = request.slug() == null || request.slug().isBlank() ? Slugs.fromName(name) : Slugs.check(request.slug());
-        return new Integration(slug, name, request.description(),
-                new StdioConfig(command, args, request.env(), request.cwd()), clock.instant());
+        return new Integration(slug, name, request.description(), config, clock.instant());
+    }
+
+    private ServerConfig checked(ServerConfig config) {
+        if (config instanceof StdioConfig) {
+            stdioGate.check();
+        }
+        return config;
+    }
+
+    private static ConfigRequest require(ConfigRequest request) {
+        if (request == null || request.config() == null) {
+            throw InvalidInputException.decode("`config` is required");
+        }
+        return request;
     }
 
     private static Connection defaultConnection(String slug) {
         return new Connection(new ConnectionKey(Owner.ORG, slug, DEFAULT_CONNECTION), "none", Optional.empty(), Optional.empty());
-    }
-
-    private static ServerView view(Integration integration) {
-        StdioConfig config = integration.config();
-        Map<String, Object> shown = new TreeMap<>();
-        shown.put("transport", "stdio");
-        shown.put("command", config.command());
-        shown.put("args", config.args());
-        // Values of env are secrets: show which variables are set, never what they hold.
-        Map<String, String> maskedEnv = new TreeMap<>();
-        config.env().keySet().forEach(key -> maskedEnv.put(key, "********"));
-        shown.put("env", maskedEnv);
-        shown.put("cwd", config.cwd());
-        return new ServerView(integration.slug(), integration.description(), "mcp", true, true, shown);
     }
 }

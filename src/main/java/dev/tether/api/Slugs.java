@@ -19,6 +19,12 @@ final class Slugs {
         return slug;
     }
 
+    /** A slug for a name the server chose, never failing: falls back to {@code mcp}. */
+    static String fromText(String text) {
+        String slug = text.toLowerCase().replaceAll("[^a-z0-9]+", "_");
+        return slug.replace("_", "").isEmpty() ? "mcp" : slug;
+    }
+
     static String check(String slug) {
         if (!VALID.matcher(slug).matches()) {
             throw InvalidInputException.decode("`slug` \"" + slug + "\" may only hold lowercase letters, digits, '_' and '-'");

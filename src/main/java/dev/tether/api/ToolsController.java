@@ -33,6 +33,17 @@ final class ToolsController {
         this.calls = calls;
     }
 
+    record SchemaView(String address, String name, String description, Object inputSchema, Object outputSchema) {
+    }
+
+    /** The schemas of one tool, from the stored catalog. */
+    @GetMapping("/api/tools/schema")
+    Mono<SchemaView> schema(@RequestParam(required = false) String address) {
+        return Mono.fromCallable(() -> Inputs.requireText(address, "address"))
+                .flatMap(calls::find)
+                .map(tool -> new SchemaView(address, tool.name(), tool.description(), tool.inputSchema(), tool.outputSchema()));
+    }
+
     /** Calls a tool on its connection's warm session; a client that leaves cancels the call on the server too. */
     @PostMapping("/api/tools/call")
     Mono<CallToolResult> call(@RequestBody CallRequest request) {
@@ -43,10 +54,12 @@ final class ToolsController {
     /** Tools of every matching connection; a client that leaves cancels the syncs it started. */
     @GetMapping("/api/tools")
     Mono<List<ToolView>> list(@RequestParam(required = false) String integration, @RequestParam(required = false) String owner,
-            @RequestParam(required = false) String connection, @RequestParam(required = false) String query) {
+            @RequestParam(required = false) String connection, @RequestParam(required = false) String query,
+            @RequestParam(required = false) String includeAnnotations, @RequestParam(required = false) String includeBlocked) {
+        // Tether has no tool policies, so nothing is ever blocked and includeBlocked changes nothing.
         String needle = query == null ? "" : query.toLowerCase(Locale.ROOT);
         return Flux.defer(() -> catalogs.tools(Inputs.optional(integration), Inputs.optionalOwner(owner), Inputs.optional(connection)))
-                .flatMapIterable(ToolView::listed)
+                .flatMapIterable(tools -> ToolView.listed(tools, Inputs.flag(includeAnnotations)))
                 .filter(tool -> needle.isEmpty() || tool.name().contains(needle)
                         || tool.description().toLowerCase(Locale.ROOT).contains(needle))
                 .collectSortedList(Comparator.comparing(ToolView::address));

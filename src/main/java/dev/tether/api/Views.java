@@ -44,22 +44,26 @@ final class Views {
         }
     }
 
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     record ToolView(String address, String owner, String integration, String connection, String name, String pluginId,
-            String description, @JsonInclude(JsonInclude.Include.NON_NULL) Boolean requiresApproval) {
+            String description, Boolean requiresApproval, String approvalDescription) {
 
-        /** With {@code requiresApproval}, as {@code GET /api/tools} answers. */
-        static List<ToolView> listed(ConnectionTools tools) {
-            return tools.tools().stream().map(tool -> of(tools.key(), tool, tool.requiresApproval())).toList();
+        /** As {@code GET /api/tools} answers; with annotations, whether a call needs approval and why. */
+        static List<ToolView> listed(ConnectionTools tools, boolean includeAnnotations) {
+            return tools.tools().stream().map(tool -> includeAnnotations
+                    ? of(tools.key(), tool, tool.requiresApproval(),
+                            tool.requiresApproval() ? "The server marks " + tool.serverName() + " as destructive" : null)
+                    : of(tools.key(), tool, null, null)).toList();
         }
 
-        /** Without {@code requiresApproval}, as the refresh route answers. */
+        /** As the refresh route answers: the 1.5.9 shape, without annotations. */
         static List<ToolView> refreshed(ConnectionTools tools) {
-            return tools.tools().stream().map(tool -> of(tools.key(), tool, null)).toList();
+            return listed(tools, false);
         }
 
-        private static ToolView of(ConnectionKey key, StoredTool tool, Boolean requiresApproval) {
+        private static ToolView of(ConnectionKey key, StoredTool tool, Boolean requiresApproval, String approvalDescription) {
             return new ToolView(key.address() + "." + tool.name(), key.owner().wire(), key.integration(), key.name(),
-                    tool.name(), "mcp", tool.description(), requiresApproval);
+                    tool.name(), "mcp", tool.description(), requiresApproval, approvalDescription);
         }
     }
 }

@@ -32,10 +32,18 @@ public final class ToolCalls {
     /** Calls the tool at {@code address}; fails with {@link ToolNotFoundException} when no stored catalog has it. */
     public Mono<CallToolResult> call(String address, Map<String, Object> arguments) {
         return Mono.fromCallable(() -> ToolAddress.parse(address))
-                .flatMap(parsed -> catalogs.catalog(parsed.connection())
-                        .flatMap(catalog -> Mono.justOrEmpty(catalog.tools().stream().filter(t -> t.name().equals(parsed.tool())).findFirst()))
-                        .switchIfEmpty(Mono.error(() -> new ToolNotFoundException(address, "the connection's catalog has no such tool")))
-                        .flatMap(tool -> call(parsed, tool, arguments)));
+                .flatMap(parsed -> find(parsed, address).flatMap(tool -> call(parsed, tool, arguments)));
+    }
+
+    /** The stored tool at {@code address}; fails with {@link ToolNotFoundException} when there is none. */
+    public Mono<StoredTool> find(String address) {
+        return Mono.fromCallable(() -> ToolAddress.parse(address)).flatMap(parsed -> find(parsed, address));
+    }
+
+    private Mono<StoredTool> find(ToolAddress parsed, String address) {
+        return catalogs.catalog(parsed.connection())
+                .flatMap(catalog -> Mono.justOrEmpty(catalog.tools().stream().filter(t -> t.name().equals(parsed.tool())).findFirst()))
+                .switchIfEmpty(Mono.error(() -> new ToolNotFoundException(address, "no stored catalog has this tool")));
     }
 
     private Mono<CallToolResult> call(ToolAddress address, StoredTool tool, Map<String, Object> arguments) {

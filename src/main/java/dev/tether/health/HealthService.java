@@ -22,12 +22,14 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 import dev.tether.mcp.McpSession;
+import dev.tether.session.IntegrationServers;
 import dev.tether.session.SessionPool;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.ConnectionNotFoundException;
 import dev.tether.store.ConnectionStore;
 import dev.tether.store.HealthVerdict;
+import dev.tether.store.Integration;
 import dev.tether.store.IntegrationNotFoundException;
 import dev.tether.store.Owner;
 
@@ -80,6 +82,16 @@ public final class HealthService implements SmartLifecycle {
                         .map(verdict -> Mono.just(verdict).doOnNext(v -> count("cached")))
                         .orElseGet(() -> shared(key)))
                 .doOnCancel(() -> count("cancelled"));
+    }
+
+    /**
+     * Checks credentials that are not saved: a session of its own, ended after the ping. Nothing is persisted.
+     */
+    public Mono<HealthVerdict> validate(Integration integration, Map<String, String> credentials) {
+        return sessions.withUnpooledSession(IntegrationServers.of(integration, credentials), McpSession::ping)
+                .timeout(properties.timeout())
+                .then(Mono.fromSupplier(() -> HealthVerdict.healthy(clock.millis())))
+                .onErrorResume(error -> Mono.fromSupplier(() -> HealthVerdict.degraded(clock.millis(), describe(error))));
     }
 
     /**

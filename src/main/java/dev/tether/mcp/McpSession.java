@@ -11,7 +11,9 @@ import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCNotification;
+import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.McpSchema.Implementation;
 import io.modelcontextprotocol.spec.McpSchema.InitializeResult;
 import io.modelcontextprotocol.spec.McpSchema.ListToolsResult;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
@@ -22,22 +24,28 @@ import reactor.util.context.Context;
 
 /**
  * An initialized MCP conversation with one server. Every operation is bounded, and fails at once when the
- * server exits or breaks the protocol instead of waiting for its timeout. A session lives only inside
- * {@link McpSessions#withSession}; it is not to be kept.
+ * server exits or breaks the protocol instead of waiting for its timeout. A session lives as long as the
+ * subscription of {@link McpSessions#open} that emitted it: whoever holds it must not outlive that.
  */
 public final class McpSession {
 
     private final String server;
     private final McpAsyncClient client;
-    private final ChildProcessTransport transport;
+    private final McpClientTransport transport;
+    private final Mono<Void> serverFailure;
     private final McpProperties properties;
     private final Sinks.Many<List<Tool>> toolsChanged;
 
-    McpSession(String server, McpAsyncClient client, ChildProcessTransport transport, McpProperties properties,
-            Sinks.Many<List<Tool>> toolsChanged) {
+    /**
+     * @param serverFailure never completes; errors as soon as the server is known to be gone (a stdio child
+     *                      that exited), so no request waits for its timeout
+     */
+    McpSession(String server, McpAsyncClient client, McpClientTransport transport, Mono<Void> serverFailure,
+            McpProperties properties, Sinks.Many<List<Tool>> toolsChanged) {
         this.server = server;
         this.client = client;
         this.transport = transport;
+        this.serverFailure = serverFailure;
         this.properties = properties;
         this.toolsChanged = toolsChanged;
     }
@@ -49,7 +57,16 @@ public final class McpSession {
 
     /** Never emits; errors as soon as the server exits or breaks the protocol. */
     <T> Mono<T> failure() {
-        return transport.failure();
+        return serverFailure.then(Mono.never());
+    }
+
+    /** What the server said of itself in the handshake. */
+    public Optional<Implementation> serverInfo() {
+        return Optional.ofNullable(client.getServerInfo());
+    }
+
+    public Optional<String> instructions() {
+        return Optional.ofNullable(client.getServerInstructions());
     }
 
     public String server() {
@@ -101,6 +118,10 @@ public final class McpSession {
         client.close();
     }
 
+    Mono<Void> closeGracefully() {
+        return client.closeGracefully().onErrorResume(error -> Mono.empty());
+    }
+
     private Mono<ToolCatalog> collect(ListToolsResult page, List<Tool> tools, int pages) {
         tools.addAll(page.tools());
         String cursor = page.nextCursor();
@@ -119,7 +140,7 @@ public final class McpSession {
 
     private <T> Mono<T> bounded(Mono<T> operation, String name, Duration timeout) {
         return operation
-                .or(transport.failure())
+                .or(this.<T>failure())
                 .timeout(timeout)
                 .onErrorMap(TimeoutException.class, ex -> new McpTimeoutException(server, name, timeout));
     }

@@ -1,16 +1,27 @@
 package dev.tether.mcp;
 
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema.Implementation;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import org.springframework.stereotype.Component;
@@ -19,13 +30,13 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 import dev.tether.docker.DockerRunRewriter;
-import dev.tether.process.ChildProcess;
 import dev.tether.process.ChildProcesses;
 import dev.tether.process.ChildSpec;
 
 /**
- * Opens MCP sessions over stdio children. A session exists for the duration of one pipeline: the child is
- * started when {@link #withSession} is subscribed and torn down when it terminates or is cancelled.
+ * Opens MCP sessions: over a stdio child, or over HTTP to a remote server. A session is a Flux that emits
+ * once the handshake is done and lives as long as its subscription; for a stdio server that is how long
+ * the child lives.
  */
 @Component
 public final class McpSessions {
@@ -44,32 +55,56 @@ public final class McpSessions {
     }
 
     /**
-     * Starts the server, completes the MCP handshake and runs {@code body} on the session. Cancelling the
-     * returned Mono at any point (while starting, mid-handshake, mid-request) tears the child down.
-     */
-    public <T> Mono<T> withSession(StdioServer server, Function<McpSession, Mono<T>> body) {
-        return Mono.defer(() -> children.using(childSpec(server), child -> Mono.using(
-                        () -> open(server, child),
-                        session -> session.initialize().then(Mono.defer(() -> body.apply(session))),
-                        McpSession::close))
-                .singleOrEmpty());
-    }
-
-    /**
      * A session that lives as long as the subscription: it emits once the handshake is done, then stays open
-     * until cancelled or completed by the subscriber (the child is torn down) or until the server exits or
-     * breaks the protocol (the Flux errors and the child is torn down). Meant for owners that keep a
-     * session warm, such as a pool; cancelling before the session arrives tears the half-made child down.
+     * until the subscriber cancels or the server dies (the Flux errors). For a stdio server, the child is
+     * torn down at whichever end comes first, including a cancel before the session arrived.
      */
-    public Flux<McpSession> open(StdioServer server) {
-        return Flux.defer(() -> children.using(childSpec(server), child -> Flux.using(
-                () -> open(server, child),
-                session -> session.initialize().thenMany(Flux.just(session).concatWith(session.<McpSession>failure())),
-                McpSession::close)));
+    public Flux<McpSession> open(McpServer server) {
+        if (server instanceof StdioServer stdio) {
+            return Flux.defer(() -> children.using(childSpec(stdio), child -> {
+                ChildProcessTransport transport = new ChildProcessTransport(stdio.name(), child, json);
+                return live(session(stdio.name(), transport, transport.failure()));
+            }));
+        }
+        RemoteServer remote = (RemoteServer) server;
+        return switch (remote.transport()) {
+            case STREAMABLE_HTTP -> live(() -> session(remote.name(), streamableHttp(remote), Mono.never()));
+            case SSE -> live(() -> session(remote.name(), sse(remote), Mono.never()));
+            case AUTO -> streamableHttpThenSse(remote);
+        };
     }
 
-    private McpSession open(StdioServer server, ChildProcess child) {
-        ChildProcessTransport transport = new ChildProcessTransport(server.name(), child, json);
+    /** Runs {@code body} on a session of its own, started for it and ended after it: the original's way, for one-off uses. */
+    public <T> Mono<T> withSession(McpServer server, Function<McpSession, Mono<T>> body) {
+        return open(server)
+                .concatMap(session -> body.apply(session).map(Optional::of).defaultIfEmpty(Optional.empty()))
+                .next()
+                .flatMap(Mono::justOrEmpty);
+    }
+
+    private Flux<McpSession> live(McpSession session) {
+        return Flux.using(() -> session,
+                s -> s.initialize().thenMany(Flux.just(s).concatWith(s.<McpSession>failure())),
+                McpSession::close);
+    }
+
+    private Flux<McpSession> live(Supplier<McpSession> session) {
+        return Flux.usingWhen(Mono.fromSupplier(session),
+                s -> s.initialize().thenMany(Flux.just(s).concatWith(Flux.never())),
+                McpSession::closeGracefully);
+    }
+
+    /** Streamable HTTP first; a server that does not speak it (the handshake fails) gets SSE. */
+    private Flux<McpSession> streamableHttpThenSse(RemoteServer remote) {
+        return Flux.defer(() -> {
+            AtomicBoolean opened = new AtomicBoolean();
+            return live(() -> session(remote.name(), streamableHttp(remote), Mono.never()))
+                    .doOnNext(session -> opened.set(true))
+                    .onErrorResume(error -> !opened.get(), error -> live(() -> session(remote.name(), sse(remote), Mono.never())));
+        });
+    }
+
+    private McpSession session(String name, McpClientTransport transport, Mono<Void> serverFailure) {
         Sinks.Many<List<Tool>> toolsChanged = Sinks.many().multicast().directBestEffort();
         Duration longest = List.of(properties.discoveryTimeout(), properties.pingTimeout(), properties.callTimeout())
                 .stream().max(Duration::compareTo).orElseThrow();
@@ -80,7 +115,58 @@ public final class McpSessions {
                 .initializationTimeout(longest.plusSeconds(1))
                 .toolsChangeConsumer(tools -> Mono.fromRunnable(() -> toolsChanged.tryEmitNext(tools)))
                 .build();
-        return new McpSession(server.name(), client, transport, properties, toolsChanged);
+        return new McpSession(name, client, transport, serverFailure, properties, toolsChanged);
+    }
+
+    private McpClientTransport streamableHttp(RemoteServer remote) {
+        URI endpoint = withQuery(remote);
+        return HttpClientStreamableHttpTransport.builder(origin(endpoint))
+                .endpoint(pathAndQuery(endpoint))
+                .requestBuilder(headers(remote))
+                .connectTimeout(properties.discoveryTimeout())
+                .jsonMapper(json)
+                .build();
+    }
+
+    private McpClientTransport sse(RemoteServer remote) {
+        URI endpoint = withQuery(remote);
+        return HttpClientSseClientTransport.builder(origin(endpoint))
+                .sseEndpoint(pathAndQuery(endpoint))
+                .requestBuilder(headers(remote))
+                .connectTimeout(properties.discoveryTimeout())
+                .jsonMapper(json)
+                .build();
+    }
+
+    private static HttpRequest.Builder headers(RemoteServer remote) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder();
+        remote.headers().forEach(builder::header);
+        return builder;
+    }
+
+    private static URI withQuery(RemoteServer remote) {
+        if (remote.queryParams().isEmpty()) {
+            return remote.endpoint();
+        }
+        String added = remote.queryParams().entrySet().stream()
+                .map(e -> encode(e.getKey()) + "=" + encode(e.getValue()))
+                .collect(Collectors.joining("&"));
+        String query = remote.endpoint().getRawQuery();
+        String base = remote.endpoint().toString().replaceFirst("\\?.*$", "");
+        return URI.create(base + "?" + (query == null || query.isEmpty() ? added : query + "&" + added));
+    }
+
+    private static String origin(URI endpoint) {
+        return endpoint.getScheme() + "://" + endpoint.getRawAuthority();
+    }
+
+    private static String pathAndQuery(URI endpoint) {
+        String path = endpoint.getRawPath() == null || endpoint.getRawPath().isEmpty() ? "/" : endpoint.getRawPath();
+        return endpoint.getRawQuery() == null ? path : path + "?" + endpoint.getRawQuery();
+    }
+
+    private static String encode(String text) {
+        return URLEncoder.encode(text, StandardCharsets.UTF_8);
     }
 
     private ChildSpec childSpec(StdioServer server) {

@@ -15,7 +15,8 @@ import java.util.Optional;
  * @param env     extra environment variables; values are secrets
  * @param cwd     working directory, if not the daemon's
  */
-public record StdioServer(String name, String command, List<String> args, Map<String, String> env, Optional<Path> cwd) {
+public record StdioServer(String name, String command, List<String> args, Map<String, String> env, Optional<Path> cwd)
+        implements McpServer {
 
     public StdioServer {
         Objects.requireNonNull(name, "name");

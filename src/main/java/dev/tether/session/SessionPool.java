@@ -1,11 +1,7 @@
 package dev.tether.session;
 
-import java.nio.file.Path;
-import java.time.Instant;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
@@ -21,8 +17,8 @@ import reactor.core.scheduler.Schedulers;
 import reactor.util.retry.Retry;
 
 import dev.tether.mcp.McpSession;
+import dev.tether.mcp.McpServer;
 import dev.tether.mcp.McpSessions;
-import dev.tether.mcp.StdioServer;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.ConnectionNotFoundException;
 import dev.tether.store.ConnectionStore;
@@ -79,6 +75,11 @@ public final class SessionPool {
                 .retryWhen(Retry.max(1).filter(SessionRetiredException.class::isInstance));
     }
 
+    /** Runs {@code body} on a session of its own, outside the pool, e.g. to try credentials that are not saved. */
+    public <T> Mono<T> withUnpooledSession(McpServer server, Function<McpSession, Mono<T>> body) {
+        return sessions.withSession(server, body);
+    }
+
     /** Emits a connection's key each time its server announces a changed tool list. */
     public Flux<ConnectionKey> toolsChanged() {
         return toolsChanged.asFlux();
@@ -119,7 +120,7 @@ public final class SessionPool {
         }
         return credentials.credentials(key).map(values -> {
             makeRoom(key);
-            PooledSession fresh = new PooledSession(key, integration.configChangedAt(), sessions.open(server(integration, values)),
+            PooledSession fresh = new PooledSession(key, integration.configChangedAt(), sessions.open(IntegrationServers.of(integration, values)),
                     properties, timer, toolsChanged::tryEmitNext);
             PooledSession raced = pool.putIfAbsent(key, fresh);
             if (raced != null) {
@@ -145,10 +146,4 @@ public final class SessionPool {
         }
     }
 
-    private static StdioServer server(Integration integration, Map<String, String> credentialValues) {
-        Map<String, String> env = new HashMap<>(integration.config().env());
-        env.putAll(credentialValues);
-        return new StdioServer(integration.slug(), integration.config().command(), integration.config().args(), env,
-                Optional.ofNullable(integration.config().cwd()).map(Path::of));
-    }
 }

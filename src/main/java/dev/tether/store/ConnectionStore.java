@@ -1,5 +1,6 @@
 package dev.tether.store;
 
+import java.util.Map;
 import java.util.Optional;
 
 import reactor.core.publisher.Flux;
@@ -8,8 +9,15 @@ import reactor.core.publisher.Mono;
 /** Connections of integrations and their last health verdicts. */
 public interface ConnectionStore {
 
-    /** Saves a new connection; fails with {@link ConnectionAlreadyExistsException} when the key is taken. */
-    Mono<Connection> create(Connection connection);
+    /**
+     * Saves a new connection with its credential values, both or neither; fails with
+     * {@link ConnectionAlreadyExistsException} when the key is taken and with
+     * {@link IntegrationNotFoundException} when its integration does not exist.
+     */
+    Mono<Connection> create(Connection connection, Map<String, String> credentials);
+
+    /** Replaces a connection's label and, when given, its credential values; empty when it does not exist. */
+    Mono<Connection> update(Connection connection, Optional<Map<String, String>> credentials);
 
     Mono<Connection> find(ConnectionKey key);
 

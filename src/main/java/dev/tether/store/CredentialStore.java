@@ -5,12 +5,10 @@ import java.util.Map;
 import reactor.core.publisher.Mono;
 
 /**
- * Credential values of connections, kept apart from everything the API returns. For a stdio server they
- * are environment variables of its child.
+ * Credential values of connections, kept in a table of their own and never part of what the API returns.
+ * For a stdio server they are environment variables of its child, for a remote one request headers.
  */
 public interface CredentialStore {
-
-    Mono<Void> saveCredentials(ConnectionKey key, Map<String, String> values);
 
     /** The values, or an empty map when the connection has none. */
     Mono<Map<String, String>> credentials(ConnectionKey key);

@@ -6,8 +6,11 @@ import reactor.core.publisher.Mono;
 /** Registered integrations. */
 public interface IntegrationStore {
 
-    /** Saves a new integration; fails with {@link IntegrationAlreadyExistsException} when the slug is taken. */
-    Mono<Integration> create(Integration integration);
+    /**
+     * Saves a new integration together with its first connection, both or neither; fails with
+     * {@link IntegrationAlreadyExistsException} when the slug is taken.
+     */
+    Mono<Integration> create(Integration integration, Connection firstConnection);
 
     /** Replaces an existing integration; empty when there is none with that slug. */
     Mono<Integration> update(Integration integration);

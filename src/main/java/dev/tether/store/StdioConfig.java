@@ -4,15 +4,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
-/**
- * How an MCP server integration is started. {@code env} values may be secrets: they are never returned
- * by the API nor logged.
- */
-public record StdioConfig(String command, List<String> args, Map<String, String> env, String cwd) {
+/** A server started as a stdio child. {@code env} values may be secrets: the API masks them. */
+public record StdioConfig(String command, List<String> args, Map<String, String> env, String cwd) implements ServerConfig {
 
     public StdioConfig {
         Objects.requireNonNull(command, "command");
         args = args == null ? List.of() : List.copyOf(args);
         env = env == null ? Map.of() : Map.copyOf(env);
+    }
+
+    @Override
+    public String transport() {
+        return "stdio";
     }
 }

@@ -1,0 +1,44 @@
+package dev.tether.session;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+import dev.tether.mcp.McpServer;
+import dev.tether.mcp.RemoteServer;
+import dev.tether.mcp.StdioServer;
+import dev.tether.store.Integration;
+import dev.tether.store.RemoteConfig;
+import dev.tether.store.StdioConfig;
+
+/** How to reach the server of a stored integration with a connection's credentials. */
+public final class IntegrationServers {
+
+    private IntegrationServers() {
+    }
+
+    /** The server of an integration; connection credentials become a stdio child's environment or remote request headers. */
+    public static McpServer of(Integration integration, Map<String, String> credentialValues) {
+        if (integration.config() instanceof StdioConfig stdio) {
+            Map<String, String> env = new HashMap<>(stdio.env());
+            env.putAll(credentialValues);
+            return new StdioServer(integration.slug(), stdio.command(), stdio.args(), env,
+                    Optional.ofNullable(stdio.cwd()).map(Path::of));
+        }
+        RemoteConfig remote = (RemoteConfig) integration.config();
+        Map<String, String> headers = new HashMap<>(remote.headers());
+        headers.putAll(credentialValues);
+        return new RemoteServer(integration.slug(), URI.create(remote.endpoint()), transport(remote.remoteTransport()), headers,
+                remote.queryParams());
+    }
+
+    private static RemoteServer.Transport transport(RemoteConfig.RemoteTransport transport) {
+        return switch (transport) {
+            case STREAMABLE_HTTP -> RemoteServer.Transport.STREAMABLE_HTTP;
+            case SSE -> RemoteServer.Transport.SSE;
+            case AUTO -> RemoteServer.Transport.AUTO;
+        };
+    }
+}

@@ -1,0 +1,248 @@
+package dev.tether.store;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+import io.r2dbc.spi.Readable;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.r2dbc.core.DatabaseClient.GenericExecuteSpec;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.ReactiveTransactionManager;
+import org.springframework.transaction.reactive.TransactionalOperator;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The store on R2DBC: embedded H2 in the data dir by default, PostgreSQL when configured. Writes that
+ * belong together (an integration and its first connection, a connection and its credentials) run in one
+ * transaction, so a failure leaves nothing half-written.
+ */
+@Component
+final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialStore, CatalogStore {
+
+    private static final String CONNECTION_COLUMNS =
+            "owner, integration, name, template, identity_label, health_status, health_checked_at, health_detail";
+
+    private final DatabaseClient db;
+    private final TransactionalOperator transaction;
+    private final StoreJson json;
+
+    R2dbcStore(DatabaseClient db, ReactiveTransactionManager transactions, JsonMapper json) {
+        this.db = db;
+        this.transaction = TransactionalOperator.create(transactions);
+        this.json = new StoreJson(json);
+    }
+
+    // ---- integrations ----------------------------------------------------------------------
+
+    @Override
+    public Mono<Integration> create(Integration integration, Connection firstConnection) {
+        return insertIntegration(integration)
+                .then(insertConnection(firstConnection))
+                .thenReturn(integration)
+                .as(transaction::transactional)
+                .onErrorMap(DataIntegrityViolationException.class, ex -> new IntegrationAlreadyExistsException(integration.slug()));
+    }
+
+    @Override
+    public Mono<Integration> update(Integration integration) {
+        return db.sql("UPDATE integration SET name = :name, description = :description, config = :config, "
+                        + "config_changed_at = :changed WHERE slug = :slug")
+                .bind("name", integration.name())
+                .bind("description", integration.description())
+                .bind("config", json.config(integration.config()))
+                .bind("changed", integration.configChangedAt().toEpochMilli())
+                .bind("slug", integration.slug())
+                .fetch().rowsUpdated()
+                .flatMap(rows -> rows == 0 ? Mono.empty() : Mono.just(integration));
+    }
+
+    @Override
+    public Mono<Integration> find(String slug) {
+        return db.sql("SELECT slug, name, description, config, config_changed_at FROM integration WHERE slug = :slug")
+                .bind("slug", slug)
+                .map(this::integration)
+                .one();
+    }
+
+    @Override
+    public Flux<Integration> all() {
+        return db.sql("SELECT slug, name, description, config, config_changed_at FROM integration ORDER BY slug")
+                .map(this::integration)
+                .all();
+    }
+
+    @Override
+    public Mono<Boolean> delete(String slug) {
+        return db.sql("DELETE FROM integration WHERE slug = :slug").bind("slug", slug)
+                .fetch().rowsUpdated().map(rows -> rows > 0);
+    }
+
+    // ---- connections -----------------------------------------------------------------------
+
+    @Override
+    public Mono<Connection> create(Connection connection, Map<String, String> credentials) {
+        return insertConnection(connection)
+                .then(insertCredentials(connection.key(), credentials))
+                .thenReturn(connection)
+                .as(transaction::transactional)
+                .onErrorMap(DataIntegrityViolationException.class, ex -> translate(connection.key(), ex));
+    }
+
+    @Override
+    public Mono<Connection> update(Connection connection, Optional<Map<String, String>> credentials) {
+        ConnectionKey key = connection.key();
+        Mono<Void> replaceCredentials = credentials
+                .map(values -> keyed(db.sql("DELETE FROM credential WHERE owner = :owner AND integration = :integration "
+                        + "AND connection = :name"), key).then().then(insertCredentials(key, values)))
+                .orElse(Mono.empty());
+        return keyed(db.sql("UPDATE connection SET identity_label = :label WHERE owner = :owner AND integration = :integration "
+                        + "AND name = :name").bind("label", connection.identityLabel().orElse("")), key)
+                .flatMap(rows -> rows == 0 ? Mono.<Connection>empty() : replaceCredentials.then(find(key)))
+                .as(transaction::transactional);
+    }
+
+    @Override
+    public Mono<Connection> find(ConnectionKey key) {
+        return bindKey(db.sql("SELECT " + CONNECTION_COLUMNS + " FROM connection WHERE owner = :owner "
+                + "AND integration = :integration AND name = :name"), key)
+                .map(R2dbcStore::connection)
+                .one();
+    }
+
+    @Override
+    public Flux<Connection> all(Optional<String> integration, Optional<Owner> owner) {
+        StringBuilder sql = new StringBuilder("SELECT " + CONNECTION_COLUMNS + " FROM connection WHERE 1 = 1");
+        integration.ifPresent(i -> sql.append(" AND integration = :integration"));
+        owner.ifPresent(o -> sql.append(" AND owner = :owner"));
+        GenericExecuteSpec spec = db.sql(sql.append(" ORDER BY integration, owner, name").toString());
+        if (integration.isPresent()) {
+            spec = spec.bind("integration", integration.get());
+        }
+        if (owner.isPresent()) {
+            spec = spec.bind("owner", owner.get().wire());
+        }
+        return spec.map(R2dbcStore::connection).all();
+    }
+
+    @Override
+    public Mono<Boolean> delete(ConnectionKey key) {
+        return keyed(db.sql("DELETE FROM connection WHERE owner = :owner AND integration = :integration AND name = :name"), key)
+                .map(rows -> rows > 0);
+    }
+
+    @Override
+    public Mono<Connection> saveHealth(ConnectionKey key, HealthVerdict verdict) {
+        GenericExecuteSpec spec = db.sql("UPDATE connection SET health_status = :status, health_checked_at = :checked, "
+                        + "health_detail = :detail WHERE owner = :owner AND integration = :integration AND name = :name")
+                .bind("status", verdict.status())
+                .bind("checked", verdict.checkedAt());
+        spec = verdict.detail().isPresent() ? spec.bind("detail", verdict.detail().get()) : spec.bindNull("detail", String.class);
+        return keyed(spec, key).flatMap(rows -> rows == 0 ? Mono.empty() : find(key));
+    }
+
+    // ---- credentials -----------------------------------------------------------------------
+
+    @Override
+    public Mono<Map<String, String>> credentials(ConnectionKey key) {
+        return bindKey(db.sql("SELECT name, secret FROM credential WHERE owner = :owner AND integration = :integration "
+                + "AND connection = :name ORDER BY name"), key)
+                .map(row -> Map.entry(row.get("name", String.class), row.get("secret", String.class)))
+                .all()
+                .collect(LinkedHashMap<String, String>::new, (values, entry) -> values.put(entry.getKey(), entry.getValue()))
+                .map(Map::copyOf);
+    }
+
+    // ---- catalogs --------------------------------------------------------------------------
+
+    @Override
+    public Mono<StoredCatalog> catalog(ConnectionKey key) {
+        return bindKey(db.sql("SELECT synced_at, tools FROM catalog WHERE owner = :owner AND integration = :integration "
+                + "AND connection = :name"), key)
+                .map(row -> new StoredCatalog(json.tools(row.get("tools", String.class)),
+                        Instant.ofEpochMilli(row.get("synced_at", Long.class))))
+                .one();
+    }
+
+    @Override
+    public Mono<Void> saveCatalog(ConnectionKey key, StoredCatalog catalog) {
+        return keyed(db.sql("DELETE FROM catalog WHERE owner = :owner AND integration = :integration AND connection = :name"), key)
+                .then(keyed(db.sql("INSERT INTO catalog (owner, integration, connection, synced_at, tools) "
+                        + "VALUES (:owner, :integration, :name, :synced, :tools)")
+                        .bind("synced", catalog.syncedAt().toEpochMilli())
+                        .bind("tools", json.tools(catalog.tools())), key))
+                .then()
+                .as(transaction::transactional)
+                // The connection was deleted while its catalog synced: nothing to keep.
+                .onErrorResume(DataIntegrityViolationException.class, ex -> Mono.empty());
+    }
+
+    // ---- rows ------------------------------------------------------------------------------
+
+    private Mono<Long> insertIntegration(Integration integration) {
+        return db.sql("INSERT INTO integration (slug, name, description, config, config_changed_at, created_at) "
+                        + "VALUES (:slug, :name, :description, :config, :changed, :created)")
+                .bind("slug", integration.slug())
+                .bind("name", integration.name())
+                .bind("description", integration.description())
+                .bind("config", json.config(integration.config()))
+                .bind("changed", integration.configChangedAt().toEpochMilli())
+                .bind("created", integration.configChangedAt().toEpochMilli())
+                .fetch().rowsUpdated();
+    }
+
+    private Mono<Long> insertConnection(Connection connection) {
+        GenericExecuteSpec spec = db.sql("INSERT INTO connection (owner, integration, name, template, identity_label, created_at) "
+                        + "VALUES (:owner, :integration, :name, :template, :label, :created)")
+                .bind("template", connection.template())
+                .bind("created", System.currentTimeMillis());
+        spec = connection.identityLabel().isPresent() ? spec.bind("label", connection.identityLabel().get())
+                : spec.bindNull("label", String.class);
+        return keyed(spec, connection.key());
+    }
+
+    private Mono<Void> insertCredentials(ConnectionKey key, Map<String, String> values) {
+        return Flux.fromIterable(values.entrySet())
+                .concatMap(entry -> keyed(db.sql("INSERT INTO credential (owner, integration, connection, name, secret) "
+                        + "VALUES (:owner, :integration, :name, :credential, :secret)")
+                        .bind("credential", entry.getKey())
+                        .bind("secret", entry.getValue()), key))
+                .then();
+    }
+
+    private static Mono<Long> keyed(GenericExecuteSpec spec, ConnectionKey key) {
+        return bindKey(spec, key).fetch().rowsUpdated();
+    }
+
+    private static GenericExecuteSpec bindKey(GenericExecuteSpec spec, ConnectionKey key) {
+        return spec.bind("owner", key.owner().wire()).bind("integration", key.integration()).bind("name", key.name());
+    }
+
+    private Integration integration(Readable row) {
+        return new Integration(row.get("slug", String.class), row.get("name", String.class), row.get("description", String.class),
+                json.config(row.get("config", String.class)), Instant.ofEpochMilli(row.get("config_changed_at", Long.class)));
+    }
+
+    private static Connection connection(Readable row) {
+        ConnectionKey key = new ConnectionKey(Owner.parse(row.get("owner", String.class)).orElseThrow(),
+                row.get("integration", String.class), row.get("name", String.class));
+        String status = row.get("health_status", String.class);
+        Optional<HealthVerdict> health = status == null ? Optional.empty()
+                : Optional.of(new HealthVerdict(status, row.get("health_checked_at", Long.class),
+                        Optional.ofNullable(row.get("health_detail", String.class))));
+        String label = row.get("identity_label", String.class);
+        return new Connection(key, row.get("template", String.class), Optional.ofNullable(label).filter(l -> !l.isEmpty()), health);
+    }
+
+    /** A key clash is a duplicate connection; a missing parent is an unknown integration. */
+    private static RuntimeException translate(ConnectionKey key, DataIntegrityViolationException ex) {
+        String message = String.valueOf(ex.getMessage()).toLowerCase();
+        return message.contains("foreign") || message.contains("referential") || message.contains("violates foreign key")
+                ? new IntegrationNotFoundException(key.integration())
+                : new ConnectionAlreadyExistsException(key);
+    }
+}

@@ -1,0 +1,49 @@
+package dev.tether.store;
+
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A server reached over HTTP.
+ *
+ * @param endpoint        its URL
+ * @param remoteTransport streamable HTTP, SSE, or auto (streamable HTTP, then SSE)
+ * @param queryParams     added to every request
+ * @param headers         added to every request; values may be secrets and the API masks them
+ */
+public record RemoteConfig(String endpoint, RemoteTransport remoteTransport, Map<String, String> queryParams,
+        Map<String, String> headers) implements ServerConfig {
+
+    /** Executor's remote transports. */
+    public enum RemoteTransport {
+        STREAMABLE_HTTP("streamable-http"), SSE("sse"), AUTO("auto");
+
+        private final String wire;
+
+        RemoteTransport(String wire) {
+            this.wire = wire;
+        }
+
+        public String wire() {
+            return wire;
+        }
+
+        public static Optional<RemoteTransport> parse(String text) {
+            return Arrays.stream(values()).filter(t -> t.wire.equals(text)).findFirst();
+        }
+    }
+
+    public RemoteConfig {
+        Objects.requireNonNull(endpoint, "endpoint");
+        remoteTransport = remoteTransport == null ? RemoteTransport.AUTO : remoteTransport;
+        queryParams = queryParams == null ? Map.of() : Map.copyOf(queryParams);
+        headers = headers == null ? Map.of() : Map.copyOf(headers);
+    }
+
+    @Override
+    public String transport() {
+        return "remote";
+    }
+}
