@@ -1,6 +1,7 @@
 package dev.tether.api;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -21,6 +22,8 @@ import reactor.core.publisher.Mono;
 final class BearerAuthFilter implements WebFilter {
 
     private static final String PREFIX = "Bearer ";
+    /** Liveness and the API's own documentation need no token, as in Executor. */
+    private static final Set<String> OPEN = Set.of("/api/health", "/api/docs");
     private static final byte[] BODY = "{\"_tag\":\"UnauthorizedError\",\"message\":\"missing or invalid bearer token\"}"
             .getBytes(StandardCharsets.UTF_8);
 
@@ -33,7 +36,8 @@ final class BearerAuthFilter implements WebFilter {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         String path = exchange.getRequest().getPath().pathWithinApplication().value();
-        boolean guarded = (path.startsWith("/api/") && !path.equals("/api/health")) || path.equals("/mcp") || path.startsWith("/mcp/");
+        boolean guarded = (path.startsWith("/api/") && !OPEN.contains(path) && !path.startsWith("/api/docs/"))
+                || path.equals("/mcp") || path.startsWith("/mcp/");
         if (!guarded || authorized(exchange.getRequest().getHeaders().getFirst(HttpHeaders.AUTHORIZATION))) {
             return chain.filter(exchange);
         }
