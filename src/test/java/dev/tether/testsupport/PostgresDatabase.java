@@ -1,0 +1,64 @@
+package dev.tether.testsupport;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Optional;
+
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * The PostgreSQL server tests use, from {@code TETHER_TEST_POSTGRES} ({@code host:port/database}),
+ * {@code TETHER_TEST_POSTGRES_USER} and {@code TETHER_TEST_POSTGRES_PASSWORD}; {@code .ci/run} sets them.
+ */
+public record PostgresDatabase(String hostPortDatabase, String user, String password) {
+
+    public static Optional<PostgresDatabase> fromEnvironment() {
+        String location = System.getenv("TETHER_TEST_POSTGRES");
+        if (location == null || location.isBlank()) {
+            return Optional.empty();
+        }
+        return Optional.of(new PostgresDatabase(location, System.getenv().getOrDefault("TETHER_TEST_POSTGRES_USER", "tether"),
+                System.getenv().getOrDefault("TETHER_TEST_POSTGRES_PASSWORD", "tether")));
+    }
+
+    public String jdbcUrl(String schema) {
+        return "jdbc:postgresql://" + hostPortDatabase + "?currentSchema=" + schema;
+    }
+
+    public String r2dbcUrl(String schema) {
+        return "r2dbc:postgresql://" + hostPortDatabase + "?schema=" + schema;
+    }
+
+    /** A fresh schema, so tests never see each other's rows. */
+    public String createSchema(String prefix) {
+        String schema = prefix + "_" + Long.toHexString(System.nanoTime());
+        try (Connection connection = DriverManager.getConnection("jdbc:postgresql://" + hostPortDatabase, user, password)) {
+            connection.createStatement().execute("CREATE SCHEMA " + schema);
+            return schema;
+        }
+        catch (SQLException ex) {
+            throw new IllegalStateException("cannot create schema on " + hostPortDatabase, ex);
+        }
+    }
+
+    /** The condition behind {@link RequiresPostgres}. */
+    public static final class Condition implements ExecutionCondition {
+
+        @Override
+        public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+            Optional<PostgresDatabase> database = fromEnvironment();
+            if (database.isPresent()) {
+                return ConditionEvaluationResult.enabled("PostgreSQL at " + database.get().hostPortDatabase());
+            }
+            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+                throw new IllegalStateException("TETHER_TEST_POSTGRES is not set, and CI requires PostgreSQL tests to run");
+            }
+            System.err.println("[WARNING] no PostgreSQL (TETHER_TEST_POSTGRES unset): PostgreSQL tests skipped ("
+                    + context.getDisplayName() + ")");
+            return ConditionEvaluationResult.disabled("no PostgreSQL: TETHER_TEST_POSTGRES unset");
+        }
+    }
+}
