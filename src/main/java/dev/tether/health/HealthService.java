@@ -135,7 +135,10 @@ public final class HealthService implements SmartLifecycle {
                 .flux()
                 .publish()
                 .refCount(1, properties.linger())
-                .next();
+                .next()
+                // publish() replays nothing: an asker that joins as the probe ends sees it complete without the
+                // verdict. The probe is forgotten by then, so asking again starts (or joins) the next one.
+                .switchIfEmpty(Mono.defer(() -> shared(key)));
         self.set(shared);
         return shared;
     }

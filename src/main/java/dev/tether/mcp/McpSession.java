@@ -120,6 +120,9 @@ public final class McpSession {
     private <T> Mono<T> bounded(Mono<T> operation, String name, Duration timeout) {
         return operation
                 .or(transport.failure())
+                // A dying server closes the session, and the SDK then fails what was pending with a bare "session
+                // terminated": once the transport has failed, say why instead.
+                .onErrorResume(error -> !(error instanceof McpServerException), error -> transport.<T>failure().or(Mono.error(error)))
                 .timeout(timeout)
                 .onErrorMap(TimeoutException.class, ex -> new McpTimeoutException(server, name, timeout));
     }
