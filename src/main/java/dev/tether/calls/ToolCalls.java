@@ -8,6 +8,7 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
+import dev.tether.mcp.McpTimeoutException;
 import dev.tether.session.SessionPool;
 import dev.tether.store.CatalogStore;
 import dev.tether.store.StoredTool;
@@ -48,10 +49,31 @@ public final class ToolCalls {
 
     private Mono<CallToolResult> call(ToolAddress address, StoredTool tool, Map<String, Object> arguments) {
         Timer.Sample timing = Timer.start(registry);
-        return sessions.withSession(address.connection(), session -> session.callTool(tool.serverName(), arguments))
+        return sessions.withSession(address.connection(), session -> session.callTool(tool.serverName(), arguments)
+                        .map(Outcome::answered)
+                        // Abandoned with notifications/cancelled: the tool was slow, not the server broken. Failing
+                        // the lease with it would retire the warm session, so the timeout leaves the lease first.
+                        .onErrorResume(McpTimeoutException.class, timeout -> Mono.just(Outcome.timedOut(timeout))))
+                .flatMap(Outcome::result)
                 .doOnNext(result -> timing.stop(timer(Boolean.TRUE.equals(result.isError()) ? "tool_error" : "ok")))
                 .doOnError(error -> timing.stop(timer("failed")))
                 .doOnCancel(() -> timing.stop(timer("cancelled")));
+    }
+
+    /** A call's answer, or the timeout it ran into. */
+    private record Outcome(CallToolResult answer, McpTimeoutException timeout) {
+
+        static Outcome answered(CallToolResult answer) {
+            return new Outcome(answer, null);
+        }
+
+        static Outcome timedOut(McpTimeoutException timeout) {
+            return new Outcome(null, timeout);
+        }
+
+        Mono<CallToolResult> result() {
+            return timeout == null ? Mono.just(answer) : Mono.error(timeout);
+        }
     }
 
     private Timer timer(String outcome) {

@@ -118,11 +118,15 @@ public final class CatalogService implements SmartLifecycle {
 
     /** The running sync of a connection, or a new one queued behind the concurrency bound. */
     private Mono<ConnectionTools> sync(ConnectionKey key) {
-        return syncing.computeIfAbsent(key, k -> {
-            Sinks.One<ConnectionTools> outcome = Sinks.one();
-            jobs.emitNext(new SyncJob(k, outcome), Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofSeconds(1)));
-            return outcome.asMono();
-        });
+        Sinks.One<ConnectionTools> outcome = Sinks.one();
+        Mono<ConnectionTools> running = syncing.putIfAbsent(key, outcome.asMono());
+        if (running != null) {
+            return running;
+        }
+        // Queued only once registered, never inside a map update: a sync that ends at once (refused by the pool,
+        // say) runs on this thread and must be able to remove its entry, or the connection never syncs again.
+        jobs.emitNext(new SyncJob(key, outcome), Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofSeconds(1)));
+        return outcome.asMono();
     }
 
     private Mono<ConnectionTools> run(SyncJob job) {

@@ -76,12 +76,15 @@ public final class HealthService implements SmartLifecycle {
      * probing. Cancelling stops waiting; the probe itself stops too unless someone else waits for it.
      */
     public Mono<HealthVerdict> check(ConnectionKey key, Optional<Duration> ifStale) {
-        return connections.find(key)
-                .switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key)))
-                .flatMap(connection -> fresh(connection, ifStale)
-                        .map(verdict -> Mono.just(verdict).doOnNext(v -> count("cached")))
-                        .orElseGet(() -> shared(key)))
-                .doOnCancel(() -> count("cancelled"));
+        // Without ifStale, join the shared probe at once: a store lookup first would let a burst of checks
+        // trickle in one by one and start probe after probe. The probe itself fails for an unknown connection.
+        Mono<HealthVerdict> verdict = ifStale.isEmpty() ? Mono.defer(() -> shared(key))
+                : connections.find(key)
+                        .switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key)))
+                        .flatMap(connection -> fresh(connection, ifStale)
+                                .map(cached -> Mono.just(cached).doOnNext(v -> count("cached")))
+                                .orElseGet(() -> shared(key)));
+        return verdict.doOnCancel(() -> count("cancelled"));
     }
 
     /**
@@ -147,7 +150,10 @@ public final class HealthService implements SmartLifecycle {
                 .flux()
                 .publish()
                 .refCount(1, properties.linger())
-                .next();
+                .next()
+                // publish() replays nothing: an asker that joins as the probe ends sees it complete without the
+                // verdict. The probe is forgotten by then, so asking again starts (or joins) the next one.
+                .switchIfEmpty(Mono.defer(() -> shared(key)));
         self.set(shared);
         return shared;
     }

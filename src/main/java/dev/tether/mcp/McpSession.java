@@ -141,6 +141,9 @@ public final class McpSession {
     private <T> Mono<T> bounded(Mono<T> operation, String name, Duration timeout) {
         return operation
                 .or(this.<T>failure())
+                // A dying server closes the session, and the SDK then fails what was pending with a bare "session
+                // terminated": once the server is known to have failed, say why instead.
+                .onErrorResume(error -> !(error instanceof McpServerException), error -> this.<T>failure().or(Mono.error(error)))
                 .timeout(timeout)
                 .onErrorMap(TimeoutException.class, ex -> new McpTimeoutException(server, name, timeout));
     }

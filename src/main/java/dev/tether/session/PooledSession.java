@@ -52,7 +52,9 @@ final class PooledSession {
         this.configChangedAt = configChangedAt;
         this.properties = properties;
         this.timer = timer;
-        this.opened = opened.concatMap(session -> Flux.just(session).concatWith(session.toolsChanged()
+        // flatMap, not concatMap: concatMap requests the next element only when the inner ends, which this one
+        // never does, and without demand the server's exit, signalled after the session, would never arrive.
+        this.opened = opened.flatMap(session -> Flux.just(session).concatWith(session.toolsChanged()
                 .doOnNext(tools -> onToolsChanged.accept(key))
                 .thenMany(Flux.empty())));
         this.lastReleased = timer.now(TimeUnit.MILLISECONDS);

@@ -1,0 +1,298 @@
+package dev.tether.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+import dev.tether.mcp.McpProperties;
+import dev.tether.mcp.McpTimeoutException;
+import dev.tether.process.ProcessProperties;
+import dev.tether.store.ConnectionKey;
+import dev.tether.testsupport.OsProcesses;
+
+/**
+ * The pool against real fixture processes: single-flight creation, half-made sessions, leases that keep or
+ * retire a session, crash detection, caps and re-configuration. Spawns are counted by the processes themselves
+ * (see {@link PoolHarness}), liveness is asked of the OS.
+ */
+class SessionPoolTest {
+
+    private static final Duration BOUND = Duration.ofSeconds(15);
+
+    @TempDir
+    Path dir;
+
+    private PoolHarness harness;
+
+    @AfterEach
+    void leaveNothingBehind() {
+        if (harness != null) {
+            harness.close();
+        }
+    }
+
+    private PoolHarness harness(SessionProperties sessions) {
+        harness = PoolHarness.builder(dir).sessions(sessions).build();
+        return harness;
+    }
+
+    @Test
+    void concurrentAskersShareOneSpawn() {
+        PoolHarness h = harness(new SessionProperties(null, null, 50)); // askers waiting for the session hold leases too
+        ConnectionKey key = h.connect("one", h.fixture("one"));
+
+        List<String> answers = Flux.range(0, 50)
+                .flatMap(i -> h.pool().withSession(key, session -> session.ping().thenReturn("pong")), 50)
+                .collectList()
+                .block(BOUND);
+
+        assertThat(answers).hasSize(50).containsOnly("pong");
+        assertThat(h.spawns("one")).as("spawns logged by the fixture itself").isEqualTo(1);
+        assertThat(h.counter("tether.children.spawned")).isEqualTo(1.0);
+        assertThat(h.recorded("one", "initialize")).isEqualTo(1);
+        assertThat(h.recorded("one", "ping")).isEqualTo(50);
+        assertThat(h.pool().size()).isEqualTo(1);
+    }
+
+    @Test
+    void everyAskerCancellingDuringTheHandshakeTearsTheHalfMadeSessionDown() {
+        PoolHarness h = harness(SessionProperties.defaults());
+        ConnectionKey key = h.connect("mute", h.fixture("mute", "--hang-on-initialize"));
+
+        Disposable first = h.pool().withSession(key, session -> session.ping()).subscribe();
+        Disposable second = h.pool().withSession(key, session -> session.ping()).subscribe();
+        await().atMost(BOUND).until(() -> h.recorded("mute", "initialize") == 1);
+        long pid = h.spawnedPids("mute").get(0);
+        assertThat(OsProcesses.alive(pid)).isTrue();
+
+        first.dispose();
+        second.dispose();
+
+        OsProcesses.awaitGone(List.of(pid), Duration.ofSeconds(10));
+        await().atMost(BOUND).until(() -> h.pool().size() == 0);
+        assertThat(h.spawns("mute")).isEqualTo(1);
+    }
+
+    @Test
+    void oneAskerLeavingKeepsTheHalfMadeSessionForTheOther() {
+        PoolHarness h = harness(SessionProperties.defaults());
+        ConnectionKey key = h.connect("sleepy", h.fixture("sleepy", "--slow-start=800"));
+
+        Disposable leaving = h.pool().withSession(key, session -> session.ping()).subscribe();
+        Mono<String> staying = h.pool().withSession(key, session -> session.ping().thenReturn("pong")).cache();
+        staying.subscribe(ignored -> { }, error -> { });
+        await().atMost(BOUND).until(() -> h.spawns("sleepy") == 1);
+        leaving.dispose();
+
+        StepVerifier.create(staying).expectNext("pong").expectComplete().verify(BOUND);
+        assertThat(h.spawns("sleepy")).isEqualTo(1);
+        assertThat(OsProcesses.alive(h.spawnedPids("sleepy").get(0))).as("the session stays warm").isTrue();
+    }
+
+    @Test
+    void cancelledLeaseOnAReadySessionLeavesItWarm() {
+        PoolHarness h = harness(SessionProperties.defaults());
+        ConnectionKey key = h.connect("warm", h.fixture("warm"));
+        CountDownLatch leased = new CountDownLatch(1);
+
+        Disposable lease = h.pool().withSession(key, session -> Mono.fromRunnable(leased::countDown).then(Mono.never()))
+                .subscribe();
+        await().atMost(BOUND).until(() -> leased.getCount() == 0);
+        lease.dispose();
+
+        StepVerifier.create(h.pool().withSession(key, session -> session.ping().thenReturn("pong")))
+                .expectNext("pong").expectComplete().verify(BOUND);
+        assertThat(h.spawns("warm")).as("the second request reuses the warm session").isEqualTo(1);
+        assertThat(OsProcesses.alive(h.spawnedPids("warm").get(0))).isTrue();
+    }
+
+    @Test
+    void serverThatDiesWhileIdleIsNoticedAtOnceAndTheNextAskerGetsANewSession() {
+        PoolHarness h = harness(SessionProperties.defaults());
+        ConnectionKey key = h.connect("brief", h.fixture("brief"));
+
+        StepVerifier.create(h.pool().withSession(key, session -> session.ping().thenReturn("pong")))
+                .expectNext("pong").expectComplete().verify(BOUND);
+        long first = h.spawnedPids("brief").get(0);
+        ProcessHandle.of(first).ifPresent(ProcessHandle::destroy); // SIGTERM from outside: the fixture exits 143
+
+        // Nobody leases it: the pool notices the exit by itself and drops the session.
+        await().atMost(Duration.ofSeconds(5)).until(() -> h.pool().size() == 0);
+        OsProcesses.awaitGone(List.of(first), Duration.ofSeconds(10));
+
+        StepVerifier.create(h.pool().withSession(key, session -> session.ping().thenReturn("pong")))
+                .expectNext("pong").expectComplete().verify(BOUND);
+        assertThat(h.spawns("brief")).isEqualTo(2);
+    }
+
+    /** The process lives on, frozen: only the lease's failure (a ping timeout) can tell the pool to retire it. */
+    @Test
+    void leaseThatTimesOutRetiresTheSessionThoughItsProcessLives() throws Exception {
+        harness = PoolHarness.builder(dir)
+                .mcp(new McpProperties(null, Duration.ofMillis(500), null, null))
+                .process(new ProcessProperties(Duration.ofMillis(200), Duration.ofMillis(200), null, null, null))
+                .build();
+        ConnectionKey key = harness.connect("frozen", harness.fixture("frozen"));
+        ping(harness, key);
+        long frozen = harness.spawnedPids("frozen").get(0);
+        signal("STOP", frozen);
+        try {
+            StepVerifier.create(harness.pool().withSession(key, session -> session.ping()))
+                    .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(McpTimeoutException.class)
+                            .hasMessageContaining("ping timed out after 500ms"))
+                    .verify(BOUND);
+            assertThat(harness.pool().size()).as("retired by the failed lease").isZero();
+            OsProcesses.awaitGone(List.of(frozen), Duration.ofSeconds(10));
+        }
+        finally {
+            signal("CONT", frozen);
+        }
+        ping(harness, key);
+        assertThat(harness.spawns("frozen")).isEqualTo(2);
+    }
+
+    /** A failure of the body's own making says nothing about the server: the session stays. */
+    @Test
+    void leaseThatFailsOnItsOwnKeepsTheSession() {
+        PoolHarness h = harness(SessionProperties.defaults());
+        ConnectionKey key = h.connect("fine", h.fixture("fine"));
+
+        StepVerifier.create(h.pool().withSession(key, session -> session.ping().then(Mono.error(new IllegalStateException("caller bug")))))
+                .expectErrorMessage("caller bug")
+                .verify(BOUND);
+        ping(h, key);
+
+        assertThat(h.spawns("fine")).isEqualTo(1);
+    }
+
+    @Test
+    void allSessionsBusyAtMaxSessionsIsRefusedNotQueued() {
+        PoolHarness h = harness(new SessionProperties(null, 2, null));
+        ConnectionKey a = h.connect("a", h.fixture("a"));
+        ConnectionKey b = h.connect("b", h.fixture("b"));
+        ConnectionKey c = h.connect("c", h.fixture("c"));
+        Disposable holdA = hold(h, a);
+        Disposable holdB = hold(h, b);
+
+        StepVerifier.create(h.pool().withSession(c, session -> session.ping()))
+                .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(SessionLimitException.class)
+                        .hasMessageContaining("tether.session.max-sessions")
+                        .satisfies(e -> assertThat(((SessionLimitException) e).limit()).isEqualTo("tether.session.max-sessions")))
+                .verify(Duration.ofSeconds(2));
+        assertThat(h.spawns("c")).as("a refused asker spawns nothing").isZero();
+
+        holdA.dispose();
+        holdB.dispose();
+    }
+
+    @Test
+    void idleSessionGivesWayToANewOneAtTheCap() {
+        PoolHarness h = harness(new SessionProperties(null, 2, null));
+        ConnectionKey a = h.connect("a", h.fixture("a"));
+        ConnectionKey b = h.connect("b", h.fixture("b"));
+        ConnectionKey c = h.connect("c", h.fixture("c"));
+        ping(h, a); // a: idle, released first, so least recently used
+        Disposable holdB = hold(h, b);
+
+        ping(h, c);
+
+        OsProcesses.awaitGone(h.spawnedPids("a"), Duration.ofSeconds(10));
+        assertThat(h.pool().size()).isEqualTo(2);
+        assertThat(OsProcesses.alive(h.spawnedPids("b").get(0))).as("the busy session stays").isTrue();
+        holdB.dispose();
+    }
+
+    @Test
+    void leasesBeyondMaxLeasesPerSessionAreRefused() {
+        PoolHarness h = harness(new SessionProperties(null, null, 2));
+        ConnectionKey key = h.connect("busy", h.fixture("busy"));
+        Disposable one = hold(h, key);
+        Disposable two = hold(h, key);
+
+        StepVerifier.create(h.pool().withSession(key, session -> session.ping()))
+                .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(SessionLimitException.class)
+                        .satisfies(e -> assertThat(((SessionLimitException) e).limit())
+                                .isEqualTo("tether.session.max-leases-per-session")))
+                .verify(Duration.ofSeconds(2));
+
+        one.dispose();
+        StepVerifier.create(h.pool().withSession(key, session -> session.ping().thenReturn("pong")))
+                .expectNext("pong").expectComplete().verify(BOUND);
+        two.dispose();
+        assertThat(h.spawns("busy")).isEqualTo(1);
+    }
+
+    /** A pool of one lease: if a cancelled, failed or completed lease leaked its count, the last request would be refused. */
+    @Test
+    void everyWayALeaseEndsGivesItsPlaceBack() {
+        PoolHarness h = harness(new SessionProperties(null, null, 1));
+        ConnectionKey key = h.connect("single", h.fixture("single"));
+
+        ping(h, key);
+        StepVerifier.create(h.pool().withSession(key, session -> Mono.error(new IllegalStateException("body failed"))))
+                .expectErrorMessage("body failed").verify(BOUND);
+        Disposable cancelled = hold(h, key);
+        cancelled.dispose();
+        Disposable held = hold(h, key);
+
+        StepVerifier.create(h.pool().withSession(key, session -> session.ping()))
+                .expectError(SessionLimitException.class).verify(Duration.ofSeconds(2));
+        held.dispose();
+        ping(h, key);
+        assertThat(h.spawns("single")).as("none of these ends retired the session").isEqualTo(1);
+    }
+
+    @Test
+    void reconfiguredIntegrationGetsANewSessionAndTheOldOneIsTornDown() {
+        PoolHarness h = harness(SessionProperties.defaults());
+        ConnectionKey key = h.connect("conf", h.fixture("conf", "--tools=1"));
+        ping(h, key);
+        long old = h.spawnedPids("conf").get(0);
+
+        h.reconfigure("conf", h.fixture("conf", "--tools=2"));
+        ping(h, key);
+
+        OsProcesses.awaitGone(List.of(old), Duration.ofSeconds(10));
+        assertThat(h.spawns("conf")).isEqualTo(2);
+        assertThat(h.pool().size()).isEqualTo(1);
+    }
+
+    @Test
+    void retiringAnIntegrationTearsItsSessionsDown() {
+        PoolHarness h = harness(SessionProperties.defaults());
+        ConnectionKey key = h.connect("gone", h.fixture("gone"));
+        ping(h, key);
+
+        h.pool().retire("gone").block(BOUND);
+
+        OsProcesses.awaitGone(h.spawnedPids("gone"), Duration.ofSeconds(10));
+        assertThat(h.pool().size()).isZero();
+    }
+
+    private static void signal(String signal, long pid) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
+        assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    private static void ping(PoolHarness h, ConnectionKey key) {
+        StepVerifier.create(h.pool().withSession(key, session -> session.ping().thenReturn("pong")))
+                .expectNext("pong").expectComplete().verify(BOUND);
+    }
+
+    private static Disposable hold(PoolHarness h, ConnectionKey key) {
+        return h.hold(key);
+    }
+}

@@ -1,0 +1,37 @@
+package dev.tether.store;
+
+import java.util.UUID;
+
+import io.r2dbc.spi.ConnectionFactories;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.ConnectionFactoryOptions;
+import org.flywaydb.core.Flyway;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
+import org.springframework.r2dbc.core.DatabaseClient;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The real store on an embedded H2 database of its own, for tests that wire services by hand: one instance
+ * behind every store interface, as Spring wires it.
+ */
+public final class TestStores {
+
+    /** The four views of one store. */
+    public record Stores(IntegrationStore integrations, ConnectionStore connections, CredentialStore credentials,
+            CatalogStore catalogs) {
+    }
+
+    private TestStores() {
+    }
+
+    /** A migrated, empty H2 database in memory, alive until the JVM ends. */
+    public static Stores embedded() {
+        String name = "test-" + UUID.randomUUID();
+        Flyway.configure().dataSource("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "").load().migrate();
+        ConnectionFactory factory = ConnectionFactories.get(ConnectionFactoryOptions.parse("r2dbc:h2:mem:///" + name + "?DB_CLOSE_DELAY=-1")
+                .mutate().option(ConnectionFactoryOptions.USER, "sa").option(ConnectionFactoryOptions.PASSWORD, "").build());
+        R2dbcStore store = new R2dbcStore(DatabaseClient.create(factory), new R2dbcTransactionManager(factory),
+                JsonMapper.builder().build());
+        return new Stores(store, store, store, store);
+    }
+}
