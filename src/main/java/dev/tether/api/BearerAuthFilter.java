@@ -1,6 +1,7 @@
 package dev.tether.api;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -8,6 +9,7 @@ import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
@@ -21,6 +23,7 @@ import reactor.core.publisher.Mono;
 final class BearerAuthFilter implements WebFilter {
 
     private static final String PREFIX = "Bearer ";
+    private static final List<String> OPEN = List.of("api", "health");
     private static final byte[] BODY = "{\"_tag\":\"UnauthorizedError\",\"message\":\"missing or invalid bearer token\"}"
             .getBytes(StandardCharsets.UTF_8);
 
@@ -32,9 +35,8 @@ final class BearerAuthFilter implements WebFilter {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        String path = exchange.getRequest().getPath().pathWithinApplication().value();
-        boolean guarded = (path.startsWith("/api/") && !path.equals("/api/health")) || path.equals("/mcp") || path.startsWith("/mcp/");
-        if (!guarded || authorized(exchange.getRequest().getHeaders().getFirst(HttpHeaders.AUTHORIZATION))) {
+        String authorization = exchange.getRequest().getHeaders().getFirst(HttpHeaders.AUTHORIZATION);
+        if (!guarded(exchange.getRequest().getPath().pathWithinApplication()) || authorized(authorization)) {
             return chain.filter(exchange);
         }
         ServerHttpResponse response = exchange.getResponse();
@@ -43,6 +45,24 @@ final class BearerAuthFilter implements WebFilter {
         response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
         DataBuffer body = response.bufferFactory().wrap(BODY);
         return response.writeWith(Mono.just(body));
+    }
+
+    /**
+     * Decided on the path as routing matches it, segment by segment, decoded and without matrix variables: a
+     * check of the raw text would let {@code /%61pi/integrations} or {@code /api;x=1/integrations} through to
+     * {@code /api/integrations}. A segment that decodes to a slash is refused outright.
+     */
+    private static boolean guarded(PathContainer path) {
+        List<String> segments = path.elements().stream()
+                .filter(PathContainer.PathSegment.class::isInstance)
+                .map(segment -> ((PathContainer.PathSegment) segment).valueToMatch())
+                .filter(segment -> !segment.isEmpty())
+                .toList();
+        if (segments.stream().anyMatch(segment -> segment.contains("/"))) {
+            return true;
+        }
+        boolean apiOrMcp = !segments.isEmpty() && (segments.get(0).equals("api") || segments.get(0).equals("mcp"));
+        return apiOrMcp && !segments.equals(OPEN);
     }
 
     private boolean authorized(String header) {

@@ -88,6 +88,9 @@ final class McpServersController {
         if (args.stream().anyMatch(arg -> arg == null)) {
             throw InvalidInputException.decode("`args` must be an array of strings");
         }
+        if (request.env() != null && request.env().containsValue(null)) {
+            throw InvalidInputException.decode("`env` must map variable names to strings");
+        }
         String slug = request.slug() == null || request.slug().isBlank() ? Slugs.fromName(name) : Slugs.check(request.slug());
         return new Integration(slug, name, request.description(),
                 new StdioConfig(command, args, request.env(), request.cwd()), clock.instant());
