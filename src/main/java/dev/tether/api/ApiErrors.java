@@ -7,9 +7,11 @@ import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebInputException;
 
 import dev.tether.calls.ToolNotFoundException;
@@ -91,6 +93,15 @@ final class ApiErrors {
         return body(HttpStatus.BAD_GATEWAY, "McpConnectionError", "transport", "stdio", "message", ex.getMessage());
     }
 
+    /** No route, a method or media type the route does not take: the status WebFlux chose, not a 500. */
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> unrouted(ResponseStatusException ex) {
+        String tag = ex.getStatusCode().value() == HttpStatus.NOT_FOUND.value() ? "RouteNotFound" : "HttpApiError";
+        String reason = ex.getReason() == null ? ex.getStatusCode().toString() : ex.getReason();
+        Map<String, Object> error = body(ex.getStatusCode(), tag, "message", reason).getBody();
+        return new ResponseEntity<>(error, ex.getHeaders(), ex.getStatusCode());
+    }
+
     @ExceptionHandler
     ResponseEntity<Map<String, Object>> internal(Exception ex) {
         String traceId = UUID.randomUUID().toString();
@@ -98,7 +109,7 @@ final class ApiErrors {
         return body(HttpStatus.INTERNAL_SERVER_ERROR, "InternalError", "traceId", traceId);
     }
 
-    private static ResponseEntity<Map<String, Object>> body(HttpStatus status, String tag, Object... fields) {
+    private static ResponseEntity<Map<String, Object>> body(HttpStatusCode status, String tag, Object... fields) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("_tag", tag);
         for (int i = 0; i < fields.length; i += 2) {

@@ -1,7 +1,7 @@
 package dev.tether.api;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Set;
+import java.util.List;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -9,6 +9,7 @@ import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
@@ -23,7 +24,8 @@ final class BearerAuthFilter implements WebFilter {
 
     private static final String PREFIX = "Bearer ";
     /** Liveness and the API's own documentation need no token, as in Executor. */
-    private static final Set<String> OPEN = Set.of("/api/health", "/api/docs");
+    private static final List<String> HEALTH = List.of("api", "health");
+    private static final List<String> DOCS = List.of("api", "docs");
     private static final byte[] BODY = "{\"_tag\":\"UnauthorizedError\",\"message\":\"missing or invalid bearer token\"}"
             .getBytes(StandardCharsets.UTF_8);
 
@@ -35,10 +37,8 @@ final class BearerAuthFilter implements WebFilter {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        String path = exchange.getRequest().getPath().pathWithinApplication().value();
-        boolean guarded = (path.startsWith("/api/") && !OPEN.contains(path) && !path.startsWith("/api/docs/"))
-                || path.equals("/mcp") || path.startsWith("/mcp/");
-        if (!guarded || authorized(exchange.getRequest().getHeaders().getFirst(HttpHeaders.AUTHORIZATION))) {
+        String authorization = exchange.getRequest().getHeaders().getFirst(HttpHeaders.AUTHORIZATION);
+        if (!guarded(exchange.getRequest().getPath().pathWithinApplication()) || authorized(authorization)) {
             return chain.filter(exchange);
         }
         ServerHttpResponse response = exchange.getResponse();
@@ -47,6 +47,25 @@ final class BearerAuthFilter implements WebFilter {
         response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
         DataBuffer body = response.bufferFactory().wrap(BODY);
         return response.writeWith(Mono.just(body));
+    }
+
+    /**
+     * Decided on the path as routing matches it, segment by segment, decoded and without matrix variables: a
+     * check of the raw text would let {@code /%61pi/integrations} or {@code /api;x=1/integrations} through to
+     * {@code /api/integrations}. A segment that decodes to a slash is refused outright.
+     */
+    private static boolean guarded(PathContainer path) {
+        List<String> segments = path.elements().stream()
+                .filter(PathContainer.PathSegment.class::isInstance)
+                .map(segment -> ((PathContainer.PathSegment) segment).valueToMatch())
+                .filter(segment -> !segment.isEmpty())
+                .toList();
+        if (segments.stream().anyMatch(segment -> segment.contains("/"))) {
+            return true;
+        }
+        boolean apiOrMcp = !segments.isEmpty() && (segments.get(0).equals("api") || segments.get(0).equals("mcp"));
+        boolean open = segments.equals(HEALTH) || (segments.size() >= 2 && segments.subList(0, 2).equals(DOCS));
+        return apiOrMcp && !open;
     }
 
     private boolean authorized(String header) {

@@ -206,6 +206,9 @@ final class ConnectionsController {
         if (request.from() != null) {
             throw InvalidInputException.connection("`from`: credential providers are not available in Tether; give `value` or `values`");
         }
+        if (request.values() != null && request.values().containsValue(null)) {
+            throw InvalidInputException.connection("`values` must map variable names to strings");
+        }
         return new Connection(key, template, Optional.ofNullable(request.identityLabel()), Optional.empty());
     }
 

@@ -67,8 +67,9 @@ final class PooledSession {
                 .doFinally(signal -> {
                     ended = true;
                     idleEviction.dispose();
-                    ready.tryEmitError(new SessionRetiredException(key, "it ended before it was ready"));
+                    // Out of the pool before anyone hears of it: a waiter that retries must find room, not us.
                     onEnd.accept(this);
+                    ready.tryEmitError(new SessionRetiredException(key, "it ended before it was ready"));
                 })
                 .subscribe(session -> {
                     isReady = true;

@@ -115,10 +115,11 @@ public final class SessionPool {
         if (existing != null && !existing.ended() && existing.configChangedAt().equals(integration.configChangedAt())) {
             return Mono.just(existing);
         }
-        if (existing != null) {
-            return existing.retire("its configuration changed").then(Mono.defer(() -> entry(key, integration)));
-        }
-        return credentials.credentials(key).map(values -> {
+        // An ended or outdated session gives up its place here, not by asking again: asking again from inside
+        // the session's own end would find it still in the pool, and recurse.
+        Mono<Void> making = existing == null ? Mono.empty()
+                : Mono.fromRunnable(() -> pool.remove(key, existing)).then(existing.retire("its configuration changed"));
+        return making.then(credentials.credentials(key)).map(values -> {
             makeRoom(key);
             PooledSession fresh = new PooledSession(key, integration.configChangedAt(), sessions.open(IntegrationServers.of(integration, values)),
                     properties, timer, toolsChanged::tryEmitNext);

@@ -1,0 +1,208 @@
+package dev.tether.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.github.dockerjava.api.model.Container;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpMethod;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+
+import dev.tether.testsupport.DockerContainers;
+import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.OsProcesses;
+import dev.tether.testsupport.RequiresDocker;
+
+/**
+ * One client goes away mid-request: the server it started, stuck in the MCP handshake and deaf to EOF and
+ * SIGTERM, is gone (process tree, container) within the teardown ladder's bound after the disconnect. The
+ * discovery and health timeouts are set far beyond the bound and the periodic reaper is off, so only the
+ * client's cancellation can explain the cleanup. The session is still being made when its only asker leaves,
+ * so the pool must not keep it.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "tether.process.eof-grace=500ms", "tether.process.term-grace=500ms", "tether.process.kill-grace=1s",
+        "tether.mcp.discovery-timeout=120s", "tether.mcp.ping-timeout=120s", "tether.health.timeout=120s",
+        "tether.session.idle-ttl=100ms", "tether.docker.reap-interval=1h" })
+@DirtiesContext
+@InProcess
+class ClientAbortTest {
+
+    /** eof + term + kill graces set above. */
+    private static final Duration LADDER = Duration.ofMillis(500 + 500 + 1000);
+    /** Time on top of the ladder for the disconnect to reach the server, {@code docker rm -f}, and a busy CI box. */
+    private static final Duration SLACK = Duration.ofSeconds(4);
+    private static final Duration STARTUP_BOUND = Duration.ofSeconds(30);
+
+    private static final Path DATA_DIR = DataDirs.create("abort");
+    private static final String RUN = UUID.randomUUID().toString();
+    private static final String RUN_LABEL = "dev.tether.api.run";
+    private static final String HANG = "--hang-on-initialize";
+
+    @DynamicPropertySource
+    static void dataDir(DynamicPropertyRegistry registry) {
+        registry.add("tether.data-dir", DATA_DIR::toString);
+    }
+
+    @LocalServerPort
+    int port;
+
+    private TetherClient tether;
+    private String instance;
+    private Path work;
+
+    @BeforeEach
+    void connect() throws IOException {
+        tether = new TetherClient(port, DataDirs.token(DATA_DIR));
+        instance = DataDirs.instanceId(DATA_DIR);
+        work = Files.createDirectories(DATA_DIR.resolve("work-" + UUID.randomUUID()));
+    }
+
+    @AfterEach
+    void cleanUp() {
+        if (instance != null) {
+            Leftovers.removeContainers("tether.instance", instance);
+        }
+        Leftovers.removeContainers(RUN_LABEL, RUN);
+        Leftovers.killProcesses(RUN);
+        MarkedProcesses.kill(RUN);
+        if (work != null) {
+            Leftovers.killProcesses(work.toString());
+        }
+    }
+
+    @Test
+    @RequiresDocker
+    void clientAbortMidHandshakeRemovesContainer() {
+        String record = "/tmp/record-" + RUN;
+        String slug = tether.register("hang_docker", Fixture.dockerCommand(List.of("--label", RUN_LABEL + "=" + RUN),
+                HANG, "--ignore-eof", "--ignore-sigterm", "--record=" + record), marker());
+        double cancelledBefore = tether.metrics().healthChecks("cancelled");
+
+        Disposable request = tether.healthLater(slug).subscribe(reply -> { }, error -> { });
+        // Mid-handshake means: the engine runs the container, and the fixture inside it got initialize (read
+        // from the host through /proc/<pid>/root), which it never answers.
+        await().atMost(STARTUP_BOUND).pollInterval(Duration.ofMillis(100)).until(() ->
+                runningContainers().size() == 1 && recordedInContainer(record).contains("initialize"));
+        assertThat(request.isDisposed()).as("the check is still waiting for the handshake").isFalse();
+        String container = DockerContainers.describe(runningContainers().get(0));
+
+        long disconnected = System.nanoTime();
+        request.dispose();
+
+        Duration bound = LADDER.plus(SLACK);
+        DockerContainers.awaitNoneWithLabel("tether.instance", instance, bound);
+        OsProcesses.awaitNoneMatching(RUN, bound);
+        Duration took = Duration.ofNanos(System.nanoTime() - disconnected);
+        System.out.println("[client-abort] container " + container + " gone " + took.toMillis()
+                + " ms after the client disconnected (ladder " + LADDER.toMillis() + " ms, bound " + bound.toMillis() + " ms)");
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> tether.metrics().healthChecks("cancelled") > cancelledBefore);
+        assertThat(tether.get("/api/connections/org/" + slug + "/default").json().has("lastHealth"))
+                .as("a cancelled check persists no verdict").isFalse();
+    }
+
+    @Test
+    void clientAbortMidHandshakeKillsTheWholeProcessTree() throws IOException {
+        Path pids = work.resolve("pids");
+        Path record = work.resolve("record");
+        String slug = tether.register("hang_plain", Fixture.command(HANG, "--ignore-eof", "--ignore-sigterm",
+                "--fork-grandchild", "--pid-file=" + pids, "--record=" + record), marker());
+
+        Disposable request = tether.healthLater(slug).subscribe(reply -> { }, error -> { });
+        await().atMost(STARTUP_BOUND).until(() -> recorded(record).contains("initialize"));
+        List<Long> tree = Files.readAllLines(pids).stream().map(Long::parseLong).toList();
+        assertThat(tree).as("fixture and grandchild").hasSize(2);
+        assertThat(tree).allMatch(OsProcesses::alive);
+
+        long disconnected = System.nanoTime();
+        request.dispose();
+
+        OsProcesses.awaitGone(tree, LADDER.plus(SLACK));
+        System.out.println("[client-abort] process tree " + tree + " gone "
+                + Duration.ofNanos(System.nanoTime() - disconnected).toMillis() + " ms after the client disconnected");
+        await().atMost(Duration.ofSeconds(5)).until(() -> tether.metrics().live() == 0);
+    }
+
+    /**
+     * The storm's race, slowed down: a check is abandoned while its server starts, and a refresh of the same
+     * connection asks for the session just as the check's linger (250 ms) runs out and the pool tears the
+     * half-made session down. The refresh must get an answer (a fresh session), not wait forever.
+     */
+    @Test
+    void aCheckAbandonedWhileARefreshJoinsItsStartingServerLeavesTheConnectionUsable() {
+        String slug = tether.register("joined", Fixture.command("--slow-start=600"), marker());
+
+        for (int round = 0; round < 20; round++) {
+            Disposable check = tether.healthLater(slug).subscribe(reply -> { }, error -> { });
+            sleep(Duration.ofMillis(5));
+            check.dispose();
+            sleep(Duration.ofMillis(235 + (round * 3) % 40)); // sweeps across the end of the linger
+            TetherClient.Reply refreshed = tether.exchange(HttpMethod.POST, "/api/connections/org/" + slug + "/default/refresh", null)
+                    .timeout(Duration.ofSeconds(15), Mono.empty())
+                    .block();
+
+            assertThat(refreshed).as("round %d: the refresh answered", round).isNotNull();
+            assertThat(refreshed.status()).as("round %d: %s", round, refreshed).isEqualTo(200);
+            sleep(Duration.ofMillis(300)); // the idle session retires: the next round starts a server again
+        }
+        assertThat(tether.health(slug).json().get("status").asString()).isEqualTo("healthy");
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** Every process the server starts, its grandchild included, carries this, so clean-up finds it. */
+    private static Map<String, String> marker() {
+        return Map.of(MarkedProcesses.VARIABLE, RUN);
+    }
+
+    private List<Container> runningContainers() {
+        return DockerContainers.withLabel("tether.instance", instance).stream()
+                .filter(c -> "running".equals(c.getState()))
+                .toList();
+    }
+
+    /** What the fixture inside the container recorded, read through its process's root on the host. */
+    private static String recordedInContainer(String record) {
+        for (ProcessHandle fixture : OsProcesses.matching(record)) {
+            // the fixture itself, not the docker run client whose command line also holds the path
+            if (OsProcesses.commandLine(fixture.pid()).startsWith("node " + Fixture.IMAGE_FIXTURE_SCRIPT)) {
+                return recorded(Path.of("/proc", Long.toString(fixture.pid()), "root").resolve(record.substring(1)));
+            }
+        }
+        return "";
+    }
+
+    private static String recorded(Path record) {
+        try {
+            return Files.exists(record) ? Files.readString(record) : "";
+        }
+        catch (IOException gone) {
+            return ""; // the process (and with it its root) went away while we read
+        }
+    }
+}
