@@ -77,11 +77,30 @@ public final class DockerRunRewriter {
     static int imageIndex(List<String> flags) {
         int i = 0;
         while (i < flags.size() && flags.get(i).startsWith("-")) {
-            String flag = flags.get(i);
-            boolean takesValue = !flag.contains("=") && !BOOLEAN_RUN_OPTIONS.contains(flag) && !flag.matches("-[itdPq]+");
-            i += takesValue ? 2 : 1;
+            i += takesNextArgument(flags.get(i)) ? 2 : 1;
         }
         return Math.min(i, flags.size());
+    }
+
+    /**
+     * Whether a run option's value is the next argument. Not for a boolean, nor {@code --opt=value}; in a cluster
+     * of one-letter options ({@code -it}, {@code -ie}, {@code -eTOKEN}, {@code -p8080:80}) only when the first
+     * letter that takes a value is the last one, as the rest of the cluster is otherwise its value.
+     */
+    private static boolean takesNextArgument(String flag) {
+        if (flag.contains("=") || BOOLEAN_RUN_OPTIONS.contains(flag)) {
+            return false;
+        }
+        if (flag.startsWith("--")) {
+            return true;
+        }
+        String letters = flag.substring(1);
+        for (int i = 0; i < letters.length(); i++) {
+            if ("itdPq".indexOf(letters.charAt(i)) < 0) {
+                return i == letters.length() - 1;
+            }
+        }
+        return false;
     }
 
     private static Optional<String> userName(List<String> options) {

@@ -102,6 +102,8 @@ final class ChildProcessTransport implements McpClientTransport {
                 .timeout(EXIT_CODE_WAIT, Mono.empty())
                 .map(Optional::of)
                 .defaultIfEmpty(Optional.empty())
+                // Its last words (why it exited) may still be in the pipe when its exit is seen.
+                .delayUntil(code -> child.stderrClosed().timeout(EXIT_CODE_WAIT, Mono.empty()))
                 .flatMap(code -> Mono.error(McpServerException.exited(server, code, child.stderrTail())));
     }
 

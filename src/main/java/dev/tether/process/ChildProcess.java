@@ -11,10 +11,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 import reactor.core.Disposable;
+import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -33,6 +37,7 @@ public final class ChildProcess implements Disposable {
     private final OutputStream stdin;
     private final Sinks.Many<String> stdoutLines = Sinks.many().unicast().onBackpressureBuffer();
     private final StderrTail stderr;
+    private final Sinks.Empty<Void> stderrClosed = Sinks.empty();
     private final Function<ChildProcess, Mono<TeardownReport>> teardownAction;
     private final AtomicBoolean teardownStarted = new AtomicBoolean();
     private final Sinks.One<TeardownReport> teardown = Sinks.one();
@@ -85,6 +90,14 @@ public final class ChildProcess implements Disposable {
         return stderr.text();
     }
 
+    /**
+     * Completes when the child's stderr has ended, i.e. {@link #stderrTail()} holds its last words. A child's exit
+     * can be seen before what it wrote just before exiting has been drained; a grandchild may keep stderr open.
+     */
+    public Mono<Void> stderrClosed() {
+        return stderrClosed.asMono();
+    }
+
     /** Emits the exit code once the child has exited. */
     public Mono<Integer> onExit() {
         return Mono.fromFuture(process.onExit(), true).map(Process::exitValue);
@@ -118,13 +131,22 @@ public final class ChildProcess implements Disposable {
         return teardown.asMono();
     }
 
-    /** Blocks until torn down; for shutdown and tests only. */
+    /** Blocks until torn down; for shutdown and tests only. Fails, naming the child, when that outlasts the timeout. */
     public TeardownReport disposeNow(Duration timeout) {
-        TeardownReport report = disposeLater().block(timeout);
-        if (report == null) {
+        try {
+            // Not block(timeout): its timeout throws a message that names neither the child nor what was awaited.
+            return disposeLater().toFuture().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        }
+        catch (TimeoutException ex) {
             throw new IllegalStateException("child " + id() + " (pid " + pid() + ") was not torn down within " + timeout);
         }
-        return report;
+        catch (ExecutionException ex) {
+            throw Exceptions.propagate(ex.getCause());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + this + " to be torn down", ex);
+        }
     }
 
     /** Completes when the teardown started by anyone has finished. */
@@ -198,6 +220,7 @@ public final class ChildProcess implements Disposable {
         catch (IOException ignored) {
             // Closed under us during teardown.
         }
+        stderrClosed.tryEmitEmpty();
     }
 
     private static void startDaemon(String name, Runnable task) {

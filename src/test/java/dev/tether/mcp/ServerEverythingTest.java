@@ -1,0 +1,108 @@
+package dev.tether.mcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.modelcontextprotocol.spec.McpSchema.TextContent;
+import io.modelcontextprotocol.spec.McpSchema.Tool;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.test.StepVerifier;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.tether.docker.DockerEngine;
+import dev.tether.docker.DockerProperties;
+import dev.tether.docker.DockerRunRewriter;
+import dev.tether.docker.InstanceId;
+import dev.tether.process.ChildProcess;
+import dev.tether.process.ChildProcesses;
+import dev.tether.process.ContainerRemover;
+import dev.tether.process.ProcessProperties;
+import dev.tether.testsupport.Await;
+import dev.tether.testsupport.DockerContainers;
+import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.LifecycleGuard;
+import dev.tether.testsupport.OsProcesses;
+import dev.tether.testsupport.RequiresDocker;
+
+/**
+ * The reference server {@code @modelcontextprotocol/server-everything}, not our fixture: handshake, its full
+ * tool list, a call to its echo tool, as a plain child and inside {@code docker run -i --rm}; afterwards the OS
+ * and the engine know of nothing it started.
+ */
+class ServerEverythingTest {
+
+    private static final Duration BOUND = Duration.ofSeconds(60);
+    /** The default ladder (1 s + 2 s + 2 s) and slack. */
+    private static final Duration GONE = Duration.ofSeconds(10);
+
+    @RegisterExtension
+    final LifecycleGuard guard = new LifecycleGuard();
+
+    private final Set<Long> pids = ConcurrentHashMap.newKeySet();
+
+    @Test
+    void handshakeToolListAndEchoAsAPlainChild() {
+        ChildProcesses children = children(ContainerRemover.NONE);
+
+        exercise(children, Fixture.everythingCommand());
+
+        OsProcesses.awaitGone(pids, GONE);
+        Await.until(() -> children.live().isEmpty(), GONE, () -> "no live child: " + children.live());
+    }
+
+    @Test
+    @RequiresDocker
+    void handshakeToolListAndEchoInsideDocker() {
+        ChildProcesses children = children(new DockerEngine(new DockerProperties(null, null, null),
+                JsonMapper.builder().build()));
+
+        exercise(children, Fixture.everythingDockerCommand(guard.dockerRunOptions()));
+
+        OsProcesses.awaitGone(pids, GONE);
+        DockerContainers.awaitNoneWithLabel(LifecycleGuard.INSTANCE_LABEL, guard.instanceId(), GONE);
+        DockerContainers.awaitNoneWithLabel(LifecycleGuard.RUN_LABEL, guard.marker(), GONE);
+    }
+
+    private void exercise(ChildProcesses children, List<String> argv) {
+        McpSessions sessions = new McpSessions(children, new DockerRunRewriter(new InstanceId(guard.tether())),
+                McpProperties.defaults());
+
+        StepVerifier.create(sessions.withSession(StdioServer.of("everything", argv), session -> {
+                    // Only to know which host processes to ask the OS about afterwards.
+                    children.live().forEach(this::remember);
+                    return session.listTools().zipWith(session.callTool("echo", Map.of("message", "hello tether")));
+                }))
+                .assertNext(both -> {
+                    ToolCatalog catalog = both.getT1();
+                    Set<String> names = catalog.tools().stream().map(Tool::name).collect(Collectors.toSet());
+                    assertTrue(catalog.complete(), () -> "incomplete: " + catalog.incompleteReason());
+                    assertTrue(names.containsAll(Set.of("echo", "get-sum", "get-tiny-image",
+                            "trigger-long-running-operation")), names.toString());
+                    assertEquals("Echo: hello tether", ((TextContent) both.getT2().content().get(0)).text());
+                })
+                .expectComplete()
+                .verify(BOUND);
+        assertFalse(pids.isEmpty(), "the session ran on a child");
+    }
+
+    private void remember(ChildProcess child) {
+        pids.add(child.pid());
+        ProcessHandle.of(child.pid()).ifPresent(handle -> handle.descendants().forEach(d -> pids.add(d.pid())));
+        pids.forEach(guard::watch);
+    }
+
+    private ChildProcesses children(ContainerRemover containers) {
+        ProcessProperties defaults = ProcessProperties.defaults();
+        return new ChildProcesses(defaults, guard.tether(), containers, new SimpleMeterRegistry());
+    }
+}

@@ -1,0 +1,221 @@
+package dev.tether.process;
+
+import static dev.tether.process.RealChildren.awaitStderr;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+import dev.tether.process.TeardownReport.Rung;
+import dev.tether.testsupport.Await;
+import dev.tether.testsupport.LifecycleGuard;
+import dev.tether.testsupport.LifecycleGuard.Launch;
+import dev.tether.testsupport.OsProcesses;
+
+/**
+ * The teardown ladder against real processes, with its grace periods in virtual time: each rung is reached
+ * exactly when the graces before it have elapsed, never earlier, and a child that obeys a rung ends there.
+ * Real time only passes for the processes to react to what they were sent, bounded by each verify.
+ */
+class TeardownLadderTest {
+
+    /** The defaults: in virtual time they cost nothing. */
+    private static final ProcessProperties GRACES = ProcessProperties.defaults();
+    private static final Duration BOUND = Duration.ofSeconds(20);
+    /** Real time given to a signal that must not have been sent yet to show that it was not. */
+    private static final Duration SETTLE = Duration.ofMillis(200);
+
+    @RegisterExtension
+    final LifecycleGuard guard = new LifecycleGuard();
+
+    @Test
+    void childThatExitsOnEofEndsAtRungEofWithoutWaitingForAnyGrace() {
+        Launch launch = guard.plain();
+        ChildProcess child = RealChildren.start(guard, launch, RealChildren::notReleased);
+        launch.awaitHostPids(1, BOUND);
+
+        StepVerifier.withVirtualTime(() -> ladder().climb(child))
+                .assertNext(report -> {
+                    assertEquals(Rung.EOF, report.rung());
+                    assertEquals(Optional.of(0), report.exitCode());
+                    assertEquals(Duration.ZERO, report.took(), "no grace period elapsed");
+                    assertEquals(List.of(), report.survivors());
+                    assertFalse(report.containerRemoved());
+                })
+                .expectComplete()
+                .verify(BOUND);
+        assertFalse(OsProcesses.alive(child.pid()));
+    }
+
+    @Test
+    void childIgnoringEofIsStillAliveJustBeforeEofGraceAndGetsSigtermAtEofGrace() {
+        Launch launch = guard.plain("--ignore-eof");
+        ChildProcess child = RealChildren.start(guard, launch, RealChildren::notReleased);
+        launch.awaitHostPids(1, BOUND);
+
+        StepVerifier.withVirtualTime(() -> ladder().climb(child))
+                .expectSubscription()
+                .then(() -> awaitStderr(child, "staying alive (--ignore-eof)"))
+                .expectNoEvent(GRACES.eofGrace().minusMillis(1))
+                .then(() -> {
+                    Await.pause(SETTLE);
+                    assertTrue(OsProcesses.alive(child.pid()), "no SIGTERM before eofGrace");
+                })
+                .thenAwait(Duration.ofMillis(1))
+                .assertNext(report -> {
+                    assertEquals(Rung.TERM, report.rung());
+                    assertEquals(Optional.of(143), report.exitCode(), "the fixture's exit code on SIGTERM");
+                    assertEquals(GRACES.eofGrace(), report.took());
+                    assertEquals(List.of(), report.survivors());
+                })
+                .expectComplete()
+                .verify(BOUND);
+        assertFalse(OsProcesses.alive(child.pid()));
+    }
+
+    @Test
+    void childIgnoringEofAndSigtermIsKilledAtEofGracePlusTermGrace() {
+        Launch launch = guard.plain("--ignore-eof", "--ignore-sigterm");
+        ChildProcess child = RealChildren.start(guard, launch, RealChildren::notReleased);
+        launch.awaitHostPids(1, BOUND);
+
+        StepVerifier.withVirtualTime(() -> ladder().climb(child))
+                .expectSubscription()
+                .then(() -> awaitStderr(child, "staying alive (--ignore-eof)"))
+                .expectNoEvent(GRACES.eofGrace().minusMillis(1))
+                .then(() -> {
+                    Await.pause(SETTLE);
+                    assertFalse(child.stderrTail().contains("SIGTERM ignored"), "no SIGTERM before eofGrace");
+                })
+                .thenAwait(Duration.ofMillis(1))
+                .then(() -> awaitStderr(child, "SIGTERM ignored"))
+                .expectNoEvent(GRACES.termGrace().minusMillis(1))
+                .then(() -> {
+                    Await.pause(SETTLE);
+                    assertTrue(OsProcesses.alive(child.pid()), "no SIGKILL before eofGrace + termGrace");
+                })
+                .thenAwait(Duration.ofMillis(1))
+                .assertNext(report -> {
+                    assertEquals(Rung.KILL, report.rung());
+                    assertEquals(Optional.of(137), report.exitCode(), "128 + SIGKILL");
+                    assertEquals(GRACES.eofGrace().plus(GRACES.termGrace()), report.took());
+                    assertEquals(List.of(), report.survivors());
+                })
+                .expectComplete()
+                .verify(BOUND);
+        assertFalse(OsProcesses.alive(child.pid()));
+    }
+
+    @Test
+    void grandchildIsTerminatedAtEofGraceEvenThoughItsParentExitedOnEof() {
+        // The parent obeys EOF; the grandchild it forked does not read stdin and keeps the tree alive.
+        Launch launch = guard.plain("--fork-grandchild");
+        ChildProcess child = RealChildren.start(guard, launch, RealChildren::notReleased);
+        long grandchild = launch.awaitHostPids(2, BOUND).get(1);
+
+        StepVerifier.withVirtualTime(() -> ladder().climb(child))
+                .expectSubscription()
+                .then(() -> OsProcesses.awaitGone(List.of(child.pid()), BOUND))
+                .expectNoEvent(GRACES.eofGrace().minusMillis(1))
+                .then(() -> {
+                    Await.pause(SETTLE);
+                    assertTrue(OsProcesses.alive(grandchild), "the orphaned grandchild lives on until eofGrace");
+                })
+                .thenAwait(Duration.ofMillis(1))
+                .assertNext(report -> {
+                    assertEquals(Rung.TERM, report.rung());
+                    assertEquals(Optional.of(0), report.exitCode(), "the parent itself exited on EOF");
+                    assertEquals(GRACES.eofGrace(), report.took());
+                    assertEquals(List.of(), report.survivors());
+                })
+                .expectComplete()
+                .verify(BOUND);
+        assertFalse(OsProcesses.alive(grandchild), OsProcesses.describe(grandchild));
+    }
+
+    @Test
+    void grandchildIgnoringSigtermIsKilledAtEofGracePlusTermGraceEvenThoughItsParentExitedOnEof() {
+        // The grandchild's stderr is lost once its parent exits (the JDK closes the pipe), so only the OS can
+        // tell when each signal arrived.
+        Launch launch = guard.plain("--fork-grandchild", "--ignore-sigterm");
+        ChildProcess child = RealChildren.start(guard, launch, RealChildren::notReleased);
+        long grandchild = launch.awaitHostPids(2, BOUND).get(1);
+        RealChildren.awaitIdleInEventLoop(grandchild);
+
+        StepVerifier.withVirtualTime(() -> ladder().climb(child))
+                .expectSubscription()
+                .then(() -> OsProcesses.awaitGone(List.of(child.pid()), BOUND))
+                .expectNoEvent(GRACES.eofGrace())
+                .expectNoEvent(GRACES.termGrace().minusMillis(1))
+                .then(() -> {
+                    Await.pause(SETTLE);
+                    assertTrue(OsProcesses.alive(grandchild), "SIGTERM did not end it, and no SIGKILL came early");
+                })
+                .thenAwait(Duration.ofMillis(1))
+                .assertNext(report -> {
+                    assertEquals(Rung.KILL, report.rung());
+                    assertEquals(Optional.of(0), report.exitCode(), "the parent itself exited on EOF");
+                    assertEquals(GRACES.eofGrace().plus(GRACES.termGrace()), report.took());
+                    assertEquals(List.of(), report.survivors());
+                })
+                .expectComplete()
+                .verify(BOUND);
+        assertFalse(OsProcesses.alive(grandchild), OsProcesses.describe(grandchild));
+    }
+
+    @Test
+    void containerIsRemovedByNameAfterTheTreeIsGoneEvenWhenTheChildExitedCleanly() {
+        List<String> removed = new CopyOnWriteArrayList<>();
+        AtomicReference<ChildProcess> started = new AtomicReference<>();
+        ContainerRemover remover = name -> Mono.fromCallable(() -> {
+            removed.add(name + (started.get().isAlive() ? " while the child was alive" : ""));
+            return true;
+        });
+        Launch launch = guard.plain();
+        ChildProcess child = RealChildren.start(guard, launch, Optional.of("tether-test-container"),
+                RealChildren::notReleased);
+        started.set(child);
+        launch.awaitHostPids(1, BOUND);
+
+        StepVerifier.withVirtualTime(() -> new TeardownLadder(GRACES, remover, VirtualTimeScheduler.get()).climb(child))
+                .assertNext(report -> {
+                    assertEquals(Rung.EOF, report.rung());
+                    assertTrue(report.containerRemoved());
+                })
+                .expectComplete()
+                .verify(BOUND);
+        assertEquals(List.of("tether-test-container"), removed);
+    }
+
+    @Test
+    void failingContainerRemovalIsReportedNotThrown() {
+        ContainerRemover broken = name -> Mono.error(new IllegalStateException("engine unreachable"));
+        Launch launch = guard.plain();
+        ChildProcess child = RealChildren.start(guard, launch, Optional.of("tether-test-container"),
+                RealChildren::notReleased);
+        launch.awaitHostPids(1, BOUND);
+
+        StepVerifier.withVirtualTime(() -> new TeardownLadder(GRACES, broken, VirtualTimeScheduler.get()).climb(child))
+                .assertNext(report -> {
+                    assertEquals(Rung.EOF, report.rung());
+                    assertFalse(report.containerRemoved());
+                })
+                .expectComplete()
+                .verify(BOUND);
+    }
+
+    private static TeardownLadder ladder() {
+        return new TeardownLadder(GRACES, ContainerRemover.NONE, VirtualTimeScheduler.get());
+    }
+}
