@@ -1,5 +1,8 @@
 package dev.tether.process;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -24,6 +27,9 @@ final class TeardownLadder {
 
     private static final Logger log = LoggerFactory.getLogger(TeardownLadder.class);
 
+    private static final Duration CONTAINER_RECHECK = Duration.ofSeconds(2);
+    private static final Duration ZOMBIE_POLL = Duration.ofMillis(100);
+
     private final ProcessProperties properties;
     private final ContainerRemover containers;
     private final Scheduler timer;
@@ -45,7 +51,7 @@ final class TeardownLadder {
             Schedulers.boundedElastic().schedule(child::closeStdin);
             return awaitGone(tree, properties.eofGrace())
                     .flatMap(gone -> gone ? Mono.just(Rung.EOF) : terminate(child, tree))
-                    .flatMap(rung -> removeContainer(child).map(removed -> new TeardownReport(child.id(), rung,
+                    .flatMap(rung -> removeContainer(child, rung).map(removed -> new TeardownReport(child.id(), rung,
                             child.exitCode(), removed, survivors(tree),
                             Duration.ofMillis(timer.now(TimeUnit.MILLISECONDS) - start))));
         });
@@ -63,21 +69,39 @@ final class TeardownLadder {
         return awaitGone(tree, properties.killGrace()).thenReturn(Rung.KILL);
     }
 
-    private Mono<Boolean> removeContainer(ChildProcess child) {
+    /**
+     * Removes the container by name. A {@code docker run} client killed while it was creating its container may
+     * have asked for it already without the engine having made it: when a forced teardown found nothing to
+     * remove, look once more a moment later rather than leave it to the periodic reaper.
+     */
+    private Mono<Boolean> removeContainer(ChildProcess child, Rung rung) {
         return child.containerName()
-                .map(name -> containers.remove(name).onErrorResume(error -> {
-                    log.warn("{}: could not remove container {}: {}", child, name, error.toString());
-                    return Mono.just(false);
-                }))
+                .map(name -> remove(child, name).flatMap(removed -> removed || rung == Rung.EOF ? Mono.just(removed)
+                        : Mono.delay(CONTAINER_RECHECK, timer).then(remove(child, name))))
                 .orElseGet(() -> Mono.just(false));
+    }
+
+    private Mono<Boolean> remove(ChildProcess child, String name) {
+        return containers.remove(name).onErrorResume(error -> {
+            log.warn("{}: could not remove container {}: {}", child, name, error.toString());
+            return Mono.just(false);
+        });
     }
 
     /** True once every process of the tree has exited, false when the grace runs out first. */
     private Mono<Boolean> awaitGone(List<ProcessHandle> tree, Duration grace) {
         return Flux.fromIterable(tree)
-                .flatMap(handle -> Mono.fromFuture(handle.onExit(), true))
+                .flatMap(handle -> Mono.firstWithSignal(Mono.fromFuture(handle.onExit(), true).then(), zombie(handle)))
                 .then(Mono.just(true))
                 .timeout(grace, Mono.just(false), timer);
+    }
+
+    /**
+     * Completes once the process is a zombie: dead, only not yet collected. An orphan's zombie waits for init,
+     * which may collect late (or never, with the daemon as PID 1 in a container), and Java counts it alive.
+     */
+    private Mono<Void> zombie(ProcessHandle handle) {
+        return Flux.interval(ZOMBIE_POLL, timer).filter(tick -> isZombie(handle.pid())).next().then();
     }
 
     private static List<ProcessHandle> withCurrentDescendants(ChildProcess child, List<ProcessHandle> snapshot) {
@@ -87,6 +111,18 @@ final class TeardownLadder {
     }
 
     private static List<Long> survivors(List<ProcessHandle> tree) {
-        return tree.stream().filter(ProcessHandle::isAlive).map(ProcessHandle::pid).toList();
+        return tree.stream().filter(handle -> handle.isAlive() && !isZombie(handle.pid())).map(ProcessHandle::pid).toList();
+    }
+
+    static boolean isZombie(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            // The state follows the command name, which is in parentheses and may itself hold spaces.
+            int end = stat.lastIndexOf(')');
+            return end > 0 && end + 2 < stat.length() && stat.charAt(end + 2) == 'Z';
+        }
+        catch (IOException | RuntimeException gone) {
+            return false;
+        }
     }
 }

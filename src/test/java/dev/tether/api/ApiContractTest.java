@@ -260,13 +260,13 @@ class ApiContractTest {
         nullEnv.put("env", env);
         Map<String, Object> badSlug = server("Not A Slug", Fixture.command());
         Map<String, Object> remote = server("remote", Fixture.command());
-        remote.put("transport", "remote");
+        remote.put("transport", "remote"); // remote without an endpoint
 
         Map<String, Map<String, Object>> cases = new LinkedHashMap<>();
         cases.put("args", nullArg);
         cases.put("env", nullEnv);
         cases.put("slug", badSlug);
-        cases.put("transport", remote);
+        cases.put("endpoint", remote);
         cases.forEach((field, body) -> {
             Reply reply = tether.post("/api/mcp/servers", body);
             assertThat(reply.status()).as("%s: %s", field, reply).isEqualTo(400);
@@ -526,7 +526,7 @@ class ApiContractTest {
         assertThat(echo.get("description").asString()).isEqualTo("Echoes args.text back");
 
         long spawned = spawned();
-        JsonNode listed = tether.get("/api/tools?integration=" + slug).json();
+        JsonNode listed = tether.get("/api/tools?includeAnnotations=true&integration=" + slug).json();
         assertThat(listed).hasSize(7);
         JsonNode destructive = find(listed, "name", "delete_everything");
         assertThat(destructive.get("requiresApproval").asBoolean()).isTrue();
