@@ -1,6 +1,7 @@
 package dev.tether.api;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -13,6 +14,8 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebInputException;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.exc.StreamReadException;
 
 import dev.tether.calls.ToolNotFoundException;
 import dev.tether.mcp.McpServerException;
@@ -38,8 +41,34 @@ final class ApiErrors {
     ResponseEntity<Map<String, Object>> undecodable(ServerWebInputException ex) {
         String reason = ex.getReason() == null ? "the request could not be read" : ex.getReason();
         Throwable cause = ex.getMostSpecificCause();
-        String detail = cause != ex && cause.getMessage() != null ? reason + ": " + firstLine(cause.getMessage()) : reason;
+        String detail = cause != ex && cause.getMessage() != null ? reason + ": " + problem(cause) : reason;
         return body(HttpStatus.BAD_REQUEST, "HttpApiDecodeError", "message", detail);
+    }
+
+    /** Names the field of a body whose JSON has the wrong shape, and says so when the body is no JSON at all. */
+    private static String problem(Throwable cause) {
+        if (!(cause instanceof JacksonException jackson)) {
+            return firstLine(cause.getMessage());
+        }
+        String message = firstLine(String.valueOf(jackson.getOriginalMessage()));
+        if (!jackson.getPath().isEmpty()) {
+            return "`" + field(jackson.getPath()) + "`: " + message;
+        }
+        return jackson instanceof StreamReadException ? "the body is not valid JSON: " + message : message;
+    }
+
+    /** {@code config.args[0]}: where in the body the problem is. */
+    private static String field(List<JacksonException.Reference> path) {
+        StringBuilder field = new StringBuilder();
+        for (JacksonException.Reference reference : path) {
+            if (reference.getPropertyName() != null) {
+                field.append(field.isEmpty() ? "" : ".").append(reference.getPropertyName());
+            }
+            else if (reference.getIndex() >= 0) {
+                field.append('[').append(reference.getIndex()).append(']');
+            }
+        }
+        return field.toString();
     }
 
     @ExceptionHandler
@@ -58,9 +87,10 @@ final class ApiErrors {
         return body(HttpStatus.CONFLICT, "IntegrationAlreadyExistsError", "slug", ex.slug());
     }
 
+    /** 1.5.9 declares InvalidConnectionInputError as a 400; its 409 on this route is a different error. */
     @ExceptionHandler
     ResponseEntity<Map<String, Object>> connectionExists(ConnectionAlreadyExistsException ex) {
-        return body(HttpStatus.CONFLICT, "InvalidConnectionInputError", "message", ex.getMessage());
+        return body(HttpStatus.BAD_REQUEST, "InvalidConnectionInputError", "message", ex.getMessage());
     }
 
     @ExceptionHandler

@@ -85,9 +85,10 @@ final class McpServersController {
                 .map(created -> Map.of("slug", created.slug()));
     }
 
+    /** As in Executor 1.5.9, whose document declares no 404 here: an unknown slug answers {@code null}. */
     @GetMapping("/servers/{slug}")
-    Mono<ServerView> get(@PathVariable String slug) {
-        return find(slug).map(ServerView::of);
+    Mono<Optional<ServerView>> get(@PathVariable String slug) {
+        return integrations.find(slug).map(ServerView::of).map(Optional::of).defaultIfEmpty(Optional.empty());
     }
 
     @DeleteMapping("/servers/{slug}")

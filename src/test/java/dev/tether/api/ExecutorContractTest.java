@@ -1,0 +1,434 @@
+package dev.tether.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+import dev.tether.api.ApiClient.Reply;
+import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.Fixture.EverythingTransport;
+import dev.tether.testsupport.OsProcesses;
+
+/**
+ * Every route that Executor 1.5.9 has and Tether serves, driven over HTTP against the running daemon. Each body,
+ * success or error, is validated with a JSON-schema validator against the schema that 1.5.9's OpenAPI document
+ * declares for that route and status, and the status and {@code _tag} are asserted.
+ *
+ * <p>Servers behind the routes are real: the project's stdio fixture and {@code server-everything} in streamable-HTTP
+ * mode on a loopback port, started here and stopped in {@link #stopEverything()}.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = { "tether.api.token=" + ExecutorContractTest.TOKEN, "tether.docker.reap-interval=1h" })
+@DirtiesContext
+class ExecutorContractTest {
+
+    static final String TOKEN = "contract-test-token";
+    private static final String RUN = UUID.randomUUID().toString().substring(0, 12);
+    private static final Duration BOUND = Duration.ofSeconds(20);
+
+    @TempDir
+    static Path dataDir;
+
+    private static ExecutorOpenApi executor;
+    private static Process everything;
+    private static int everythingPort;
+    private static int daemonPort;
+    private static final Set<String> DRIVEN = ConcurrentHashMap.newKeySet();
+
+    @LocalServerPort
+    int port;
+
+    private ApiClient api;
+
+    @DynamicPropertySource
+    static void dataDir(DynamicPropertyRegistry registry) {
+        // the embedded H2 store, the token file and the child ledger all live under it
+        registry.add("tether.data-dir", () -> dataDir.toString());
+    }
+
+    @BeforeAll
+    static void startEverything() {
+        executor = ExecutorOpenApi.load();
+        everythingPort = Fixture.freeLoopbackPort();
+        everything = startHttpEverything(everythingPort, dataDir.resolve("everything.log"));
+    }
+
+    /** Then: every route that 1.5.9 has and this daemon documents at /api/docs was driven and validated above. */
+    @AfterAll
+    static void stopEverything() {
+        try {
+            if (daemonPort == 0) {
+                return; // no test ran: nothing to account for
+            }
+            List<String> served = new ArrayList<>();
+            JsonNode paths = new ApiClient(daemonPort, null).get("/api/docs").json().path("paths");
+            for (String path : paths.propertyNames()) {
+                String route = path.substring("/api".length());
+                paths.path(path).propertyNames().stream().filter(method -> executor.has(method, route))
+                        .forEach(method -> served.add(method + " " + route));
+            }
+            assertThat(served).as("routes of 1.5.9 that Tether serves").hasSizeGreaterThanOrEqualTo(16);
+            assertThat(DRIVEN).as("routes driven and validated").containsAll(served);
+        }
+        finally {
+            stop(everything);
+        }
+    }
+
+    @BeforeEach
+    void client() {
+        api = new ApiClient(port, TOKEN);
+        daemonPort = port;
+    }
+
+    /** Removes every integration through the API, which ends its sessions; then no child of this class may live on. */
+    @AfterEach
+    void removeIntegrations() {
+        try {
+            for (JsonNode integration : api.get("/api/integrations").json()) {
+                assertThat(api.delete("/api/integrations/" + integration.path("slug").asString()).status()).isEqualTo(200);
+            }
+            OsProcesses.awaitNoneMatching("--run=" + RUN, BOUND);
+        }
+        finally {
+            OsProcesses.matching("--run=" + RUN).forEach(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    @Test
+    void integrationRoutes() {
+        String slug = expect(api.post("/api/mcp/servers", stdio("Contract Fixture", null)), "post", "/mcp/servers", 200)
+                .path("slug").asString();
+        assertThat(slug).isEqualTo("contract_fixture");
+
+        JsonNode list = expect(api.get("/api/integrations"), "get", "/integrations", 200);
+        assertThat(list.valueStream().map(i -> i.path("slug").asString())).containsExactly(slug);
+
+        JsonNode one = expect(api.get("/api/integrations/" + slug), "get", "/integrations/{slug}", 200);
+        assertThat(one.path("kind").asString()).isEqualTo("mcp");
+        assertThat(one.path("description").asString()).isEmpty();
+
+        JsonNode patched = expect(api.patch("/api/integrations/" + slug, Map.of("description", "patched")),
+                "patch", "/integrations/{slug}", 200);
+        assertThat(patched.path("description").asString()).isEqualTo("patched");
+        assertThat(api.get("/api/integrations/" + slug).json().path("description").asString()).isEqualTo("patched");
+
+        JsonNode missing = expectError(api.get("/api/integrations/no_such"), "get", "/integrations/{slug}", 404,
+                "IntegrationNotFoundError");
+        assertThat(missing.path("slug").asString()).isEqualTo("no_such");
+        expectError(api.patch("/api/integrations/no_such", Map.of("description", "x")), "patch", "/integrations/{slug}", 404,
+                "IntegrationNotFoundError");
+
+        assertThat(expect(api.delete("/api/integrations/" + slug), "delete", "/integrations/{slug}", 200)
+                .path("removed").asBoolean()).isTrue();
+        assertThat(expect(api.delete("/api/integrations/" + slug), "delete", "/integrations/{slug}", 200)
+                .path("removed").asBoolean()).isFalse();
+        expectError(api.get("/api/integrations/" + slug), "get", "/integrations/{slug}", 404, "IntegrationNotFoundError");
+    }
+
+    @Test
+    void mcpServerRoutes() {
+        Map<String, Object> stdio = stdio("Contract Stdio", "contract-stdio");
+        stdio.put("description", "the fixture over stdio");
+        stdio.put("env", Map.of("FIXTURE_SECRET", "env-secret"));
+        assertThat(expect(api.post("/api/mcp/servers", stdio), "post", "/mcp/servers", 200).path("slug").asString())
+                .isEqualTo("contract-stdio");
+        JsonNode clash = expectError(api.post("/api/mcp/servers", stdio), "post", "/mcp/servers", 409,
+                "IntegrationAlreadyExistsError");
+        assertThat(clash.path("slug").asString()).isEqualTo("contract-stdio");
+
+        Reply stdioServer = api.get("/api/mcp/servers/contract-stdio");
+        JsonNode shown = expect(stdioServer, "get", "/mcp/servers/{slug}", 200);
+        assertThat(shown.path("config").path("transport").asString()).isEqualTo("stdio");
+        assertThat(shown.path("config").path("command").asString()).isEqualTo(Fixture.nodeBinary().toString());
+        assertThat(stdioServer.body()).doesNotContain("env-secret");
+
+        List<String> fewerTools = new ArrayList<>(Fixture.command("--run=" + RUN, "--tools=5"));
+        Map<String, Object> changed = Map.of("transport", "stdio", "command", fewerTools.get(0),
+                "args", fewerTools.subList(1, fewerTools.size()));
+        JsonNode configured = expect(api.post("/api/mcp/servers/contract-stdio/config", Map.of("config", changed)),
+                "post", "/mcp/servers/{slug}/config", 200);
+        assertThat(configured.path("config").path("args").valueStream().map(JsonNode::asString)).contains("--tools=5");
+
+        Map<String, Object> remote = new LinkedHashMap<>();
+        remote.put("name", "Everything Remote");
+        remote.put("endpoint", everythingEndpoint());
+        remote.put("remoteTransport", "streamable-http");
+        remote.put("headers", Map.of("X-Contract", "header-secret"));
+        remote.put("queryParams", Map.of("contract", "1"));
+        assertThat(expect(api.post("/api/mcp/servers", remote), "post", "/mcp/servers", 200).path("slug").asString())
+                .isEqualTo("everything_remote");
+        Reply remoteServer = api.get("/api/mcp/servers/everything_remote");
+        JsonNode remoteShown = expect(remoteServer, "get", "/mcp/servers/{slug}", 200);
+        assertThat(remoteShown.path("config").path("endpoint").asString()).isEqualTo(everythingEndpoint());
+        assertThat(remoteShown.path("config").path("remoteTransport").asString()).isEqualTo("streamable-http");
+        assertThat(remoteShown.path("config").path("headers").has("X-Contract")).isTrue();
+        assertThat(remoteServer.body()).doesNotContain("header-secret");
+
+        Map<String, Object> remoteConfig = Map.of("transport", "remote", "endpoint", everythingEndpoint(),
+                "remoteTransport", "auto", "authenticationTemplate", List.of());
+        JsonNode reconfigured = expect(api.post("/api/mcp/servers/everything_remote/config", Map.of("config", remoteConfig)),
+                "post", "/mcp/servers/{slug}/config", 200);
+        assertThat(reconfigured.path("config").path("remoteTransport").asString()).isEqualTo("auto");
+
+        // 1.5.9 declares no 404 here: an unknown slug is a 200 with `null`
+        Reply unknown = api.get("/api/mcp/servers/no_such");
+        assertThat(expect(unknown, "get", "/mcp/servers/{slug}", 200).isNull()).as(unknown.toString()).isTrue();
+
+        assertThat(expect(api.delete("/api/mcp/servers/everything_remote"), "delete", "/mcp/servers/{slug}", 200)
+                .path("removed").asBoolean()).isTrue();
+        assertThat(expect(api.delete("/api/mcp/servers/everything_remote"), "delete", "/mcp/servers/{slug}", 200)
+                .path("removed").asBoolean()).isFalse();
+    }
+
+    @Test
+    void probeOfARealStreamableHttpServer() {
+        JsonNode probe = expect(api.post("/api/mcp/probe", Map.of("endpoint", everythingEndpoint())), "post", "/mcp/probe", 200);
+        assertThat(probe.path("connected").asBoolean()).isTrue();
+        assertThat(probe.path("requiresAuthentication").asBoolean()).isFalse();
+        assertThat(probe.path("toolCount").asInt()).isPositive();
+        assertThat(probe.path("serverName").isString()).isTrue();
+        assertThat(probe.path("slug").asString()).matches("[a-z0-9_]+");
+
+        String nothingThere = "http://127.0.0.1:" + Fixture.freeLoopbackPort() + "/mcp";
+        JsonNode refused = expectError(api.post("/api/mcp/probe", Map.of("endpoint", nothingThere)), "post", "/mcp/probe", 400,
+                "McpConnectionError");
+        assertThat(refused.path("message").asString()).contains(nothingThere);
+        assertThat(api.get("/api/integrations").json().size()).as("a probe registers nothing").isZero();
+    }
+
+    @Test
+    void connectionRoutes() {
+        expect(api.post("/api/mcp/servers", stdio("Conn Fixture", "conn-fixture")), "post", "/mcp/servers", 200);
+
+        JsonNode all = expect(api.get("/api/connections"), "get", "/connections", 200);
+        assertThat(all.valueStream().map(c -> c.path("address").asString())).containsExactly("tools.conn-fixture.org.default");
+        expect(api.get("/api/connections?integration=conn-fixture&owner=org"), "get", "/connections", 200);
+        assertThat(expect(api.get("/api/connections?owner=user"), "get", "/connections", 200).size()).isZero();
+
+        Map<String, Object> create = new LinkedHashMap<>(Map.of("owner", "user", "name", "mine", "integration", "conn-fixture",
+                "template", "API_TOKEN", "identityLabel", "me@example.com", "value", "value-secret"));
+        Reply created = api.post("/api/connections", create);
+        JsonNode connection = expect(created, "post", "/connections", 200);
+        assertThat(connection.path("address").asString()).isEqualTo("tools.conn-fixture.user.mine");
+        assertThat(connection.path("identityLabel").asString()).isEqualTo("me@example.com");
+        assertThat(created.body()).doesNotContain("value-secret");
+
+        JsonNode duplicate = expectError(api.post("/api/connections", create), "post", "/connections", 400,
+                "InvalidConnectionInputError");
+        assertThat(duplicate.path("message").asString()).contains("user/conn-fixture/mine").contains("already exists");
+        Map<String, Object> noCredential = new LinkedHashMap<>(create);
+        noCredential.remove("value");
+        noCredential.put("name", "other");
+        assertThat(expectError(api.post("/api/connections", noCredential), "post", "/connections", 400,
+                "InvalidConnectionInputError").path("message").asString()).contains("exactly one of");
+        Map<String, Object> unknownIntegration = new LinkedHashMap<>(create);
+        unknownIntegration.put("integration", "no_such");
+        assertThat(expectError(api.post("/api/connections", unknownIntegration), "post", "/connections", 404,
+                "IntegrationNotFoundError").path("slug").asString()).isEqualTo("no_such");
+
+        Reply fetched = api.get("/api/connections/user/conn-fixture/mine");
+        assertThat(expect(fetched, "get", "/connections/{owner}/{integration}/{name}", 200).path("template").asString())
+                .isEqualTo("API_TOKEN");
+        assertThat(fetched.body()).doesNotContain("value-secret");
+        JsonNode notFound = expectError(api.get("/api/connections/user/conn-fixture/nope"),
+                "get", "/connections/{owner}/{integration}/{name}", 404, "ConnectionNotFoundError");
+        assertThat(List.of(notFound.path("owner").asString(), notFound.path("integration").asString(), notFound.path("name").asString()))
+                .containsExactly("user", "conn-fixture", "nope");
+
+        // A health check (a route of later 1.5.x daemons) persists the connection's lastHealth.
+        Reply checked = api.post("/api/connections/org/conn-fixture/default/health", null);
+        assertThat(checked.status()).as(checked.toString()).isEqualTo(200);
+        assertThat(checked.json().path("status").asString()).isEqualTo("healthy");
+        JsonNode healthy = json(api.get("/api/connections/org/conn-fixture/default"), 200);
+        assertThat(healthy.path("lastHealth").path("status").asString()).isEqualTo("healthy");
+        assertThat(executor.violations("get", "/connections/{owner}/{integration}/{name}", 200, healthy))
+                .as("lastHealth is the one field 1.5.9's closed schema lacks")
+                .singleElement().satisfies(error -> assertThat(error.toString()).contains("lastHealth"));
+        expect(api.get("/api/connections/org/conn-fixture/default"), "get", "/connections/{owner}/{integration}/{name}", 200);
+        expect(api.get("/api/connections"), "get", "/connections", 200);
+
+        JsonNode refreshed = expect(api.post("/api/connections/org/conn-fixture/default/refresh", null),
+                "post", "/connections/{owner}/{integration}/{name}/refresh", 200);
+        assertThat(refreshed.valueStream().map(t -> t.path("address").asString()))
+                .hasSize(8).contains("tools.conn-fixture.org.default.echo", "tools.conn-fixture.org.default.delete_everything");
+        expectError(api.post("/api/connections/user/conn-fixture/nope/refresh", null),
+                "post", "/connections/{owner}/{integration}/{name}/refresh", 404, "ConnectionNotFoundError");
+
+        assertThat(expect(api.delete("/api/connections/user/conn-fixture/mine"), "delete", "/connections/{owner}/{integration}/{name}", 200)
+                .path("removed").asBoolean()).isTrue();
+        expectError(api.delete("/api/connections/user/conn-fixture/mine"), "delete", "/connections/{owner}/{integration}/{name}", 404,
+                "ConnectionNotFoundError");
+    }
+
+    @Test
+    void toolRoutes() {
+        expect(api.post("/api/mcp/servers", stdio("Tools Fixture", "tools-fixture")), "post", "/mcp/servers", 200);
+        expect(api.post("/api/mcp/servers", Map.of("name", "Everything", "endpoint", everythingEndpoint(),
+                "remoteTransport", "streamable-http")), "post", "/mcp/servers", 200);
+        expect(api.post("/api/connections/org/tools-fixture/default/refresh", null),
+                "post", "/connections/{owner}/{integration}/{name}/refresh", 200);
+        JsonNode remoteTools = expect(api.post("/api/connections/org/everything/default/refresh", null),
+                "post", "/connections/{owner}/{integration}/{name}/refresh", 200);
+        assertThat(remoteTools.valueStream().map(t -> t.path("name").asString())).contains("echo");
+
+        JsonNode tools = expect(api.get("/api/tools"), "get", "/tools", 200);
+        assertThat(tools.valueStream().map(t -> t.path("address").asString()))
+                .contains("tools.tools-fixture.org.default.echo", "tools.everything.org.default.echo");
+
+        JsonNode filtered = expect(api.get("/api/tools?integration=tools-fixture&owner=org&connection=default&query=delete"
+                + "&includeAnnotations=true&includeBlocked=true"), "get", "/tools", 200);
+        assertThat(filtered).singleElement().satisfies(tool -> {
+            assertThat(tool.path("name").asString()).isEqualTo("delete_everything");
+            assertThat(tool.path("description").asString()).isEqualTo("MCP tool: delete_everything");
+            assertThat(tool.path("requiresApproval").asBoolean()).isTrue();
+        });
+
+        JsonNode echo = expect(api.get("/api/tools/schema?address=tools.tools-fixture.org.default.echo"), "get", "/tools/schema", 200);
+        assertThat(echo.path("address").asString()).isEqualTo("tools.tools-fixture.org.default.echo");
+        assertThat(echo.path("inputSchema").path("properties").has("text")).isTrue();
+        expect(api.get("/api/tools/schema?address=tools.everything.org.default.echo"), "get", "/tools/schema", 200);
+
+        JsonNode unknown = expectError(api.get("/api/tools/schema?address=tools.tools-fixture.org.default.no_such"),
+                "get", "/tools/schema", 404, "ToolNotFoundError");
+        assertThat(unknown.path("address").asString()).isEqualTo("tools.tools-fixture.org.default.no_such");
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------
+
+    /** Asserts the status, validates the body against 1.5.9's schema for route and status, and returns it. */
+    private static JsonNode expect(Reply reply, String method, String route, int status) {
+        JsonNode body = json(reply, status);
+        DRIVEN.add(method + " " + route);
+        executor.assertConforms(method, route, status, isConnectionRoute(route) ? withoutLastHealth(body) : body);
+        return body;
+    }
+
+    /** As {@link #expect}, for an error: its {@code _tag} too. */
+    private static JsonNode expectError(Reply reply, String method, String route, int status, String tag) {
+        JsonNode body = expect(reply, method, route, status);
+        assertThat(body.path("_tag").asString()).as(reply.toString()).isEqualTo(tag);
+        return body;
+    }
+
+    private static JsonNode json(Reply reply, int status) {
+        assertThat(reply.status()).as(reply.toString()).isEqualTo(status);
+        assertThat(reply.header("content-type")).as(reply.toString()).hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
+        return reply.json();
+    }
+
+    private static boolean isConnectionRoute(String route) {
+        return route.equals("/connections") || route.equals("/connections/{owner}/{integration}/{name}");
+    }
+
+    /**
+     * The one deliberate difference to 1.5.9: connections carry {@code lastHealth}, the persisted verdict of the health
+     * check that later 1.5.x daemons added (see executor-api.md), while 1.5.9's connection schema is closed
+     * ({@code additionalProperties: false}). Exactly that field is removed before validating; everything else must match.
+     */
+    private static JsonNode withoutLastHealth(JsonNode body) {
+        JsonNode copy = body.deepCopy();
+        if (copy.isArray()) {
+            copy.forEach(connection -> ((ObjectNode) connection).remove("lastHealth"));
+        }
+        else if (copy.isObject() && !copy.has("_tag")) {
+            ((ObjectNode) copy).remove("lastHealth");
+        }
+        return copy;
+    }
+
+    /** A stdio registration of the fixture, marked with this class's run so the OS finds its children. */
+    private static Map<String, Object> stdio(String name, String slug) {
+        List<String> command = Fixture.command("--run=" + RUN);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("transport", "stdio");
+        body.put("name", name);
+        if (slug != null) {
+            body.put("slug", slug);
+        }
+        body.put("command", command.get(0));
+        body.put("args", new ArrayList<>(command.subList(1, command.size())));
+        return body;
+    }
+
+    private static String everythingEndpoint() {
+        return "http://127.0.0.1:" + everythingPort + "/mcp";
+    }
+
+    /** server-everything in streamable-HTTP mode, up once its port accepts connections. */
+    static Process startHttpEverything(int port, Path log) {
+        try {
+            Process process = Fixture.everything(EverythingTransport.STREAMABLE_HTTP, port)
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (System.nanoTime() < deadline) {
+                if (!process.isAlive()) {
+                    fail("server-everything exited with " + process.exitValue() + ": " + Files.readString(log));
+                }
+                try (Socket socket = new Socket()) {
+                    socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                    return process;
+                }
+                catch (IOException notYet) {
+                    Thread.sleep(100);
+                }
+            }
+            stop(process);
+            fail("server-everything did not listen on " + port + " within 30 s: " + Files.readString(log));
+            return process;
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    static void stop(Process process) {
+        if (process == null) {
+            return;
+        }
+        process.descendants().forEach(ProcessHandle::destroy);
+        process.destroy();
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
