@@ -1,5 +1,6 @@
 package dev.tether.mcp;
 
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
@@ -11,6 +12,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -21,8 +23,10 @@ import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema.Implementation;
+import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
@@ -68,8 +72,8 @@ public final class McpSessions {
         }
         RemoteServer remote = (RemoteServer) server;
         return switch (remote.transport()) {
-            case STREAMABLE_HTTP -> live(() -> session(remote.name(), streamableHttp(remote), Mono.never()));
-            case SSE -> live(() -> session(remote.name(), sse(remote), Mono.never()));
+            case STREAMABLE_HTTP -> live(remote, "streamable HTTP", () -> session(remote.name(), streamableHttp(remote), Mono.never()));
+            case SSE -> live(remote, "SSE", () -> sseSession(remote, "SSE"));
             case AUTO -> streamableHttpThenSse(remote);
         };
     }
@@ -88,9 +92,12 @@ public final class McpSessions {
                 McpSession::close);
     }
 
-    private Flux<McpSession> live(Supplier<McpSession> session) {
+    /** A remote session; a handshake that fails says which endpoint could not be reached, and why. */
+    private Flux<McpSession> live(RemoteServer remote, String transport, Supplier<McpSession> session) {
         return Flux.usingWhen(Mono.fromSupplier(session),
-                s -> s.initialize().thenMany(Flux.just(s).concatWith(Flux.never())),
+                s -> s.initialize()
+                        .onErrorMap(error -> !(error instanceof McpServerException), error -> unreachable(remote, transport, error))
+                        .thenMany(Flux.just(s).concatWith(Flux.never())),
                 McpSession::closeGracefully);
     }
 
@@ -98,10 +105,22 @@ public final class McpSessions {
     private Flux<McpSession> streamableHttpThenSse(RemoteServer remote) {
         return Flux.defer(() -> {
             AtomicBoolean opened = new AtomicBoolean();
-            return live(() -> session(remote.name(), streamableHttp(remote), Mono.never()))
+            return live(remote, "streamable HTTP", () -> session(remote.name(), streamableHttp(remote), Mono.never()))
                     .doOnNext(session -> opened.set(true))
-                    .onErrorResume(error -> !opened.get(), error -> live(() -> session(remote.name(), sse(remote), Mono.never())));
+                    .onErrorResume(error -> !opened.get(), error -> {
+                        String sse = "SSE (streamable HTTP failed: " + describe(error) + ")";
+                        return live(remote, sse, () -> sseSession(remote, sse));
+                    });
         });
+    }
+
+    /**
+     * The SDK's SSE transport only logs a failed connect (a refused connection, a 404 on the stream) and leaves
+     * the handshake waiting for its timeout; watching the connect reports that failure to the session at once.
+     */
+    private McpSession sseSession(RemoteServer remote, String transportName) {
+        ConnectWatch transport = new ConnectWatch(remote, transportName, sse(remote));
+        return session(remote.name(), transport, transport.failure());
     }
 
     private McpSession session(String name, McpClientTransport transport, Mono<Void> serverFailure) {
@@ -167,6 +186,83 @@ public final class McpSessions {
 
     private static String encode(String text) {
         return URLEncoder.encode(text, StandardCharsets.UTF_8);
+    }
+
+    /** A transport whose failed {@code connect} becomes a {@link McpServerException} on {@link #failure()}. */
+    private static final class ConnectWatch implements McpClientTransport {
+
+        private final RemoteServer remote;
+        private final String transportName;
+        private final McpClientTransport transport;
+        private final Sinks.One<McpServerException> failure = Sinks.one();
+
+        ConnectWatch(RemoteServer remote, String transportName, McpClientTransport transport) {
+            this.remote = remote;
+            this.transportName = transportName;
+            this.transport = transport;
+        }
+
+        /** Never emits; errors when the connect failed. */
+        Mono<Void> failure() {
+            return failure.asMono().flatMap(Mono::error);
+        }
+
+        @Override
+        public Mono<Void> connect(Function<Mono<JSONRPCMessage>, Mono<JSONRPCMessage>> handler) {
+            return transport.connect(handler).doOnError(error -> failure.tryEmitValue(unreachable(remote, transportName, error)));
+        }
+
+        @Override
+        public Mono<Void> sendMessage(JSONRPCMessage message) {
+            return transport.sendMessage(message);
+        }
+
+        @Override
+        public Mono<Void> closeGracefully() {
+            return transport.closeGracefully();
+        }
+
+        @Override
+        public void close() {
+            transport.close();
+        }
+
+        @Override
+        public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
+            return transport.unmarshalFrom(data, typeRef);
+        }
+
+        @Override
+        public List<String> protocolVersions() {
+            return transport.protocolVersions();
+        }
+
+        @Override
+        public void setExceptionHandler(Consumer<Throwable> handler) {
+            transport.setExceptionHandler(handler);
+        }
+    }
+
+    private static McpServerException unreachable(RemoteServer remote, String transport, Throwable error) {
+        return new McpServerException(remote.name(), "cannot connect to MCP server '" + remote.name() + "' at " + remote.endpoint()
+                + " over " + transport + ": " + describe(error), error);
+    }
+
+    /**
+     * The innermost telling part of a failure: the SDK wraps everything in "Client failed to initialize ...", and
+     * a refused connection is a {@link ConnectException} without a message.
+     */
+    private static String describe(Throwable error) {
+        String described = error.getClass().getName();
+        for (Throwable e = error; e != null; e = e.getCause() == e ? null : e.getCause()) {
+            if (e instanceof ConnectException && (e.getMessage() == null || e.getMessage().isBlank())) {
+                return "connection failed (" + e.getClass().getName() + ")";
+            }
+            if (e.getMessage() != null && !e.getMessage().isBlank()) {
+                described = e.getMessage();
+            }
+        }
+        return described;
     }
 
     private ChildSpec childSpec(StdioServer server) {
