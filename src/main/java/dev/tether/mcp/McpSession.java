@@ -118,8 +118,11 @@ public final class McpSession {
         client.close();
     }
 
+    /** Says goodbye for at most the close bound; a server that does not take it is dropped. */
     Mono<Void> closeGracefully() {
-        return client.closeGracefully().onErrorResume(error -> Mono.empty());
+        return client.closeGracefully()
+                .timeout(properties.closeTimeout())
+                .onErrorResume(error -> Mono.fromRunnable(client::close));
     }
 
     private Mono<ToolCatalog> collect(ListToolsResult page, List<Tool> tools, int pages) {

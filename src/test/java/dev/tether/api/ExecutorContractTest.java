@@ -219,10 +219,11 @@ class ExecutorContractTest {
         assertThat(probe.path("serverName").isString()).isTrue();
         assertThat(probe.path("slug").asString()).matches("[a-z0-9_]+");
 
-        String nothingThere = "http://127.0.0.1:" + Fixture.freeLoopbackPort() + "/mcp";
-        JsonNode refused = expectError(api.post("/api/mcp/probe", Map.of("endpoint", nothingThere)), "post", "/mcp/probe", 400,
-                "McpConnectionError");
-        assertThat(refused.path("message").asString()).contains(nothingThere);
+        try (Fixture.RefusingPort nothingThere = Fixture.refusingLoopbackPort()) {
+            JsonNode refused = expectError(api.post("/api/mcp/probe", Map.of("endpoint", nothingThere.endpoint())), "post",
+                    "/mcp/probe", 400, "McpConnectionError");
+            assertThat(refused.path("message").asString()).contains(nothingThere.endpoint());
+        }
         assertThat(api.get("/api/integrations").json().size()).as("a probe registers nothing").isZero();
     }
 

@@ -198,7 +198,12 @@ class RemoteServersTest {
     @ParameterizedTest
     @ValueSource(strings = { "streamable-http", "sse", "auto" })
     void unreachableEndpointIsDegradedWithAClearDetailAndFailsAProbe(String remoteTransport) throws Exception {
-        String nowhere = "http://127.0.0.1:" + Fixture.freeLoopbackPort() + "/mcp";
+        try (Fixture.RefusingPort refusing = Fixture.refusingLoopbackPort()) {
+            assertUnreachable(refusing.endpoint(), remoteTransport);
+        }
+    }
+
+    private void assertUnreachable(String nowhere, String remoteTransport) throws Exception {
         String slug = register("Nowhere " + remoteTransport, nowhere, remoteTransport);
 
         JsonNode verdict = ok(send("POST", "/api/connections/org/" + slug + "/default/health", null));

@@ -51,7 +51,7 @@ class ToolCallsTest {
     }
 
     private void start(Duration callTimeout) {
-        harness = PoolHarness.builder(dir).mcp(new McpProperties(null, null, callTimeout, null)).build();
+        harness = PoolHarness.builder(dir).mcp(new McpProperties(null, null, callTimeout, null, null)).build();
         calls = new ToolCalls(harness.pool(), harness.stores().catalogs(), harness.registry());
         key = harness.connect("worker", harness.fixture("worker"));
         harness.catalog(CatalogProperties.defaults()).refresh(key).block(BOUND);

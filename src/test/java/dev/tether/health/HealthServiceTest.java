@@ -133,7 +133,7 @@ class HealthServiceTest {
     @Test
     void serverThatStopsAnsweringPingsIsTornDownAndTheVerdictSaysSo() throws Exception {
         harness = PoolHarness.builder(dir)
-                .mcp(new McpProperties(null, Duration.ofMillis(500), null, null))
+                .mcp(new McpProperties(null, Duration.ofMillis(500), null, null, null))
                 .process(new ProcessProperties(Duration.ofMillis(200), Duration.ofMillis(200), null, null, null))
                 .build();
         HealthService health = harness.health(HealthProperties.defaults());

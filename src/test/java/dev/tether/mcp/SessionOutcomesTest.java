@@ -185,7 +185,7 @@ class SessionOutcomesTest {
     @Test
     void serverThatNeverAnswersTheHandshakeTimesOutAndIsTornDown() {
         Launch launch = guard.plain("--hang-on-initialize", "--ignore-eof", "--ignore-sigterm");
-        McpProperties impatient = new McpProperties(Duration.ofMillis(1500), null, null, null);
+        McpProperties impatient = new McpProperties(Duration.ofMillis(1500), null, null, null, null);
 
         StepVerifier.create(sessions(ContainerRemover.NONE, impatient).withSession(server("mute", launch),
                         McpSession::ping))

@@ -142,7 +142,7 @@ class SessionPoolTest {
     @Test
     void leaseThatTimesOutRetiresTheSessionThoughItsProcessLives() throws Exception {
         harness = PoolHarness.builder(dir)
-                .mcp(new McpProperties(null, Duration.ofMillis(500), null, null))
+                .mcp(new McpProperties(null, Duration.ofMillis(500), null, null, null))
                 .process(new ProcessProperties(Duration.ofMillis(200), Duration.ofMillis(200), null, null, null))
                 .build();
         ConnectionKey key = harness.connect("frozen", harness.fixture("frozen"));

@@ -3,7 +3,9 @@ package dev.tether.testsupport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -150,6 +152,40 @@ public final class Fixture {
         nodeModules(); // fail early with a hint
         pb.environment().put("PORT", Integer.toString(port));
         return pb;
+    }
+
+    /**
+     * A loopback port held bound but not listening, so every connect to it is refused for as long as it is
+     * open: no other process can take the port meanwhile, and the kernel never hands it out as the source
+     * port of a connection (which could connect to itself). Close it when the test is done.
+     */
+    public static RefusingPort refusingLoopbackPort() {
+        try {
+            Socket socket = new Socket();
+            socket.setReuseAddress(false);
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            return new RefusingPort(socket);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** See {@link #refusingLoopbackPort()}. */
+    public record RefusingPort(Socket socket) implements AutoCloseable {
+
+        /** An MCP endpoint on this port, where nothing ever answers. */
+        public String endpoint() {
+            return "http://127.0.0.1:" + socket.getLocalPort() + "/mcp";
+        }
+
+        @Override
+        public void close() {
+            try {
+                socket.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
     }
 
     /** A loopback TCP port that was free a moment ago. */
