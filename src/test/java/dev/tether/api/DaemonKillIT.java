@@ -6,10 +6,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 import com.github.dockerjava.api.model.Container;
 import org.junit.jupiter.api.AfterEach;
@@ -29,6 +24,7 @@ import reactor.core.Disposable;
 import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.OsProcesses;
+import dev.tether.testsupport.PackagedDaemon;
 import dev.tether.testsupport.RequiresDocker;
 
 /**
@@ -40,7 +36,6 @@ import dev.tether.testsupport.RequiresDocker;
  */
 class DaemonKillIT {
 
-    private static final Duration START_BOUND = Duration.ofSeconds(90);
     /** The next start reaps before it serves; this bounds the reaping after the daemon answers. */
     private static final Duration REAP_BOUND = Duration.ofSeconds(15);
     private static final Duration ORPHAN_WAIT = Duration.ofSeconds(2);
@@ -51,17 +46,14 @@ class DaemonKillIT {
     Path dataDir;
 
     private final String run = UUID.randomUUID().toString();
-    private final List<Process> daemons = new ArrayList<>();
+    private final List<PackagedDaemon> daemons = new ArrayList<>();
     private final List<Disposable> requests = new ArrayList<>();
 
     @AfterEach
     void cleanUp() throws InterruptedException {
         requests.forEach(Disposable::dispose);
-        for (Process daemon : daemons) {
-            daemon.destroy();
-            if (!daemon.waitFor(30, TimeUnit.SECONDS)) {
-                daemon.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+        for (PackagedDaemon daemon : daemons) {
+            daemon.close();
         }
         MarkedProcesses.kill(run);
         Leftovers.killProcesses(run);
@@ -74,8 +66,8 @@ class DaemonKillIT {
     @Test
     void childrenAndContainersOfAKilledDaemonAreReapedByTheNextStart() throws Exception {
         boolean docker = dockerPart();
-        Daemon first = start();
-        TetherClient tether = first.client();
+        PackagedDaemon first = start();
+        TetherClient tether = new TetherClient(first.port(), first.token());
         String instance = DataDirs.instanceId(dataDir);
         Path deaf = dataDir.resolve("deaf.pids");
         Path forker = dataDir.resolve("forker.pids");
@@ -103,7 +95,7 @@ class DaemonKillIT {
                 + " containers still running, docker run clients alive: "
                 + marked.stream().filter(pid -> !plain.contains(pid)).filter(OsProcesses::alive).count() + " of " + containers);
 
-        Daemon second = start();
+        PackagedDaemon second = start();
         long served = System.nanoTime();
         OsProcesses.awaitGone(plain, REAP_BOUND);
         if (docker) {
@@ -115,7 +107,7 @@ class DaemonKillIT {
         System.out.println("[kill-9] " + plain.size() + " orphaned processes and " + containers + " orphaned containers gone "
                 + Duration.ofNanos(System.nanoTime() - served).toMillis() + " ms after the restarted daemon answered");
         assertThat(Files.readString(second.log())).contains("outlived the previous daemon run");
-        assertThat(second.client().metrics().sum("tether_children_reaped_total")).as("removed by the restarted daemon's reaper")
+        assertThat(new TetherClient(second.port(), second.token()).metrics().sum("tether_children_reaped_total")).as("removed by the restarted daemon's reaper")
                 .isEqualTo(containers);
     }
 
@@ -136,62 +128,17 @@ class DaemonKillIT {
 
     // ---- the daemon --------------------------------------------------------------------------------------
 
-    private record Daemon(Process process, int port, Path log, String token) {
-
-        TetherClient client() {
-            return new TetherClient(port, token);
-        }
-
-        void kill() throws InterruptedException {
-            process.destroyForcibly(); // SIGKILL: no shutdown hook, no teardown
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                fail("the daemon did not die of SIGKILL");
-            }
-        }
-    }
-
-    /** Starts {@code java -jar tether.jar} on a free port with this test's data dir; returns once it answers. */
-    private Daemon start() throws IOException, InterruptedException {
-        String jar = System.getProperty(InProcess.JAR_PROPERTY);
+    /** Starts the jar Maven built on this test's data dir; returns once it answers. */
+    private PackagedDaemon start() throws IOException, InterruptedException {
+        Path jar = PackagedDaemon.jar().orElse(null);
         assumeTrue(jar != null, "needs the packaged daemon: failsafe runs this after `package` with -Dtether.jar");
-        if (!Files.isRegularFile(Path.of(jar))) {
-            fail("-Dtether.jar names no file: " + jar);
-        }
-        int port = Fixture.freeLoopbackPort();
-        Path log = dataDir.resolve("daemon-" + daemons.size() + ".log");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // C1 only and the serial collector: a daemon that starts fast on a small, busy CI box.
-        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-jar", jar, "--server.port=" + port,
+        PackagedDaemon daemon = PackagedDaemon.start(jar, dataDir, List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
                 // Only the kill may end these sessions: no timeout does first.
-                "--tether.mcp.discovery-timeout=300s", "--tether.mcp.ping-timeout=300s", "--tether.health.timeout=300s")
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile());
-        builder.environment().put("TETHER_DATA_DIR", dataDir.toString());
-        Process process = builder.start();
-        daemons.add(process);
-
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        HttpRequest health = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/health"))
-                .timeout(Duration.ofSeconds(2)).build();
-        long deadline = System.nanoTime() + START_BOUND.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                fail("the daemon exited with " + process.exitValue() + " while starting:\n" + Files.readString(log));
-            }
-            try {
-                HttpResponse<String> answer = http.send(health, HttpResponse.BodyHandlers.ofString());
-                if (answer.statusCode() == 200 && answer.body().equals("ok")) {
-                    return new Daemon(process, port, log, DataDirs.token(dataDir));
-                }
-            }
-            catch (IOException notYet) {
-                // not listening yet
-            }
-            Thread.sleep(200);
-        }
-        fail("the daemon did not answer /api/health within " + START_BOUND + ":\n" + Files.readString(log));
-        return null;
+                List.of("--tether.mcp.discovery-timeout=300s", "--tether.mcp.ping-timeout=300s", "--tether.health.timeout=300s"),
+                Map.of());
+        daemons.add(daemon);
+        return daemon;
     }
 
     // ---- helpers -------------------------------------------------------------------------------------------

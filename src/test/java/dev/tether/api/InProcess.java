@@ -11,6 +11,8 @@ import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
+import dev.tether.testsupport.PackagedDaemon;
+
 /**
  * Marks a test that runs the daemon inside the test JVM: surefire's job. {@code -Dit.test=dev.tether.api.**}
  * also hands these classes to failsafe (recognised by the {@code tether.jar} property it sets), which would
@@ -23,14 +25,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 @ExtendWith(InProcess.Condition.class)
 @interface InProcess {
 
-    /** The property failsafe sets and surefire does not. */
-    String JAR_PROPERTY = "tether.jar";
-
     final class Condition implements ExecutionCondition {
 
         @Override
         public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-            return System.getProperty(JAR_PROPERTY) == null ? ConditionEvaluationResult.enabled("in surefire")
+            return System.getProperty(PackagedDaemon.JAR_PROPERTY) == null ? ConditionEvaluationResult.enabled("in surefire")
                     : ConditionEvaluationResult.disabled("runs in surefire; failsafe runs the *IT tests against the jar");
         }
     }

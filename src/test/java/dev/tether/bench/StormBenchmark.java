@@ -1,6 +1,5 @@
 package dev.tether.bench;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -32,6 +31,7 @@ import dev.tether.process.ChildProcesses;
 import dev.tether.process.ProcessProperties;
 import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.PackagedDaemon;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -42,12 +42,10 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class StormBenchmark {
 
-    private static final Pattern TOKEN = Pattern.compile("\"token\"\\s*:\\s*\"([^\"]+)\"");
-
     private final Map<String, String> args;
     private final Random random;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
-    private Daemon daemon;
+    private PackagedDaemon daemon;
 
     private StormBenchmark(Map<String, String> args) {
         this.args = args;
@@ -68,10 +66,10 @@ public final class StormBenchmark {
         int servers = Integer.parseInt(args.getOrDefault("servers", "6"));
         int rounds = Integer.parseInt(args.getOrDefault("rounds", "5"));
         double abort = Double.parseDouble(args.getOrDefault("abort", "0.7"));
-        Path jar = Files.list(Path.of("target")).filter(p -> p.toString().matches(".*tether-.*\\.jar")).findFirst()
+        Path jar = PackagedDaemon.jar()
                 .orElseThrow(() -> new IllegalStateException("build the jar first: ./mvnw -DskipTests package"));
-        Path dataDir = Files.createTempDirectory("tether-bench");
-        daemon = Daemon.start(jar, dataDir, "--tether.session.idle-ttl=5s");
+        daemon = PackagedDaemon.start(jar, Files.createTempDirectory("tether-bench"), List.of(),
+                List.of("--tether.session.idle-ttl=5s"), Map.of());
         try {
             System.out.printf("Tether storm benchmark: %d docker stdio servers, %d rounds, %.0f%% of requests aborted%n",
                     servers, rounds, abort * 100);
@@ -292,54 +290,6 @@ public final class StormBenchmark {
 
         void stopSampling() {
             running = false;
-        }
-    }
-
-    /** The daemon under test, as a separate JVM started from the packaged jar. */
-    private record Daemon(Process process, String url, String token, String instanceId, HttpClient http) {
-
-        static Daemon start(Path jar, Path dataDir, String... options) throws Exception {
-            int port = Fixture.freeLoopbackPort();
-            List<String> command = new ArrayList<>(List.of("java", "-jar", jar.toString(), "--server.port=" + port));
-            command.addAll(List.of(options));
-            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(dataDir.resolve("daemon.log").toFile());
-            builder.environment().put("TETHER_DATA_DIR", dataDir.toString());
-            Process process = builder.start();
-            HttpClient http = HttpClient.newHttpClient();
-            String url = "http://127.0.0.1:" + port;
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (true) {
-                try {
-                    if (http.send(HttpRequest.newBuilder(URI.create(url + "/api/health")).build(),
-                            HttpResponse.BodyHandlers.ofString()).statusCode() == 200) {
-                        break;
-                    }
-                }
-                catch (IOException notYet) {
-                    if (System.nanoTime() > deadline || !process.isAlive()) {
-                        throw new IllegalStateException("daemon did not start; see " + dataDir.resolve("daemon.log"));
-                    }
-                    Thread.sleep(100);
-                }
-            }
-            Matcher token = TOKEN.matcher(Files.readString(dataDir.resolve("server-control/auth.json")));
-            token.find();
-            return new Daemon(process, url, token.group(1), Files.readString(dataDir.resolve("instance-id")).strip(), http);
-        }
-
-        double metric(String series) throws Exception {
-            String text = http.send(HttpRequest.newBuilder(URI.create(url + "/actuator/prometheus")).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
-            return text.lines().filter(line -> line.startsWith(series + " ")).mapToDouble(line -> Double.parseDouble(line.substring(series.length() + 1)))
-                    .findFirst().orElse(0);
-        }
-
-        void stop() throws InterruptedException {
-            process.destroy();
-            if (!process.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
         }
     }
 }

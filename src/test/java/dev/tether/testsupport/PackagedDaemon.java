@@ -1,0 +1,203 @@
+package dev.tether.testsupport;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The packaged daemon, {@code java -jar tether.jar}, as its own process on a free loopback port with a data dir
+ * of the caller's: the way a user runs it, for the tests that kill or restart it and for the benchmarks.
+ * {@link #start} returns once {@code /api/health} answers, and says how long that took.
+ */
+public final class PackagedDaemon implements AutoCloseable {
+
+    /** The property failsafe sets to the jar Maven built. */
+    public static final String JAR_PROPERTY = "tether.jar";
+
+    private static final Duration START_BOUND = Duration.ofSeconds(90);
+    private static final Duration STOP_BOUND = Duration.ofSeconds(30);
+
+    private final Process process;
+    private final int port;
+    private final Path dataDir;
+    private final Path log;
+    private final Duration startedIn;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private String token;
+
+    private PackagedDaemon(Process process, int port, Path dataDir, Path log, Duration startedIn) {
+        this.process = process;
+        this.port = port;
+        this.dataDir = dataDir;
+        this.log = log;
+        this.startedIn = startedIn;
+    }
+
+    /** The jar: {@code -Dtether.jar} when failsafe runs, else the one {@code ./mvnw package} left in {@code target/}. */
+    public static Optional<Path> jar() {
+        String property = System.getProperty(JAR_PROPERTY);
+        if (property != null) {
+            return Optional.of(Path.of(property)).filter(Files::isRegularFile);
+        }
+        try (Stream<Path> target = Files.list(Fixture.projectRoot().resolve("target"))) {
+            return target.filter(path -> path.getFileName().toString().matches("tether-[^-]+(-SNAPSHOT)?\\.jar")).findFirst();
+        } catch (IOException noTarget) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Starts the jar with the data dir in {@code TETHER_DATA_DIR}, the JVM options and arguments given, and
+     * {@code environment} added; its output goes to {@code daemon-N.log} in the data dir, one per start.
+     */
+    public static PackagedDaemon start(Path jar, Path dataDir, List<String> jvmOptions, List<String> arguments,
+            Map<String, String> environment) throws IOException, InterruptedException {
+        int port = Fixture.freeLoopbackPort();
+        Path log = nextLog(dataDir);
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar.toString(), "--server.port=" + port));
+        command.addAll(arguments);
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().put("TETHER_DATA_DIR", dataDir.toString());
+        builder.environment().putAll(environment);
+        long launched = System.nanoTime();
+        Process process = builder.start();
+        PackagedDaemon daemon = new PackagedDaemon(process, port, dataDir, log, Duration.ZERO);
+        daemon.awaitHealthy();
+        return new PackagedDaemon(process, port, dataDir, log, Duration.ofNanos(System.nanoTime() - launched));
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    /** From launching {@code java} to the first {@code 200 ok} of {@code /api/health}. */
+    public Duration startedIn() {
+        return startedIn;
+    }
+
+    /** The bearer token the daemon wrote to {@code server-control/auth.json}. */
+    public String token() {
+        if (token == null) {
+            token = JsonMapper.builder().build().readTree(read(dataDir.resolve("server-control").resolve("auth.json")))
+                    .get("token").asString();
+        }
+        return token;
+    }
+
+    /** The id the daemon labels its containers with ({@code tether.instance}). */
+    public String instanceId() {
+        return read(dataDir.resolve("instance-id")).strip();
+    }
+
+    /** Resident memory of the daemon's JVM, in MiB, as the kernel counts it. */
+    public double residentMiB() {
+        String status = read(Path.of("/proc", Long.toString(process.pid()), "status"));
+        return status.lines().filter(line -> line.startsWith("VmRSS:"))
+                .mapToLong(line -> Long.parseLong(line.replaceAll("\\D", "")))
+                .findFirst().orElseThrow() / 1024.0;
+    }
+
+    /** The value of one series of {@code /actuator/prometheus} (e.g. {@code name{tag="x"}}), 0 when absent. */
+    public double metric(String series) throws IOException, InterruptedException {
+        String text = http.send(HttpRequest.newBuilder(URI.create(url() + "/actuator/prometheus")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        return text.lines().filter(line -> line.startsWith(series + " "))
+                .mapToDouble(line -> Double.parseDouble(line.substring(series.length() + 1)))
+                .findFirst().orElse(0);
+    }
+
+    /** SIGKILL: no shutdown hook, no teardown. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the daemon did not die of SIGKILL");
+        }
+    }
+
+    /** SIGTERM, the orderly shutdown a user's Ctrl-C or Kubernetes gives; forced after a bound. */
+    public void stop() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(STOP_BOUND.toSeconds(), TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new IllegalStateException("the daemon did not stop within " + STOP_BOUND + " of SIGTERM; see " + log);
+        }
+    }
+
+    public boolean alive() {
+        return process.isAlive();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            stop();
+        }
+    }
+
+    private void awaitHealthy() throws IOException, InterruptedException {
+        HttpRequest health = HttpRequest.newBuilder(URI.create(url() + "/api/health")).timeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + START_BOUND.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the daemon exited with " + process.exitValue() + " while starting:\n"
+                        + Files.readString(log));
+            }
+            try {
+                HttpResponse<String> answer = http.send(health, HttpResponse.BodyHandlers.ofString());
+                if (answer.statusCode() == 200 && answer.body().equals("ok")) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(50);
+        }
+        process.destroyForcibly();
+        throw new IllegalStateException("the daemon did not answer /api/health within " + START_BOUND + ":\n" + Files.readString(log));
+    }
+
+    private static Path nextLog(Path dataDir) throws IOException {
+        Files.createDirectories(dataDir);
+        try (Stream<Path> logs = Files.list(dataDir)) {
+            long earlier = logs.filter(path -> path.getFileName().toString().matches("daemon-\\d+\\.log")).count();
+            return dataDir.resolve("daemon-" + earlier + ".log");
+        }
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
