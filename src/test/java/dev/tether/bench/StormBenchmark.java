@@ -42,30 +42,25 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class StormBenchmark {
 
-    private final Map<String, String> args;
+    private final BenchArguments args;
     private final Random random;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     private PackagedDaemon daemon;
 
-    private StormBenchmark(Map<String, String> args) {
+    private StormBenchmark(BenchArguments args) {
         this.args = args;
-        this.random = new Random(Long.parseLong(args.getOrDefault("seed", "42")));
+        this.random = new Random(args.integer("seed", 42));
     }
 
     public static void main(String[] argv) throws Exception {
-        Map<String, String> args = new java.util.HashMap<>();
-        for (String arg : argv) {
-            String[] kv = arg.split("=", 2);
-            args.put(kv[0], kv.length > 1 ? kv[1] : "true");
-        }
-        new StormBenchmark(args).run();
+        new StormBenchmark(BenchArguments.parse(argv)).run();
         System.exit(0);
     }
 
     private void run() throws Exception {
-        int servers = Integer.parseInt(args.getOrDefault("servers", "6"));
-        int rounds = Integer.parseInt(args.getOrDefault("rounds", "5"));
-        double abort = Double.parseDouble(args.getOrDefault("abort", "0.7"));
+        int servers = args.integer("servers", 6);
+        int rounds = args.integer("rounds", 5);
+        double abort = args.decimal("abort", 0.7);
         Path jar = PackagedDaemon.jar()
                 .orElseThrow(() -> new IllegalStateException("build the jar first: ./mvnw -DskipTests package"));
         daemon = PackagedDaemon.start(jar, Files.createTempDirectory("tether-bench"), List.of(),

@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -39,19 +38,14 @@ public final class ToolsListBenchmark {
     private final int samples;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
-    private ToolsListBenchmark(Map<String, String> args) {
-        connections = Integer.parseInt(args.getOrDefault("connections", "50"));
-        tools = Integer.parseInt(args.getOrDefault("tools", "100"));
-        samples = Integer.parseInt(args.getOrDefault("samples", "300"));
+    private ToolsListBenchmark(BenchArguments args) {
+        connections = args.integer("connections", 50);
+        tools = args.integer("tools", 100);
+        samples = args.integer("samples", 300);
     }
 
     public static void main(String[] argv) throws Exception {
-        Map<String, String> args = new HashMap<>();
-        for (String arg : argv) {
-            String[] kv = arg.split("=", 2);
-            args.put(kv[0], kv.length > 1 ? kv[1] : "true");
-        }
-        new ToolsListBenchmark(args).run();
+        new ToolsListBenchmark(BenchArguments.parse(argv)).run();
         System.exit(0);
     }
 
