@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import dev.tether.Settings;
+
 /**
  * When tool catalogs are re-listed.
  *
@@ -16,18 +18,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public record CatalogProperties(Duration ttl, Integer syncConcurrency, Duration grace) {
 
     public CatalogProperties {
-        ttl = ttl == null ? Duration.ofMinutes(15) : ttl;
-        syncConcurrency = syncConcurrency == null ? 4 : syncConcurrency;
-        grace = grace == null ? Duration.ofSeconds(2) : grace;
-        if (grace.isNegative()) {
-            throw new IllegalArgumentException("tether.catalog.grace must not be negative, was " + grace);
-        }
-        if (ttl.isNegative() || ttl.isZero()) {
-            throw new IllegalArgumentException("tether.catalog.ttl must be positive, was " + ttl);
-        }
-        if (syncConcurrency < 1) {
-            throw new IllegalArgumentException("tether.catalog.sync-concurrency must be at least 1, was " + syncConcurrency);
-        }
+        ttl = Settings.positive("tether.catalog.ttl", ttl, Duration.ofMinutes(15));
+        syncConcurrency = Settings.atLeastOne("tether.catalog.sync-concurrency", syncConcurrency, 4);
+        grace = Settings.notNegative("tether.catalog.grace", grace, Duration.ofSeconds(2));
     }
 
     public static CatalogProperties defaults() {

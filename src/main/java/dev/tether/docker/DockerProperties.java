@@ -5,6 +5,8 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import dev.tether.Settings;
+
 /**
  * How Tether reaches the Docker engine and keeps it clean.
  *
@@ -18,14 +20,8 @@ public record DockerProperties(Path socket, Duration reapInterval, Duration requ
 
     public DockerProperties {
         socket = socket != null ? socket : defaultSocket(System.getenv("DOCKER_HOST"));
-        reapInterval = reapInterval != null ? reapInterval : Duration.ofSeconds(60);
-        requestTimeout = requestTimeout != null ? requestTimeout : Duration.ofSeconds(10);
-        if (reapInterval.isNegative() || reapInterval.isZero()) {
-            throw new IllegalArgumentException("tether.docker.reap-interval must be positive, was " + reapInterval);
-        }
-        if (requestTimeout.isNegative() || requestTimeout.isZero()) {
-            throw new IllegalArgumentException("tether.docker.request-timeout must be positive, was " + requestTimeout);
-        }
+        reapInterval = Settings.positive("tether.docker.reap-interval", reapInterval, Duration.ofSeconds(60));
+        requestTimeout = Settings.positive("tether.docker.request-timeout", requestTimeout, Duration.ofSeconds(10));
     }
 
     static Path defaultSocket(String dockerHost) {

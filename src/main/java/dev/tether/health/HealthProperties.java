@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import dev.tether.Settings;
+
 /**
  * Connection health checks.
  *
@@ -17,18 +19,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public record HealthProperties(Duration timeout, Integer concurrency, Duration linger) {
 
     public HealthProperties {
-        timeout = timeout == null ? Duration.ofSeconds(20) : timeout;
-        concurrency = concurrency == null ? 8 : concurrency;
-        linger = linger == null ? Duration.ofMillis(250) : linger;
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("tether.health.timeout must be positive, was " + timeout);
-        }
-        if (concurrency < 1) {
-            throw new IllegalArgumentException("tether.health.concurrency must be at least 1, was " + concurrency);
-        }
-        if (linger.isNegative()) {
-            throw new IllegalArgumentException("tether.health.linger must not be negative, was " + linger);
-        }
+        timeout = Settings.positive("tether.health.timeout", timeout, Duration.ofSeconds(20));
+        concurrency = Settings.atLeastOne("tether.health.concurrency", concurrency, 8);
+        linger = Settings.notNegative("tether.health.linger", linger, Duration.ofMillis(250));
     }
 
     public static HealthProperties defaults() {

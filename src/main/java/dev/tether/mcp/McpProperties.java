@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import dev.tether.Settings;
+
 /**
  * Bounds on MCP conversations with a server.
  *
@@ -19,27 +21,14 @@ public record McpProperties(Duration discoveryTimeout, Duration pingTimeout, Dur
         Duration closeTimeout) {
 
     public McpProperties {
-        discoveryTimeout = positive(discoveryTimeout, Duration.ofSeconds(15), "discovery-timeout");
-        pingTimeout = positive(pingTimeout, Duration.ofSeconds(10), "ping-timeout");
-        callTimeout = positive(callTimeout, Duration.ofSeconds(60), "call-timeout");
-        maxToolPages = maxToolPages == null ? 100 : maxToolPages;
-        closeTimeout = positive(closeTimeout, Duration.ofSeconds(5), "close-timeout");
-        if (maxToolPages < 1) {
-            throw new IllegalArgumentException("tether.mcp.max-tool-pages must be at least 1, was " + maxToolPages);
-        }
+        discoveryTimeout = Settings.positive("tether.mcp.discovery-timeout", discoveryTimeout, Duration.ofSeconds(15));
+        pingTimeout = Settings.positive("tether.mcp.ping-timeout", pingTimeout, Duration.ofSeconds(10));
+        callTimeout = Settings.positive("tether.mcp.call-timeout", callTimeout, Duration.ofSeconds(60));
+        maxToolPages = Settings.atLeastOne("tether.mcp.max-tool-pages", maxToolPages, 100);
+        closeTimeout = Settings.positive("tether.mcp.close-timeout", closeTimeout, Duration.ofSeconds(5));
     }
 
     public static McpProperties defaults() {
         return new McpProperties(null, null, null, null, null);
-    }
-
-    private static Duration positive(Duration value, Duration fallback, String name) {
-        if (value == null) {
-            return fallback;
-        }
-        if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException("tether.mcp." + name + " must be positive, was " + value);
-        }
-        return value;
     }
 }

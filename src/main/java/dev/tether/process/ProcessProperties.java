@@ -3,6 +3,8 @@ package dev.tether.process;
 import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import dev.tether.Settings;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -19,10 +21,10 @@ public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration 
         Duration shutdownTimeout) {
 
     public ProcessProperties {
-        eofGrace = positive(eofGrace, Duration.ofSeconds(1), "eof-grace");
-        termGrace = positive(termGrace, Duration.ofSeconds(2), "term-grace");
-        killGrace = positive(killGrace, Duration.ofSeconds(2), "kill-grace");
-        shutdownTimeout = positive(shutdownTimeout, Duration.ofSeconds(15), "shutdown-timeout");
+        eofGrace = Settings.positive("tether.process.eof-grace", eofGrace, Duration.ofSeconds(1));
+        termGrace = Settings.positive("tether.process.term-grace", termGrace, Duration.ofSeconds(2));
+        killGrace = Settings.positive("tether.process.kill-grace", killGrace, Duration.ofSeconds(2));
+        shutdownTimeout = Settings.positive("tether.process.shutdown-timeout", shutdownTimeout, Duration.ofSeconds(15));
         stderrTail = stderrTail == null ? DataSize.ofKilobytes(8) : stderrTail;
         if (stderrTail.toBytes() < 256 || stderrTail.toBytes() > DataSize.ofMegabytes(1).toBytes()) {
             throw new IllegalArgumentException("tether.process.stderr-tail must be between 256B and 1MB, was " + stderrTail);
@@ -32,15 +34,5 @@ public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration 
     /** The defaults, for code that builds a pipeline outside Spring (tests, benchmarks). */
     public static ProcessProperties defaults() {
         return new ProcessProperties(null, null, null, null, null);
-    }
-
-    static Duration positive(Duration value, Duration fallback, String name) {
-        if (value == null) {
-            return fallback;
-        }
-        if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException("tether.process." + name + " must be positive, was " + value);
-        }
-        return value;
     }
 }

@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import dev.tether.Settings;
+
 /**
  * The pool of warm MCP sessions.
  *
@@ -15,18 +17,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public record SessionProperties(Duration idleTtl, Integer maxSessions, Integer maxLeasesPerSession) {
 
     public SessionProperties {
-        idleTtl = idleTtl == null ? Duration.ofMinutes(5) : idleTtl;
-        maxSessions = maxSessions == null ? 64 : maxSessions;
-        maxLeasesPerSession = maxLeasesPerSession == null ? 16 : maxLeasesPerSession;
-        if (idleTtl.isNegative() || idleTtl.isZero()) {
-            throw new IllegalArgumentException("tether.session.idle-ttl must be positive, was " + idleTtl);
-        }
-        if (maxSessions < 1) {
-            throw new IllegalArgumentException("tether.session.max-sessions must be at least 1, was " + maxSessions);
-        }
-        if (maxLeasesPerSession < 1) {
-            throw new IllegalArgumentException("tether.session.max-leases-per-session must be at least 1, was " + maxLeasesPerSession);
-        }
+        idleTtl = Settings.positive("tether.session.idle-ttl", idleTtl, Duration.ofMinutes(5));
+        maxSessions = Settings.atLeastOne("tether.session.max-sessions", maxSessions, 64);
+        maxLeasesPerSession = Settings.atLeastOne("tether.session.max-leases-per-session", maxLeasesPerSession, 16);
     }
 
     public static SessionProperties defaults() {

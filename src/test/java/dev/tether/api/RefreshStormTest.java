@@ -33,6 +33,7 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import dev.tether.testsupport.PrometheusScrape;
 import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.OsProcesses;
@@ -173,7 +174,7 @@ class RefreshStormTest {
         long cleanAfter = Duration.ofNanos(System.nanoTime() - stormEnded).toMillis();
         sampler.stop();
 
-        TetherClient.Metrics metrics = tether.metrics();
+        PrometheusScrape metrics = tether.metrics();
         Map<String, Integer> statuses = new TreeMap<>();
         for (CompletableFuture<Outcome> outcome : completing) {
             Outcome done = outcome.get();
@@ -208,7 +209,7 @@ class RefreshStormTest {
                 assertThat(tether.metrics().live()).as("Tether's own count agrees").isZero());
     }
 
-    private static Map<String, Double> teardowns(TetherClient.Metrics metrics) {
+    private static Map<String, Double> teardowns(PrometheusScrape metrics) {
         Map<String, Double> rungs = new TreeMap<>();
         for (String rung : List.of("eof", "term", "kill", "container")) {
             rungs.put(rung, metrics.sum("tether_children_teardown_total", "rung", rung));

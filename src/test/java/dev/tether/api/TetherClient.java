@@ -17,6 +17,8 @@ import reactor.netty.resources.ConnectionProvider;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.tether.testsupport.PrometheusScrape;
+
 /**
  * A real HTTP client of a running Tether, as the Executor app is one: Reactor Netty underneath, and one TCP
  * connection per request (no pool), so disposing a request's subscription closes its connection, which is
@@ -147,52 +149,11 @@ final class TetherClient {
     }
 
     /** The Prometheus scrape. */
-    Metrics metrics() {
+    PrometheusScrape metrics() {
         Reply reply = get("/actuator/prometheus");
         if (reply.status() != 200) {
             throw new AssertionError("/actuator/prometheus: " + reply);
         }
-        return new Metrics(reply.body());
-    }
-
-    /** A Prometheus text exposition, read by sample name and labels. */
-    record Metrics(String text) {
-
-        /**
-         * The sum of every sample named {@code sample} (exactly, e.g. {@code tether_children_spawned_total})
-         * that carries all {@code labels} given as {@code key, value, key, value...}; 0 when there is none.
-         */
-        double sum(String sample, String... labels) {
-            double sum = 0;
-            for (String line : text.split("\n")) {
-                if (line.startsWith("#") || !(line.startsWith(sample + "{") || line.startsWith(sample + " "))) {
-                    continue;
-                }
-                boolean matches = true;
-                for (int i = 0; i < labels.length; i += 2) {
-                    matches &= line.contains(labels[i] + "=\"" + labels[i + 1] + "\"");
-                }
-                if (matches) {
-                    sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-                }
-            }
-            return sum;
-        }
-
-        double spawned(String kind) {
-            return sum("tether_children_spawned_total", "kind", kind);
-        }
-
-        double spawned() {
-            return sum("tether_children_spawned_total");
-        }
-
-        double live() {
-            return sum("tether_children_live");
-        }
-
-        double healthChecks(String outcome) {
-            return sum("tether_health_checks_total", "outcome", outcome);
-        }
+        return new PrometheusScrape(reply.body());
     }
 }

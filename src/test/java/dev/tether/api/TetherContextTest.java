@@ -116,7 +116,8 @@ class TetherContextTest {
 
     @ParameterizedTest
     @ValueSource(strings = { "tether.process.eof-grace=0s", "tether.mcp.ping-timeout=0ms", "tether.session.max-sessions=0",
-            "tether.health.timeout=-5s", "tether.catalog.sync-concurrency=0", "tether.docker.reap-interval=0s" })
+            "tether.health.timeout=-5s", "tether.catalog.sync-concurrency=0", "tether.docker.reap-interval=0s",
+            "tether.mcp.close-timeout=0s", "tether.catalog.grace=-1s", "tether.health.linger=-1ms" })
     void anInvalidSettingStopsTheStartNamingIt(String setting) {
         runner().withPropertyValues(setting).run(context -> {
             assertThat(context).hasFailed();

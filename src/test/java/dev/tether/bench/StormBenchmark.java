@@ -77,7 +77,7 @@ public final class StormBenchmark {
                 reload(connections, abort, aborted, requests);
             }
             long stormMillis = (System.nanoTime() - stormStart) / 1_000_000;
-            double spawned = daemon.metric("tether_children_spawned_total{kind=\"docker\"}");
+            double spawned = daemon.metrics().spawned("docker");
             Thread.sleep(5_000 + 6_000); // idle-ttl, then the longest teardown ladder
             int stranded = DockerContainers.withLabel("tether.instance", daemon.instanceId()).size();
             peak.stopSampling();

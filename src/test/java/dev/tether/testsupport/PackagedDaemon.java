@@ -126,13 +126,10 @@ public final class PackagedDaemon implements AutoCloseable {
                 .findFirst().orElseThrow() / 1024.0;
     }
 
-    /** The value of one series of {@code /actuator/prometheus} (e.g. {@code name{tag="x"}}), 0 when absent. */
-    public double metric(String series) throws IOException, InterruptedException {
-        String text = http.send(HttpRequest.newBuilder(URI.create(url() + "/actuator/prometheus")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-        return text.lines().filter(line -> line.startsWith(series + " "))
-                .mapToDouble(line -> Double.parseDouble(line.substring(series.length() + 1)))
-                .findFirst().orElse(0);
+    /** A scrape of {@code /actuator/prometheus}, open to anyone who reaches the port. */
+    public PrometheusScrape metrics() throws IOException, InterruptedException {
+        return new PrometheusScrape(http.send(HttpRequest.newBuilder(URI.create(url() + "/actuator/prometheus")).build(),
+                HttpResponse.BodyHandlers.ofString()).body());
     }
 
     /** SIGKILL: no shutdown hook, no teardown. */
