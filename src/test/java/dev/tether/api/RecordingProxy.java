@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -75,6 +76,7 @@ final class RecordingProxy implements AutoCloseable {
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
     private final List<Seen> seen = new CopyOnWriteArrayList<>();
+    private final Set<InputStream> streaming = ConcurrentHashMap.newKeySet();
 
     RecordingProxy(int upstreamPort) throws IOException {
         this.upstream = URI.create("http://127.0.0.1:" + upstreamPort);
@@ -120,6 +122,7 @@ final class RecordingProxy implements AutoCloseable {
                 return;
             }
             try (InputStream in = response.body()) {
+                streaming.add(in);
                 response.headers().map().forEach((name, values) -> {
                     if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT)) && !name.startsWith(":")) {
                         exchange.getResponseHeaders().put(name, values);
@@ -151,7 +154,16 @@ final class RecordingProxy implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         server.stop(0);
-        threads.shutdownNow(); // interrupts streams still copying, e.g. an SSE stream upstream keeps open
+        // Streams upstream keeps open (SSE) block their copying threads in a read no interrupt ends: close them.
+        for (InputStream in : streaming) {
+            try {
+                in.close();
+            }
+            catch (IOException ex) {
+                // closing is all we want of it
+            }
+        }
+        threads.shutdownNow();
         threads.awaitTermination(5, TimeUnit.SECONDS);
     }
 }
