@@ -133,7 +133,7 @@ final class AgentEndpoint {
     }
 
     private InitializeResult initialize(JSONRPCRequest request) {
-        Object asked = json.convertValue(request.params() == null ? Map.of() : request.params(), PARAMS).get("protocolVersion");
+        Object asked = params(request.params(), PARAMS).map(params -> params.get("protocolVersion")).orElse(null);
         String version = PROTOCOL_VERSIONS.contains(asked) ? (String) asked : PROTOCOL_VERSIONS.get(0);
         return new InitializeResult(version, ServerCapabilities.builder().tools(false).build(),
                 new Implementation("tether", "0.1.0"),
@@ -161,9 +161,10 @@ final class AgentEndpoint {
      * as MCP has it; only an address that names no tool is a protocol error.
      */
     private Mono<JSONRPCResponse> callTool(JSONRPCRequest request, String session) {
-        CallToolRequest call = json.convertValue(request.params(), CALL);
-        if (call == null || call.name() == null) {
-            return Mono.just(JSONRPCResponse.error(request.id(), new JSONRPCError(ErrorCodes.INVALID_PARAMS, "tools/call needs params.name")));
+        CallToolRequest call = params(request.params(), CALL).filter(asked -> asked.name() != null).orElse(null);
+        if (call == null) {
+            return Mono.just(JSONRPCResponse.error(request.id(), new JSONRPCError(ErrorCodes.INVALID_PARAMS,
+                    "tools/call needs params {name, arguments?}, got " + request.params())));
         }
         String key = session + "/" + request.id();
         return Mono.usingWhen(Mono.fromSupplier(() -> register(key)),
@@ -184,13 +185,25 @@ final class AgentEndpoint {
     }
 
     private void cancelIfAsked(JSONRPCNotification notification, String session) {
-        if (!CANCELLED.equals(notification.method()) || notification.params() == null) {
+        if (!CANCELLED.equals(notification.method())) {
             return;
         }
-        Object requestId = json.convertValue(notification.params(), PARAMS).get("requestId");
-        Sinks.One<Boolean> cancel = inFlight.get(session + "/" + requestId);
+        Object requestId = params(notification.params(), PARAMS).map(params -> params.get("requestId")).orElse(null);
+        Sinks.One<Boolean> cancel = requestId == null ? null : inFlight.get(session + "/" + requestId);
         if (cancel != null) {
             cancel.tryEmitValue(true);
+        }
+    }
+
+    /** A message's params as {@code type}; empty when there are none or they have another shape. */
+    private <T> Optional<T> params(Object params, TypeRef<T> type) {
+        if (params == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.ofNullable(json.convertValue(params, type));
+        } catch (RuntimeException otherShape) {
+            return Optional.empty();
         }
     }
 

@@ -155,6 +155,10 @@ class AgentEndpointTest {
         assertThat(garbage.status()).isEqualTo(200);
         assertThat(garbage.json().path("error").path("code").asInt()).isEqualTo(-32700);
 
+        Reply shapeless = tether.post("/mcp", Map.of("jsonrpc", "2.0", "id", 2, "method", "tools/call", "params", "echo"));
+        assertThat(shapeless.json().path("error").path("code").asInt()).isEqualTo(-32602);
+        assertThat(shapeless.json().path("error").path("message").asString()).contains("needs params {name, arguments?}");
+
         Reply unknown = tether.post("/mcp", Map.of("jsonrpc", "2.0", "id", 1, "method", "resources/list"));
         assertThat(unknown.json().path("error").path("code").asInt()).isEqualTo(-32601);
 
