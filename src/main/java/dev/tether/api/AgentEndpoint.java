@@ -41,6 +41,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
+import dev.tether.TetherApplication;
 import dev.tether.calls.ToolCalls;
 import dev.tether.calls.ToolNotFoundException;
 import dev.tether.catalog.CatalogService;
@@ -136,7 +137,7 @@ final class AgentEndpoint {
         Object asked = params(request.params(), PARAMS).map(params -> params.get("protocolVersion")).orElse(null);
         String version = PROTOCOL_VERSIONS.contains(asked) ? (String) asked : PROTOCOL_VERSIONS.get(0);
         return new InitializeResult(version, ServerCapabilities.builder().tools(false).build(),
-                new Implementation("tether", "0.1.0"),
+                new Implementation("tether", TetherApplication.VERSION),
                 "Tools of every connection Tether knows, named by address: tools.<integration>.<owner>.<connection>.<tool>.");
     }
 
@@ -148,7 +149,7 @@ final class AgentEndpoint {
     }
 
     private static List<Tool> tools(ConnectionTools connection) {
-        return connection.tools().stream().map(tool -> tool(connection.key().address() + "." + tool.name(), tool)).toList();
+        return connection.tools().stream().map(tool -> tool(connection.key().toolAddress(tool.name()), tool)).toList();
     }
 
     private static Tool tool(String address, StoredTool tool) {

@@ -62,7 +62,7 @@ final class Views {
         }
 
         private static ToolView of(ConnectionKey key, StoredTool tool, Boolean requiresApproval, String approvalDescription) {
-            return new ToolView(key.address() + "." + tool.name(), key.owner().wire(), key.integration(), key.name(),
+            return new ToolView(key.toolAddress(tool.name()), key.owner().wire(), key.integration(), key.name(),
                     tool.name(), "mcp", tool.description(), requiresApproval, approvalDescription);
         }
     }

@@ -33,6 +33,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
+import dev.tether.TetherApplication;
 import dev.tether.docker.DockerRunRewriter;
 import dev.tether.process.ChildProcesses;
 import dev.tether.process.ChildSpec;
@@ -129,7 +130,7 @@ public final class McpSessions {
                 .stream().max(Duration::compareTo).orElseThrow();
         // Our own bounds are per operation; the SDK's must never fire before them.
         McpAsyncClient client = McpClient.async(transport)
-                .clientInfo(new Implementation("tether", "0.1.0"))
+                .clientInfo(new Implementation("tether", TetherApplication.VERSION))
                 .requestTimeout(longest.plusSeconds(1))
                 .initializationTimeout(longest.plusSeconds(1))
                 .toolsChangeConsumer(tools -> Mono.fromRunnable(() -> toolsChanged.tryEmitNext(tools)))

@@ -16,6 +16,11 @@ public record ConnectionKey(Owner owner, String integration, String name) {
         return "tools." + integration + "." + owner.wire() + "." + name;
     }
 
+    /** The address of one of its tools: {@code tools.<integration>.<owner>.<name>.<tool>}. */
+    public String toolAddress(String tool) {
+        return address() + "." + tool;
+    }
+
     @Override
     public String toString() {
         return owner.wire() + "/" + integration + "/" + name;

@@ -3,7 +3,6 @@ package dev.tether.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -130,10 +129,8 @@ class DaemonKillIT {
 
     /** Starts the jar Maven built on this test's data dir; returns once it answers. */
     private PackagedDaemon start() throws IOException, InterruptedException {
-        Path jar = PackagedDaemon.jar().orElse(null);
-        assumeTrue(jar != null, "needs the packaged daemon: failsafe runs this after `package` with -Dtether.jar");
         // C1 only and the serial collector: a daemon that starts fast on a small, busy CI box.
-        PackagedDaemon daemon = PackagedDaemon.start(jar, dataDir, List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
+        PackagedDaemon daemon = PackagedDaemon.start(PackagedDaemon.jarOrSkip(), dataDir, List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
                 // Only the kill may end these sessions: no timeout does first.
                 List.of("--tether.mcp.discovery-timeout=300s", "--tether.mcp.ping-timeout=300s", "--tether.health.timeout=300s"),
                 Map.of());

@@ -1,7 +1,6 @@
 package dev.tether.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -121,9 +120,7 @@ class DaemonRestartIT {
     }
 
     private PackagedDaemon start(Map<String, String> store) throws IOException, InterruptedException {
-        Path jar = PackagedDaemon.jar().orElse(null);
-        assumeTrue(jar != null, "needs the packaged daemon: failsafe runs this after `package` with -Dtether.jar");
-        PackagedDaemon daemon = PackagedDaemon.start(jar, dataDir, List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"),
+        PackagedDaemon daemon = PackagedDaemon.start(PackagedDaemon.jarOrSkip(), dataDir, List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"),
                 List.of("--logging.level.dev.tether=DEBUG"), store);
         daemons.add(daemon);
         return daemon;

@@ -142,6 +142,9 @@ final class RecordingProxy implements AutoCloseable {
                     out.flush(); // an SSE event must not wait for the next one
                 }
             }
+            finally {
+                streaming.remove(response.body());
+            }
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();

@@ -1,6 +1,5 @@
 package dev.tether.bench;
 
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -170,7 +169,7 @@ public final class StormBenchmark {
         int warmCalls = 300;
         long start = System.nanoTime();
         for (int i = 0; i < warmCalls; i++) {
-            http.send(request("POST", "/api/tools/call").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+            http.send(daemon.request("/api/tools/call").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
                     HttpResponse.BodyHandlers.ofString());
         }
         double warm = warmCalls / ((System.nanoTime() - start) / 1e9);
@@ -218,7 +217,7 @@ public final class StormBenchmark {
             args.append(args.length() == 0 ? "" : ",").append('"').append(arg.replace("\"", "\\\"")).append('"');
         }
         String body = "{\"transport\":\"stdio\",\"name\":\"" + name + "\",\"command\":\"" + argv.get(0) + "\",\"args\":[" + args + "]}";
-        String answer = http.send(request("POST", "/api/mcp/servers").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+        String answer = http.send(daemon.request("/api/mcp/servers").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
         Matcher slug = Pattern.compile("\"slug\"\\s*:\\s*\"([^\"]+)\"").matcher(answer);
         if (!slug.find()) {
@@ -228,20 +227,15 @@ public final class StormBenchmark {
     }
 
     private void post(String path) throws Exception {
-        http.send(request("POST", path).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        http.send(daemon.request(path).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private CompletableFuture<HttpResponse<String>> send(String method, String path) {
-        return http.sendAsync(request(method, path).method(method, HttpRequest.BodyPublishers.noBody()).build(),
+        return http.sendAsync(daemon.request(path).method(method, HttpRequest.BodyPublishers.noBody()).build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private HttpRequest.Builder request(String method, String path) {
-        return HttpRequest.newBuilder(URI.create(daemon.url() + path))
-                .header("Authorization", "Bearer " + daemon.token())
-                .header("Content-Type", "application/json")
-                .timeout(Duration.ofSeconds(60));
-    }
+
 
     @FunctionalInterface
     private interface Check {

@@ -1,12 +1,10 @@
 package dev.tether.bench;
 
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -120,10 +118,7 @@ public final class ToolsListBenchmark {
     }
 
     private JsonNode send(PackagedDaemon daemon, String method, String path, Object body) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(daemon.url() + path))
-                .header("Authorization", "Bearer " + daemon.token())
-                .header("Content-Type", "application/json")
-                .timeout(Duration.ofSeconds(60))
+        HttpRequest request = daemon.request(path)
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
                 .build();
         HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());

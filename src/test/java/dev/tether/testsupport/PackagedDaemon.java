@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Assumptions;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -78,9 +79,15 @@ public final class PackagedDaemon implements AutoCloseable {
         builder.environment().putAll(environment);
         long launched = System.nanoTime();
         Process process = builder.start();
-        PackagedDaemon daemon = new PackagedDaemon(process, port, dataDir, log, Duration.ZERO);
-        daemon.awaitHealthy();
+        awaitHealthy(process, "http://127.0.0.1:" + port, log);
         return new PackagedDaemon(process, port, dataDir, log, Duration.ofNanos(System.nanoTime() - launched));
+    }
+
+    /** The jar for a test that runs it; without one (surefire, or no {@code package} yet) the test is skipped. */
+    public static Path jarOrSkip() {
+        Optional<Path> jar = jar();
+        Assumptions.assumeTrue(jar.isPresent(), "needs the packaged daemon: failsafe runs this after `package` with -Dtether.jar");
+        return jar.get();
     }
 
     public int port() {
@@ -89,6 +96,14 @@ public final class PackagedDaemon implements AutoCloseable {
 
     public String url() {
         return "http://127.0.0.1:" + port;
+    }
+
+    /** A request to {@code path} with the daemon's token and a JSON body type, bounded at a minute. */
+    public HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(URI.create(url() + path))
+                .header("Authorization", "Bearer " + token())
+                .header("Content-Type", "application/json")
+                .timeout(Duration.ofSeconds(60));
     }
 
     public long pid() {
@@ -160,8 +175,9 @@ public final class PackagedDaemon implements AutoCloseable {
         }
     }
 
-    private void awaitHealthy() throws IOException, InterruptedException {
-        HttpRequest health = HttpRequest.newBuilder(URI.create(url() + "/api/health")).timeout(Duration.ofSeconds(2)).build();
+    private static void awaitHealthy(Process process, String url, Path log) throws IOException, InterruptedException {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpRequest health = HttpRequest.newBuilder(URI.create(url + "/api/health")).timeout(Duration.ofSeconds(2)).build();
         long deadline = System.nanoTime() + START_BOUND.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
