@@ -1,5 +1,7 @@
 package dev.tether.api;
 
+import dev.tether.mcp.RemoteServer;
+
 /** A probe could not talk MCP to a remote endpoint. */
 final class RemoteServerUnreachableException extends RuntimeException {
 
@@ -9,7 +11,6 @@ final class RemoteServerUnreachableException extends RuntimeException {
 
     /** The server answered, but wants credentials first. */
     boolean requiresAuthentication() {
-        String message = String.valueOf(getCause().getMessage());
-        return message.contains("401") || message.contains("403") || getCause().getClass().getSimpleName().contains("Authorization");
+        return RemoteServer.wantsCredentials(getCause());
     }
 }

@@ -102,13 +102,16 @@ public final class McpSessions {
                 McpSession::closeGracefully);
     }
 
-    /** Streamable HTTP first; a server that does not speak it (the handshake fails) gets SSE. */
+    /**
+     * Streamable HTTP first; a server that does not speak it (the handshake fails) gets SSE. One that refused us
+     * for credentials does speak it: asking again over SSE would only hide why it refused.
+     */
     private Flux<McpSession> streamableHttpThenSse(RemoteServer remote) {
         return Flux.defer(() -> {
             AtomicBoolean opened = new AtomicBoolean();
             return live(remote, "streamable HTTP", () -> session(remote.name(), streamableHttp(remote), Mono.never()))
                     .doOnNext(session -> opened.set(true))
-                    .onErrorResume(error -> !opened.get(), error -> {
+                    .onErrorResume(error -> !opened.get() && !RemoteServer.wantsCredentials(error), error -> {
                         String sse = "SSE (streamable HTTP failed: " + describe(error) + ")";
                         return live(remote, sse, () -> sseSession(remote, sse));
                     });

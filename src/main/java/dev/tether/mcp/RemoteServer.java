@@ -3,6 +3,9 @@ package dev.tether.mcp;
 import java.net.URI;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
+
+import io.modelcontextprotocol.client.transport.McpHttpClientTransportAuthorizationException;
 
 /**
  * An MCP server reached over HTTP.
@@ -18,6 +21,23 @@ public record RemoteServer(String name, URI endpoint, Transport transport, Map<S
 
     /** Streamable HTTP, SSE, or streamable HTTP first and SSE when that fails. */
     public enum Transport { STREAMABLE_HTTP, SSE, AUTO }
+
+    /**
+     * How the SDK reports an HTTP status it did not expect ("Status code: 401", "non-OK HTTP code: 403 - …",
+     * "SSE stream: 401"). Only the phrase counts: a bare "401" also turns up in endpoints, ports and ids.
+     */
+    private static final Pattern AUTHORIZATION_STATUS = Pattern.compile("(?i)(status code|HTTP code|SSE stream)\\W*(401|403)\\b");
+
+    /** Whether a failure to talk to a remote server means it answered, but wants credentials first (401, 403). */
+    public static boolean wantsCredentials(Throwable failure) {
+        for (Throwable e = failure; e != null; e = e.getCause() == e ? null : e.getCause()) {
+            if (e instanceof McpHttpClientTransportAuthorizationException
+                    || e.getMessage() != null && AUTHORIZATION_STATUS.matcher(e.getMessage()).find()) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     public RemoteServer {
         Objects.requireNonNull(name, "name");

@@ -3,6 +3,8 @@ package dev.tether.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -219,6 +222,27 @@ class RemoteServersTest {
         assertThat(error.path("_tag").asString()).isEqualTo("McpConnectionError");
         assertThat(error.path("transport").asString()).isEqualTo("remote");
         assertThat(error.path("message").asString()).as(probe.body()).contains(nowhere, "connection failed");
+    }
+
+    @Test
+    void probeOfAnEndpointThatWantsCredentialsSaysSo() throws Exception {
+        HttpServer locked = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        locked.createContext("/", exchange -> {
+            exchange.getResponseHeaders().add("WWW-Authenticate", "Bearer");
+            exchange.sendResponseHeaders(401, -1);
+            exchange.close();
+        });
+        locked.start();
+        try {
+            JsonNode probe = ok(send("POST", "/api/mcp/probe", Map.of("endpoint",
+                    "http://127.0.0.1:" + locked.getAddress().getPort() + "/mcp")));
+
+            assertThat(probe.path("connected").asBoolean()).as(probe.toString()).isFalse();
+            assertThat(probe.path("requiresAuthentication").asBoolean()).as(probe.toString()).isTrue();
+        }
+        finally {
+            locked.stop(0);
+        }
     }
 
     // ---- steps ---------------------------------------------------------------------------
