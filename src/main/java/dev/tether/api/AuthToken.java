@@ -31,6 +31,14 @@ public final class AuthToken {
         this.token = value.getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * The token itself, for the one record that must carry it: the discovery record Executor's CLI reads to reach
+     * this daemon. Never log it or put it in an answer.
+     */
+    public String bearer() {
+        return new String(token, StandardCharsets.UTF_8);
+    }
+
     /** Compares in constant time, so the response time says nothing about how much of a guess was right. */
     boolean matches(String candidate) {
         return candidate != null && MessageDigest.isEqual(token, candidate.getBytes(StandardCharsets.UTF_8));

@@ -1,0 +1,20 @@
+package dev.tether.testsupport;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Marks a test that drives the real Executor CLI ({@link ExecutorCli}). Without it installed the test is skipped with
+ * a warning on stderr, unless {@code CI} is {@code true}, where it fails: CI installs the clients.
+ */
+@Documented
+@Target({ElementType.TYPE, ElementType.METHOD})
+@Retention(RetentionPolicy.RUNTIME)
+@ExtendWith(RequiresExecutorCliExtension.class)
+public @interface RequiresExecutorCli {
+}
