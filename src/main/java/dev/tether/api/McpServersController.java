@@ -19,12 +19,9 @@ import dev.tether.api.ServerConfigs.ConfigInput;
 import dev.tether.mcp.McpSessions;
 import dev.tether.mcp.RemoteServer;
 import dev.tether.session.SessionPool;
-import dev.tether.store.Connection;
-import dev.tether.store.ConnectionKey;
 import dev.tether.store.Integration;
 import dev.tether.store.IntegrationNotFoundException;
 import dev.tether.store.IntegrationStore;
-import dev.tether.store.Owner;
 import dev.tether.store.ServerConfig;
 import dev.tether.store.StdioConfig;
 
@@ -62,8 +59,6 @@ final class McpServersController {
             boolean supportsDynamicRegistration, String name, String slug, Integer toolCount, String serverName) {
     }
 
-    private static final String DEFAULT_CONNECTION = "default";
-
     private final IntegrationStore integrations;
     private final SessionPool pool;
     private final McpSessions sessions;
@@ -78,10 +73,11 @@ final class McpServersController {
         this.clock = clock;
     }
 
+    /** Registers the server, with no connection: as in Executor, the client then makes one with {@code POST /api/connections}. */
     @PostMapping("/servers")
     Mono<Map<String, String>> add(@RequestBody AddServerRequest request) {
         return Mono.fromCallable(() -> integration(request))
-                .flatMap(integration -> integrations.create(integration, defaultConnection(integration.slug())))
+                .flatMap(integrations::create)
                 .map(created -> Map.of("slug", created.slug()));
     }
 
@@ -150,9 +146,5 @@ final class McpServersController {
             throw InvalidInputException.decode("`config` is required");
         }
         return request;
-    }
-
-    private static Connection defaultConnection(String slug) {
-        return new Connection(new ConnectionKey(Owner.ORG, slug, DEFAULT_CONNECTION), "none", Optional.empty(), Optional.empty());
     }
 }

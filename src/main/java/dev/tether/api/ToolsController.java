@@ -6,17 +6,21 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import dev.tether.api.Views.ToolView;
 import dev.tether.calls.ToolCalls;
+import dev.tether.calls.builtin.BuiltinTool;
+import dev.tether.calls.builtin.BuiltinTools;
+import dev.tether.store.Owner;
 import dev.tether.catalog.CatalogService;
 
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
 
 @RestController
 final class ToolsController {
@@ -27,10 +31,12 @@ final class ToolsController {
 
     private final CatalogService catalogs;
     private final ToolCalls calls;
+    private final BuiltinTools builtins;
 
-    ToolsController(CatalogService catalogs, ToolCalls calls) {
+    ToolsController(CatalogService catalogs, ToolCalls calls, BuiltinTools builtins) {
         this.catalogs = catalogs;
         this.calls = calls;
+        this.builtins = builtins;
     }
 
     record SchemaView(String address, String name, String description, Object inputSchema, Object outputSchema) {
@@ -51,17 +57,31 @@ final class ToolsController {
                 .flatMap(address -> calls.call(address, request.args() == null ? Map.of() : request.args()));
     }
 
-    /** Tools of every matching connection; a client that leaves cancels the syncs it started. */
+    /**
+     * Executor's built-in tools, then the tools of every matching connection, as 1.5.9 orders them; a client that
+     * leaves cancels the syncs it started.
+     */
     @GetMapping("/api/tools")
     Mono<List<ToolView>> list(@RequestParam(required = false) String integration, @RequestParam(required = false) String owner,
             @RequestParam(required = false) String connection, @RequestParam(required = false) String query,
             @RequestParam(required = false) String includeAnnotations, @RequestParam(required = false) String includeBlocked) {
         // Tether has no tool policies, so nothing is ever blocked and includeBlocked changes nothing.
         String needle = query == null ? "" : query.toLowerCase(Locale.ROOT);
-        return Flux.defer(() -> catalogs.tools(Inputs.optional(integration), Inputs.optionalOwner(owner), Inputs.optional(connection)))
-                .flatMapIterable(tools -> ToolView.listed(tools, Inputs.flag(includeAnnotations)))
-                .filter(tool -> needle.isEmpty() || tool.name().contains(needle)
-                        || tool.description().toLowerCase(Locale.ROOT).contains(needle))
-                .collectSortedList(Comparator.comparing(ToolView::address));
+        return Mono.defer(() -> {
+            Optional<String> inIntegration = Inputs.optional(integration);
+            Optional<Owner> ofOwner = Inputs.optionalOwner(owner);
+            Optional<String> onConnection = Inputs.optional(connection);
+            boolean wantsBuiltins = inIntegration.map(BuiltinTool.INTEGRATION::equals).orElse(true)
+                    && ofOwner.map(o -> o.wire().equals(BuiltinTool.OWNER)).orElse(true)
+                    && onConnection.map(BuiltinTool.CONNECTION::equals).orElse(true);
+            List<ToolView> listedBuiltins = wantsBuiltins ? builtins.listed().stream().map(ToolView::of).toList() : List.of();
+            return catalogs.tools(inIntegration, ofOwner, onConnection)
+                    .flatMapIterable(tools -> ToolView.listed(tools, Inputs.flag(includeAnnotations)))
+                    .collectSortedList(Comparator.comparing(ToolView::address))
+                    .map(connected -> Stream.concat(listedBuiltins.stream(), connected.stream())
+                            .filter(tool -> needle.isEmpty() || tool.name().toLowerCase(Locale.ROOT).contains(needle)
+                                    || tool.description().toLowerCase(Locale.ROOT).contains(needle))
+                            .toList());
+        });
     }
 }

@@ -1,7 +1,9 @@
 package dev.tether.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 
+import dev.tether.calls.builtin.BuiltinTool;
 import dev.tether.catalog.CatalogService.ConnectionTools;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
@@ -46,7 +48,14 @@ final class Views {
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record ToolView(String address, String owner, String integration, String connection, String name, String pluginId,
-            String description, Boolean requiresApproval, String approvalDescription) {
+            String description, Boolean requiresApproval, String approvalDescription,
+            @JsonProperty("static") Boolean builtIn) {
+
+        /** A built-in as Executor lists it: under the {@code executor} integration, static. */
+        static ToolView of(BuiltinTool tool) {
+            return new ToolView(tool.path(), BuiltinTool.OWNER, BuiltinTool.INTEGRATION, BuiltinTool.CONNECTION, tool.name(),
+                    tool.pluginId(), tool.description(), tool.requiresApproval(), null, true);
+        }
 
         /** As {@code GET /api/tools} answers; with annotations, whether a call needs approval and why. */
         static List<ToolView> listed(ConnectionTools tools, boolean includeAnnotations) {
@@ -63,7 +72,7 @@ final class Views {
 
         private static ToolView of(ConnectionKey key, StoredTool tool, Boolean requiresApproval, String approvalDescription) {
             return new ToolView(key.toolAddress(tool.name()), key.owner().wire(), key.integration(), key.name(),
-                    tool.name(), "mcp", tool.description(), requiresApproval, approvalDescription);
+                    tool.name(), "mcp", tool.description(), requiresApproval, approvalDescription, null);
         }
     }
 }

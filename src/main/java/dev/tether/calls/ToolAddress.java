@@ -6,10 +6,10 @@ import dev.tether.store.ConnectionKey;
 import dev.tether.store.Owner;
 
 /** A parsed tool address: {@code tools.<integration>.<owner>.<connection>.<tool>}. */
-record ToolAddress(ConnectionKey connection, String tool) {
+public record ToolAddress(ConnectionKey connection, String tool) {
 
     static ToolAddress parse(String address) {
-        String[] parts = address == null ? new String[0] : address.split("\\.");
+        String[] parts = address == null ? new String[0] : address.split("\\.", -1);
         if (parts.length != 5 || !parts[0].equals("tools")) {
             throw new ToolNotFoundException(String.valueOf(address), "expected tools.<integration>.<owner>.<connection>.<tool>");
         }
@@ -18,5 +18,34 @@ record ToolAddress(ConnectionKey connection, String tool) {
             throw new ToolNotFoundException(address, "owner must be org or user, was " + parts[2]);
         }
         return new ToolAddress(new ConnectionKey(owner.get(), parts[1], parts[3]), parts[4]);
+    }
+
+    /** The address, when {@code address} is one of a connection's tools; empty for anything else. */
+    public static Optional<ToolAddress> of(String address) {
+        try {
+            return Optional.of(parse(address));
+        }
+        catch (ToolNotFoundException notAnAddress) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * The path that code writes after {@code tools.} and that policies match, for what a caller names a tool by:
+     * {@code tools.github.org.main.getRepo}, {@code github.org.main.getRepo} and Executor's CLI's
+     * {@code tools.tools.github.org.main.getRepo} are all {@code github.org.main.getRepo}; {@code tools.search} is
+     * {@code search}; a built-in's {@code executor.coreTools.…} stays as it is.
+     */
+    public static String path(String name) {
+        String path = name;
+        while (true) {
+            if (of(path).isPresent()) {
+                return path.substring("tools.".length());
+            }
+            if (!path.startsWith("tools.")) {
+                return path;
+            }
+            path = path.substring("tools.".length());
+        }
     }
 }

@@ -7,10 +7,10 @@ import reactor.core.publisher.Mono;
 public interface IntegrationStore {
 
     /**
-     * Saves a new integration together with its first connection, both or neither; fails with
+     * Saves a new integration, with no connection: as in Executor, connections are made apart. Fails with
      * {@link IntegrationAlreadyExistsException} when the slug is taken.
      */
-    Mono<Integration> create(Integration integration, Connection firstConnection);
+    Mono<Integration> create(Integration integration);
 
     /** Replaces an existing integration; empty when there is none with that slug. */
     Mono<Integration> update(Integration integration);

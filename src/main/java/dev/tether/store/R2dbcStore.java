@@ -18,7 +18,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The store on R2DBC: embedded H2 in the data dir by default, PostgreSQL when configured. Writes that
- * belong together (an integration and its first connection, a connection and its credentials) run in one
+ * belong together (a connection and its credentials, an integration's removal with all it owns) run in one
  * transaction, so a failure leaves nothing half-written.
  */
 @Component
@@ -40,11 +40,9 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
     // ---- integrations ----------------------------------------------------------------------
 
     @Override
-    public Mono<Integration> create(Integration integration, Connection firstConnection) {
+    public Mono<Integration> create(Integration integration) {
         return insertIntegration(integration)
-                .then(insertConnection(firstConnection))
                 .thenReturn(integration)
-                .as(transaction::transactional)
                 .onErrorMap(DataIntegrityViolationException.class, ex -> new IntegrationAlreadyExistsException(integration.slug()));
     }
 

@@ -142,7 +142,7 @@ class BadInputTest {
         Reply explicit = api.post("/api/mcp/servers", stdio("Another", "my_server"));
         assertThat(explicit.status()).as(explicit.toString()).isEqualTo(409);
         assertThat(api.get("/api/integrations").json().size()).isEqualTo(1);
-        assertThat(connectionNames("my_server")).containsExactly("default");
+        assertThat(connectionNames("my_server")).as("registering makes no connection, as in Executor").isEmpty();
     }
 
     @Test
@@ -257,7 +257,7 @@ class BadInputTest {
         assertThat(answers).filteredOn(reply -> reply.status() == 409).as(answers.toString()).hasSize(9)
                 .allSatisfy(reply -> assertThat(reply.tag()).isEqualTo("IntegrationAlreadyExistsError"));
         assertThat(api.get("/api/integrations").json().size()).isEqualTo(1);
-        assertThat(connectionNames("racer")).containsExactly("default");
+        assertThat(connectionNames("racer")).isEmpty();
 
         List<Reply> connections = IntStream.range(0, 10)
                 .mapToObj(i -> api.sendAsync("POST", "/api/connections", connection("racer", "same")))
@@ -265,7 +265,7 @@ class BadInputTest {
         assertThat(connections).filteredOn(reply -> reply.status() == 200).as(connections.toString()).hasSize(1);
         assertThat(connections).filteredOn(reply -> reply.status() == 400).as(connections.toString()).hasSize(9)
                 .allSatisfy(reply -> assertThat(reply.message()).contains("already exists"));
-        assertThat(connectionNames("racer")).containsExactly("default", "same");
+        assertThat(connectionNames("racer")).containsExactly("same");
     }
 
     // ---- helpers ---------------------------------------------------------------------------
@@ -280,9 +280,12 @@ class BadInputTest {
         }
     }
 
+    /** Registers a server and makes its connection {@code org/<slug>/default}, as Executor's app does. */
     private void register(String slug) {
         Reply created = api.post("/api/mcp/servers", stdio(slug, slug));
         assertThat(created.status()).as(created.toString()).isEqualTo(200);
+        Reply connected = api.post("/api/connections", TetherClient.defaultConnection(slug));
+        assertThat(connected.status()).as(connected.toString()).isEqualTo(200);
     }
 
     private void assertNoIntegrations() {

@@ -230,6 +230,8 @@ class ExecutorContractTest {
     @Test
     void connectionRoutes() {
         expect(api.post("/api/mcp/servers", stdio("Conn Fixture", "conn-fixture")), "post", "/mcp/servers", 200);
+        assertThat(expect(api.get("/api/connections"), "get", "/connections", 200).size()).as("registering makes no connection").isZero();
+        expect(api.post("/api/connections", TetherClient.defaultConnection("conn-fixture")), "post", "/connections", 200);
 
         JsonNode all = expect(api.get("/api/connections"), "get", "/connections", 200);
         assertThat(all.valueStream().map(c -> c.path("address").asString())).containsExactly("tools.conn-fixture.org.default");
@@ -296,6 +298,8 @@ class ExecutorContractTest {
         expect(api.post("/api/mcp/servers", stdio("Tools Fixture", "tools-fixture")), "post", "/mcp/servers", 200);
         expect(api.post("/api/mcp/servers", Map.of("name", "Everything", "endpoint", everythingEndpoint(),
                 "remoteTransport", "streamable-http")), "post", "/mcp/servers", 200);
+        expect(api.post("/api/connections", TetherClient.defaultConnection("tools-fixture")), "post", "/connections", 200);
+        expect(api.post("/api/connections", TetherClient.defaultConnection("everything")), "post", "/connections", 200);
         expect(api.post("/api/connections/org/tools-fixture/default/refresh", null),
                 "post", "/connections/{owner}/{integration}/{name}/refresh", 200);
         JsonNode remoteTools = expect(api.post("/api/connections/org/everything/default/refresh", null),

@@ -292,6 +292,7 @@ class RemoteServersTest {
                 "remoteTransport", remoteTransport, "headers", INTEGRATION_HEADERS, "queryParams", QUERY)));
         String slug = created.path("slug").asString();
         registered.add(slug);
+        ok(send("POST", "/api/connections", TetherClient.defaultConnection(slug)));
         JsonNode server = ok(send("GET", "/api/mcp/servers/" + slug, null));
         assertThat(server.path("config").path("remoteTransport").asString()).isEqualTo(remoteTransport);
         assertThat(server.path("config").path("headers").path("X-Tether-Test").asString()).as("header values are masked")

@@ -115,7 +115,10 @@ final class TetherClient {
         return call(HttpMethod.DELETE, path, null);
     }
 
-    /** Registers a stdio server; fails unless Tether answers {@code {slug}}. */
+    /**
+     * Registers a stdio server and makes its connection {@code org/<slug>/default}, the two steps Executor's app and
+     * CLI take; fails unless Tether answers both.
+     */
     String register(String slug, List<String> argv) {
         return register(slug, argv, Map.of());
     }
@@ -132,7 +135,17 @@ final class TetherClient {
         if (reply.status() != 200) {
             throw new AssertionError("registering " + slug + " failed: " + reply);
         }
-        return reply.json().get("slug").asString();
+        String registered = reply.json().get("slug").asString();
+        Reply connected = post("/api/connections", defaultConnection(registered));
+        if (connected.status() != 200) {
+            throw new AssertionError("connecting " + registered + " failed: " + connected);
+        }
+        return registered;
+    }
+
+    /** Body of {@code POST /api/connections} for {@code org/<integration>/default}, with no credentials. */
+    static Map<String, Object> defaultConnection(String integration) {
+        return Map.of("owner", "org", "name", "default", "integration", integration, "template", "none", "values", Map.of());
     }
 
     static String healthPath(String integration, String connection) {

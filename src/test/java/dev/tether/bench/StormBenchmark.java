@@ -223,6 +223,13 @@ public final class StormBenchmark {
         if (!slug.find()) {
             throw new IllegalStateException("registration failed: " + answer);
         }
+        String connection = "{\"owner\":\"org\",\"name\":\"default\",\"integration\":\"" + slug.group(1)
+                + "\",\"template\":\"none\",\"values\":{}}";
+        HttpResponse<String> connected = http.send(daemon.request("/api/connections").POST(HttpRequest.BodyPublishers.ofString(connection))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        if (connected.statusCode() != 200) {
+            throw new IllegalStateException("connecting " + slug.group(1) + " failed: " + connected.body());
+        }
         return slug.group(1);
     }
 

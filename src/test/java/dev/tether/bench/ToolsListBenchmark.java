@@ -85,6 +85,8 @@ public final class ToolsListBenchmark {
             String slug = "bench_" + i;
             send(daemon, "POST", "/api/mcp/servers", Map.of("transport", "stdio", "name", "Bench " + i, "slug", slug,
                     "command", command.get(0), "args", command.subList(1, command.size())));
+            send(daemon, "POST", "/api/connections", Map.of("owner", "org", "name", "default", "integration", slug,
+                    "template", "none", "values", Map.of()));
             int synced = send(daemon, "POST", "/api/connections/org/" + slug + "/default/refresh", null).size();
             if (synced != tools) {
                 throw new IllegalStateException(slug + " synced " + synced + " tools, not " + tools);

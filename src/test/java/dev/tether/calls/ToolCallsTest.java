@@ -14,10 +14,13 @@ import io.modelcontextprotocol.spec.McpSchema.TextContent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.json.JsonMapper;
 import reactor.core.Disposable;
 import reactor.test.StepVerifier;
 
+import dev.tether.calls.builtin.BuiltinTools;
 import dev.tether.catalog.CatalogProperties;
+import dev.tether.catalog.CatalogService;
 import dev.tether.mcp.McpProperties;
 import dev.tether.mcp.McpServerException;
 import dev.tether.mcp.McpTimeoutException;
@@ -52,9 +55,12 @@ class ToolCallsTest {
 
     private void start(Duration callTimeout) {
         harness = PoolHarness.builder(dir).mcp(new McpProperties(null, null, callTimeout, null, null)).build();
-        calls = new ToolCalls(harness.pool(), harness.stores().catalogs(), harness.registry());
+        CatalogService catalog = harness.catalog(CatalogProperties.defaults());
+        BuiltinTools builtins = new BuiltinTools(harness.stores().integrations(), harness.stores().connections(), catalog,
+                harness.stores().catalogs(), harness.pool(), JsonMapper.builder().build());
+        calls = new ToolCalls(harness.pool(), harness.stores().catalogs(), builtins, JsonMapper.builder().build(), harness.registry());
         key = harness.connect("worker", harness.fixture("worker"));
-        harness.catalog(CatalogProperties.defaults()).refresh(key).block(BOUND);
+        catalog.refresh(key).block(BOUND);
     }
 
     @Test

@@ -100,7 +100,8 @@ class WiredStackTest {
         List<String> command = PoolHarness.loggedFixture(spawns, DATA_DIR.resolve("record-wired"), RUN);
         ConnectionKey key = new ConnectionKey(Owner.USER, "wired", "main");
         integrations.create(new Integration("wired", "wired", "", new StdioConfig(command.get(0), command.subList(1, command.size()),
-                null, null), Instant.now()), new Connection(key, "none", Optional.empty(), Optional.empty())).block(BOUND);
+                null, null), Instant.now()))
+                .then(connections.create(new Connection(key, "none", Optional.empty(), Optional.empty()), Map.of())).block(BOUND);
         double spawnedBefore = count("tether.children.spawned");
         double coalescedBefore = count("tether.health.checks", "outcome", "coalesced");
         assertThat(health.isRunning()).isTrue();

@@ -66,8 +66,9 @@ class CatalogTimingTest {
                 .thenReturn(new ToolCatalog(List.of(Tool.builder().name("New Tool").inputSchema(Map.of("type", "object")).build()),
                         Optional.empty())))
                 .when(pool).withSession(any(), any());
-        stores.integrations().create(new Integration("slow", "slow", "", new StdioConfig("true", null, null, null), NOW.minusSeconds(3600)),
-                new Connection(key, "none", Optional.empty(), Optional.empty())).block(Duration.ofSeconds(5));
+        stores.integrations().create(new Integration("slow", "slow", "", new StdioConfig("true", null, null, null), NOW.minusSeconds(3600)))
+                .then(stores.connections().create(new Connection(key, "none", Optional.empty(), Optional.empty()), Map.of()))
+                .block(Duration.ofSeconds(5));
     }
 
     @AfterEach

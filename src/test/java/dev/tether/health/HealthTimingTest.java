@@ -200,7 +200,9 @@ class HealthTimingTest {
     private ConnectionKey connection(String integration) {
         ConnectionKey key = new ConnectionKey(Owner.ORG, integration, "main");
         stores.integrations().create(new Integration(integration, integration, "", new StdioConfig("true", null, null, null),
-                Instant.EPOCH), new Connection(key, "none", Optional.empty(), Optional.empty())).block(Duration.ofSeconds(5));
+                Instant.EPOCH))
+                .then(stores.connections().create(new Connection(key, "none", Optional.empty(), Optional.empty()), Map.of()))
+                .block(Duration.ofSeconds(5));
         return key;
     }
 

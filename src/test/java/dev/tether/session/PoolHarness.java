@@ -189,7 +189,8 @@ public final class PoolHarness implements AutoCloseable {
     public ConnectionKey connect(String slug, List<String> command) {
         slugs.add(slug);
         ConnectionKey key = new ConnectionKey(Owner.ORG, slug, "main");
-        stores.integrations().create(integration(slug, command), new Connection(key, "none", Optional.empty(), Optional.empty()))
+        stores.integrations().create(integration(slug, command))
+                .then(stores.connections().create(new Connection(key, "none", Optional.empty(), Optional.empty()), Map.of()))
                 .block(Duration.ofSeconds(5));
         return key;
     }

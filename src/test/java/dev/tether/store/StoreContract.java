@@ -50,15 +50,21 @@ abstract class StoreContract {
                 Instant.ofEpochMilli(1_700_000_000_000L));
     }
 
+    /** An integration with one connection, as a user makes them: first the one, then the other. */
+    private static void created(R2dbcStore store, Integration integration, Connection connection) {
+        store.create(integration).block(BOUND);
+        store.create(connection, Map.of()).block(BOUND);
+    }
+
     private static Connection connection(String integration, String name) {
         return new Connection(new ConnectionKey(Owner.ORG, integration, name), "none", Optional.empty(), Optional.empty());
     }
 
     @Test
-    void integrationAndFirstConnectionSurviveReopening() {
+    void integrationAndConnectionSurviveReopening() {
         Database database = newDatabase();
         R2dbcStore store = open(database);
-        store.create(stdio("alpha"), connection("alpha", "default")).block(BOUND);
+        created(store, stdio("alpha"), connection("alpha", "default"));
 
         R2dbcStore reopened = open(database);
         assertThat(reopened.find("alpha").block(BOUND)).isEqualTo(stdio("alpha"));
@@ -70,17 +76,17 @@ abstract class StoreContract {
         R2dbcStore store = open(newDatabase());
         Integration remote = new Integration("remote", "Remote", "", new RemoteConfig("http://127.0.0.1:1/mcp",
                 RemoteConfig.RemoteTransport.SSE, Map.of("q", "1"), Map.of("X-Key", "k")), Instant.ofEpochMilli(5));
-        store.create(remote, connection("remote", "default")).block(BOUND);
+        created(store, remote, connection("remote", "default"));
         assertThat(store.find("remote").block(BOUND)).isEqualTo(remote);
     }
 
     @Test
     void duplicateSlugIsRefusedAndLosesNothing() {
         R2dbcStore store = open(newDatabase());
-        store.create(stdio("alpha"), connection("alpha", "default")).block(BOUND);
+        created(store, stdio("alpha"), connection("alpha", "default"));
         Integration other = new Integration("alpha", "Other", "", new StdioConfig("other", List.of(), Map.of(), null), Instant.EPOCH);
 
-        assertThatThrownBy(() -> store.create(other, connection("alpha", "second")).block(BOUND))
+        assertThatThrownBy(() -> store.create(other).block(BOUND))
                 .isInstanceOf(IntegrationAlreadyExistsException.class);
         assertThat(store.find("alpha").block(BOUND)).isEqualTo(stdio("alpha"));
         assertThat(store.all(Optional.of("alpha"), Optional.empty()).collectList().block(BOUND))
@@ -92,7 +98,7 @@ abstract class StoreContract {
         R2dbcStore store = open(newDatabase());
         AtomicInteger conflicts = new AtomicInteger();
         List<Integration> winners = Flux.range(0, 8)
-                .flatMap(i -> store.create(stdio("race"), connection("race", "default"))
+                .flatMap(i -> store.create(stdio("race"))
                         .onErrorResume(IntegrationAlreadyExistsException.class, ex -> {
                             conflicts.incrementAndGet();
                             return Mono.empty();
@@ -115,7 +121,7 @@ abstract class StoreContract {
     @Test
     void duplicateConnectionIsRefusedAndKeepsTheFirstCredentials() {
         R2dbcStore store = open(newDatabase());
-        store.create(stdio("alpha"), connection("alpha", "default")).block(BOUND);
+        created(store, stdio("alpha"), connection("alpha", "default"));
         Connection mine = connection("alpha", "mine");
         store.create(mine, Map.of("TOKEN", "first")).block(BOUND);
 
@@ -127,7 +133,7 @@ abstract class StoreContract {
     @Test
     void credentialsAreKeptApartAndReplacedWhole() {
         R2dbcStore store = open(newDatabase());
-        store.create(stdio("alpha"), connection("alpha", "default")).block(BOUND);
+        created(store, stdio("alpha"), connection("alpha", "default"));
         Connection mine = connection("alpha", "mine");
         store.create(mine, Map.of("A", "1", "B", "2")).block(BOUND);
 
@@ -141,7 +147,7 @@ abstract class StoreContract {
     void verdictsAndCatalogsPersist() {
         Database database = newDatabase();
         R2dbcStore store = open(database);
-        store.create(stdio("alpha"), connection("alpha", "default")).block(BOUND);
+        created(store, stdio("alpha"), connection("alpha", "default"));
         ConnectionKey key = new ConnectionKey(Owner.ORG, "alpha", "default");
         StoredTool tool = new StoredTool("echo", "echo", "Echoes", true, Map.of("type", "object"), null);
 
@@ -156,7 +162,7 @@ abstract class StoreContract {
     @Test
     void deletingAnIntegrationRemovesEverythingOfIt() {
         R2dbcStore store = open(newDatabase());
-        store.create(stdio("alpha"), connection("alpha", "default")).block(BOUND);
+        created(store, stdio("alpha"), connection("alpha", "default"));
         ConnectionKey mine = new ConnectionKey(Owner.USER, "alpha", "mine");
         store.create(new Connection(mine, "none", Optional.empty(), Optional.empty()), Map.of("K", "v")).block(BOUND);
         store.saveCatalog(mine, new StoredCatalog(List.of(), Instant.EPOCH)).block(BOUND);
