@@ -7,12 +7,14 @@ import java.util.UUID;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.server.ResponseStatusException;
+import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebInputException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.exc.StreamReadException;
@@ -26,23 +28,44 @@ import dev.tether.store.ConnectionNotFoundException;
 import dev.tether.store.IntegrationAlreadyExistsException;
 import dev.tether.store.IntegrationNotFoundException;
 
-/** The one place where failures become HTTP: Executor's JSON errors, tagged with {@code _tag}. */
+/**
+ * The one place where failures become HTTP: Executor's JSON errors, tagged with {@code _tag}. A 400 carries the error
+ * that Executor 1.5.9's document declares for the route's 400 where it declares one ({@code InvalidConnectionInputError}
+ * on {@code POST /api/connections}, {@code McpConnectionError} under {@code /api/mcp}); where it declares none,
+ * Tether's own {@code HttpApiDecodeError} names the field at fault.
+ */
 @RestControllerAdvice
 final class ApiErrors {
 
     private static final Logger log = LoggerFactory.getLogger(ApiErrors.class);
 
     @ExceptionHandler
-    ResponseEntity<Map<String, Object>> invalid(InvalidInputException ex) {
-        return body(HttpStatus.BAD_REQUEST, ex.tag(), "message", ex.getMessage());
+    ResponseEntity<Map<String, Object>> invalid(InvalidInputException ex, ServerWebExchange exchange) {
+        return badRequest(exchange, ex.tag(), ex.getMessage());
     }
 
     @ExceptionHandler
-    ResponseEntity<Map<String, Object>> undecodable(ServerWebInputException ex) {
+    ResponseEntity<Map<String, Object>> undecodable(ServerWebInputException ex, ServerWebExchange exchange) {
         String reason = ex.getReason() == null ? "the request could not be read" : ex.getReason();
         Throwable cause = ex.getMostSpecificCause();
         String detail = cause != ex && cause.getMessage() != null ? reason + ": " + problem(cause) : reason;
-        return body(HttpStatus.BAD_REQUEST, "HttpApiDecodeError", "message", detail);
+        return badRequest(exchange, InvalidInputException.DECODE, detail);
+    }
+
+    /** A 400 as the route declares it in Executor 1.5.9; an input error of Tether's own where the route declares none. */
+    private static ResponseEntity<Map<String, Object>> badRequest(ServerWebExchange exchange, String tag, String message) {
+        if (!tag.equals(InvalidInputException.DECODE)) {
+            return body(HttpStatus.BAD_REQUEST, tag, "message", message);
+        }
+        String path = exchange.getRequest().getPath().pathWithinApplication().value();
+        if (HttpMethod.POST.equals(exchange.getRequest().getMethod()) && path.equals("/api/connections")) {
+            return body(HttpStatus.BAD_REQUEST, "InvalidConnectionInputError", "message", message);
+        }
+        if (path.startsWith("/api/mcp/")) {
+            return body(HttpStatus.BAD_REQUEST, "McpConnectionError", "transport", path.startsWith("/api/mcp/probe") ? "remote" : "config",
+                    "message", message);
+        }
+        return body(HttpStatus.BAD_REQUEST, tag, "message", message);
     }
 
     /** Names the field of a body whose JSON has the wrong shape, and says so when the body is no JSON at all. */

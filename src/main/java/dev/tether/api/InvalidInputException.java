@@ -3,6 +3,9 @@ package dev.tether.api;
 /** A request that cannot be served as sent; the message names the offending field. */
 final class InvalidInputException extends RuntimeException {
 
+    /** Tether's own tag for input that a route of Executor 1.5.9 declares no 400 for. */
+    static final String DECODE = "HttpApiDecodeError";
+
     private final String tag;
 
     InvalidInputException(String tag, String message) {
@@ -11,7 +14,7 @@ final class InvalidInputException extends RuntimeException {
     }
 
     static InvalidInputException decode(String message) {
-        return new InvalidInputException("HttpApiDecodeError", message);
+        return new InvalidInputException(DECODE, message);
     }
 
     static InvalidInputException connection(String message) {

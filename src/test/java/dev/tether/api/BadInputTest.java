@@ -40,6 +40,8 @@ class BadInputTest {
     private static final String RUN = UUID.randomUUID().toString().substring(0, 12);
     private static final String DECODE = "HttpApiDecodeError";
     private static final String CONNECTION_INPUT = "InvalidConnectionInputError";
+    /** What 1.5.9 declares for a 400 under /api/mcp. */
+    private static final String MCP_INPUT = "McpConnectionError";
 
     @TempDir
     static Path dataDir;
@@ -74,32 +76,32 @@ class BadInputTest {
 
     @Test
     void malformedServerRegistrations() {
-        refused(api.post("/api/mcp/servers", "{\"transport\":\"stdio\","), DECODE, "JSON");
-        refused(api.post("/api/mcp/servers", "not json at all"), DECODE, "JSON");
-        refused(api.send("POST", "/api/mcp/servers", null), DECODE, "body");
-        refused(api.post("/api/mcp/servers", "[]"), DECODE, "Array");
-        refused(api.post("/api/mcp/servers", "null"), DECODE, "body");
-        refused(api.post("/api/mcp/servers", "{\"transport\":\"stdio\",\"name\":{\"nested\":1},\"command\":\"node\"}"), DECODE, "name");
+        refused(api.post("/api/mcp/servers", "{\"transport\":\"stdio\","), MCP_INPUT, "JSON");
+        refused(api.post("/api/mcp/servers", "not json at all"), MCP_INPUT, "JSON");
+        refused(api.send("POST", "/api/mcp/servers", null), MCP_INPUT, "body");
+        refused(api.post("/api/mcp/servers", "[]"), MCP_INPUT, "Array");
+        refused(api.post("/api/mcp/servers", "null"), MCP_INPUT, "body");
+        refused(api.post("/api/mcp/servers", "{\"transport\":\"stdio\",\"name\":{\"nested\":1},\"command\":\"node\"}"), MCP_INPUT, "name");
         refused(api.post("/api/mcp/servers", "{\"transport\":\"stdio\",\"name\":\"typed\",\"command\":\"node\",\"args\":\"--flag\"}"),
-                DECODE, "args");
+                MCP_INPUT, "args");
         refused(api.post("/api/mcp/servers", "{\"transport\":\"stdio\",\"name\":\"typed\",\"command\":\"node\",\"env\":[\"A=1\"]}"),
-                DECODE, "env");
+                MCP_INPUT, "env");
         refused(api.post("/api/mcp/servers", "{\"transport\":\"stdio\",\"name\":\"typed\",\"command\":\"node\",\"args\":[null]}"),
-                DECODE, "`args`");
+                MCP_INPUT, "`args`");
         refused(api.post("/api/mcp/servers", "{\"name\":\"typed\",\"endpoint\":\"http://127.0.0.1:9/mcp\",\"headers\":{\"X\":null}}"),
-                DECODE, "`headers`");
+                MCP_INPUT, "`headers`");
 
         Map<String, Object> noName = stdio(null, null);
-        refused(api.post("/api/mcp/servers", noName), DECODE, "`name`");
+        refused(api.post("/api/mcp/servers", noName), MCP_INPUT, "`name`");
         Map<String, Object> blankName = stdio("  ", null);
-        refused(api.post("/api/mcp/servers", blankName), DECODE, "`name`");
+        refused(api.post("/api/mcp/servers", blankName), MCP_INPUT, "`name`");
         Map<String, Object> noCommand = stdio("No Command", null);
         noCommand.remove("command");
-        refused(api.post("/api/mcp/servers", noCommand), DECODE, "`command`");
-        refused(api.post("/api/mcp/servers", Map.of("name", "No Endpoint")), DECODE, "`endpoint`");
-        refused(api.post("/api/mcp/servers", Map.of("name", "No Endpoint", "transport", "remote", "endpoint", "")), DECODE, "`endpoint`");
-        refused(api.post("/api/mcp/servers", Map.of("name", "Bad Endpoint", "endpoint", "ftp://example.com/mcp")), DECODE, "`endpoint`");
-        refused(api.post("/api/mcp/servers", Map.of("name", "Bad Endpoint", "endpoint", "http://exa mple.com/")), DECODE, "`endpoint`");
+        refused(api.post("/api/mcp/servers", noCommand), MCP_INPUT, "`command`");
+        refused(api.post("/api/mcp/servers", Map.of("name", "No Endpoint")), MCP_INPUT, "`endpoint`");
+        refused(api.post("/api/mcp/servers", Map.of("name", "No Endpoint", "transport", "remote", "endpoint", "")), MCP_INPUT, "`endpoint`");
+        refused(api.post("/api/mcp/servers", Map.of("name", "Bad Endpoint", "endpoint", "ftp://example.com/mcp")), MCP_INPUT, "`endpoint`");
+        refused(api.post("/api/mcp/servers", Map.of("name", "Bad Endpoint", "endpoint", "http://exa mple.com/")), MCP_INPUT, "`endpoint`");
 
         assertNoIntegrations();
     }
@@ -107,31 +109,31 @@ class BadInputTest {
     @Test
     void unknownFieldValues() {
         refused(api.post("/api/mcp/servers", Map.of("transport", "telnet", "name", "Telnet", "command", "node")),
-                DECODE, "`transport`", "telnet");
+                MCP_INPUT, "`transport`", "telnet");
         refused(api.post("/api/mcp/servers", Map.of("name", "Pigeon", "endpoint", "http://127.0.0.1:9/mcp",
-                "remoteTransport", "carrier-pigeon")), DECODE, "`remoteTransport`", "carrier-pigeon");
+                "remoteTransport", "carrier-pigeon")), MCP_INPUT, "`remoteTransport`", "carrier-pigeon");
         assertNoIntegrations();
 
         register("owned");
         Map<String, Object> team = connection("owned", "team-conn");
         team.put("owner", "team");
-        refused(api.post("/api/connections", team), DECODE, "`owner`", "team");
+        refused(api.post("/api/connections", team), CONNECTION_INPUT, "`owner`", "team");
         refused(api.get("/api/connections?owner=team"), DECODE, "`owner`", "team");
         refused(api.get("/api/connections/team/owned/default"), DECODE, "`owner`", "team");
         refused(api.get("/api/tools?owner=team"), DECODE, "`owner`", "team");
         Map<String, Object> noOwner = connection("owned", "no-owner");
         noOwner.remove("owner");
-        refused(api.post("/api/connections", noOwner), DECODE, "`owner`");
+        refused(api.post("/api/connections", noOwner), CONNECTION_INPUT, "`owner`");
         Map<String, Object> noTemplate = connection("owned", "no-template");
         noTemplate.remove("template");
-        refused(api.post("/api/connections", noTemplate), DECODE, "`template`");
+        refused(api.post("/api/connections", noTemplate), CONNECTION_INPUT, "`template`");
         assertThat(connectionNames("owned")).as("only the server's own connection").containsExactly("default");
     }
 
     @Test
     void badAndDuplicateSlugs() {
-        refused(api.post("/api/mcp/servers", stdio("Good Name", "Bad Slug!")), DECODE, "`slug`", "Bad Slug!");
-        refused(api.post("/api/mcp/servers", stdio("!!!", null)), DECODE, "`name`", "slug");
+        refused(api.post("/api/mcp/servers", stdio("Good Name", "Bad Slug!")), MCP_INPUT, "`slug`", "Bad Slug!");
+        refused(api.post("/api/mcp/servers", stdio("!!!", null)), MCP_INPUT, "`name`", "slug");
         assertNoIntegrations();
 
         assertThat(api.post("/api/mcp/servers", stdio("My Server", null)).json().path("slug").asString()).isEqualTo("my_server");
@@ -163,7 +165,7 @@ class BadInputTest {
         from.put("from", Map.of("provider", "onepassword", "id", "x"));
         refused(api.post("/api/connections", from), CONNECTION_INPUT, "`from`");
         refused(api.post("/api/connections", "{\"owner\":\"user\",\"name\":\"typed\",\"integration\":\"creds\",\"template\":\"T\","
-                + "\"values\":\"not-a-map\"}"), DECODE, "values");
+                + "\"values\":\"not-a-map\"}"), CONNECTION_INPUT, "values");
         assertThat(connectionNames("creds")).containsExactly("default");
 
         Reply patched = api.patch("/api/connections/org/creds/default", Map.of("value", "a", "values", Map.of("T", "b")));
@@ -204,8 +206,8 @@ class BadInputTest {
         register("named");
         refused(api.patch("/api/integrations/named", Map.of("name", "")), DECODE, "`name`");
         refused(api.patch("/api/integrations/named", "{\"description\":"), DECODE, "JSON");
-        refused(api.post("/api/mcp/servers/named/config", Map.of()), DECODE, "`config`");
-        refused(api.post("/api/mcp/servers/named/config", Map.of("config", Map.of("transport", "telnet"))), DECODE, "`transport`");
+        refused(api.post("/api/mcp/servers/named/config", Map.of()), MCP_INPUT, "`config`");
+        refused(api.post("/api/mcp/servers/named/config", Map.of("config", Map.of("transport", "telnet"))), MCP_INPUT, "`transport`");
         assertThat(api.get("/api/mcp/servers/named").json().path("config").path("transport").asString()).isEqualTo("stdio");
     }
 

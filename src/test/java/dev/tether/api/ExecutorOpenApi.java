@@ -63,6 +63,12 @@ final class ExecutorOpenApi {
         return document.path("paths").path(route).has(method.toLowerCase(Locale.ROOT));
     }
 
+    /** Whether 1.5.9 declares a JSON answer with {@code status} on this route. */
+    boolean declares(String method, String route, int status) {
+        return !document.path("paths").path(route).path(method.toLowerCase(Locale.ROOT)).path("responses")
+                .path(Integer.toString(status)).path("content").path("application/json").path("schema").isMissingNode();
+    }
+
     /** The violations of the schema that 1.5.9 declares for this route and status; fails when it declares none. */
     List<Error> violations(String method, String route, int status, JsonNode body) {
         return schema(method, route, status).validate(body);
