@@ -56,8 +56,11 @@ final class Prelude {
                   let compact;
                   let text;
                   try {
+                    // The result leaves the sandbox as JSON (as in Executor), and the text is written from that JSON:
+                    // a Date reads as its ISO string, not as a quoted one.
                     compact = value == null ? 'null' : (JSON.stringify(value) ?? 'null');
-                    text = value == null ? null : typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? null);
+                    const plain = JSON.parse(compact);
+                    text = plain == null ? null : typeof plain === 'string' ? plain : JSON.stringify(plain, null, 2);
                   } catch (e) {
                     settle(false, null, null, errorText(e));
                     return;

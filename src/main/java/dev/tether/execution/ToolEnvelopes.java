@@ -26,10 +26,11 @@ final class ToolEnvelopes {
     }
 
     static String of(CallToolResult result) {
-        if (Boolean.TRUE.equals(result.isError())) {
-            return failure("mcp_tool_error", firstText(result.content()), Map.of("content", result.content()));
-        }
+        // As the server sent it: through the MCP mapper, which writes each content's type.
         Map<String, Object> data = new LinkedHashMap<>(JSON.convertValue(result, MAP));
+        if (Boolean.TRUE.equals(result.isError())) {
+            return failure("mcp_tool_error", firstText(result.content()), Map.of("content", data.getOrDefault("content", List.of())));
+        }
         data.remove("isError"); // the server's {isError: false} is implied by ok: true
         Map<String, Object> envelope = new LinkedHashMap<>();
         envelope.put("ok", true);
