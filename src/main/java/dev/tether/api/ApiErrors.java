@@ -20,7 +20,10 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.core.exc.StreamReadException;
 
 import dev.tether.calls.ToolNotFoundException;
+import dev.tether.execution.ExecutionNotFoundException;
 import dev.tether.mcp.McpServerException;
+import dev.tether.policy.InvalidPolicyException;
+import dev.tether.policy.PolicyNotFoundException;
 import dev.tether.process.ChildSpawnException;
 import dev.tether.session.SessionLimitException;
 import dev.tether.store.ConnectionAlreadyExistsException;
@@ -124,6 +127,22 @@ final class ApiErrors {
     @ExceptionHandler
     ResponseEntity<Map<String, Object>> unreachable(RemoteServerUnreachableException ex) {
         return body(HttpStatus.BAD_REQUEST, "McpConnectionError", "transport", "remote", "message", ex.getMessage());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> executionNotFound(ExecutionNotFoundException ex) {
+        return body(HttpStatus.NOT_FOUND, "ExecutionNotFoundError", "executionId", ex.executionId());
+    }
+
+    /** 1.5.9 answers an unknown policy with a 500 InternalError; a 404 that names it says more. */
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> policyNotFound(PolicyNotFoundException ex) {
+        return body(HttpStatus.NOT_FOUND, "PolicyNotFoundError", "id", ex.id(), "message", ex.getMessage());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> invalidPolicy(InvalidPolicyException ex) {
+        return body(HttpStatus.BAD_REQUEST, "HttpApiDecodeError", "message", ex.getMessage());
     }
 
     @ExceptionHandler

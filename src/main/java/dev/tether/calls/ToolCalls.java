@@ -7,7 +7,11 @@ import java.util.Optional;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.McpSchema.Content;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
@@ -29,6 +33,10 @@ import dev.tether.store.StoredTool;
  */
 @Component
 public final class ToolCalls {
+
+    private static final McpJsonMapper MCP_JSON = McpJsonDefaults.getMapper();
+    private static final TypeRef<Map<String, Object>> MAP = new TypeRef<>() {
+    };
 
     private final SessionPool sessions;
     private final CatalogStore catalogs;
@@ -76,11 +84,12 @@ public final class ToolCalls {
 
     /**
      * What {@code await tools.<path>(args)} resolves to in Executor 1.5.9's code runtime, for {@code path} as the
-     * code names it (see {@link ToolAddress#path}): an MCP tool's answer as {@code {ok: true, data: <CallToolResult>}},
-     * a listed built-in's as {@code {ok: true, data}}, a runtime helper's ({@code search}, {@code describe.tool},
-     * {@code executor.sources.list}) as it is, and for a path that names no tool
-     * {@code {ok: false, error: {code: "tool_not_found", …}}}. It fails only where Executor's code would throw: with
-     * {@link InvalidToolArgumentsException} for arguments a runtime helper cannot take, or with the failure of the call.
+     * code names it (see {@link ToolAddress#path}): an MCP tool's answer as {@code {ok: true, data: <CallToolResult>}}
+     * (or {@code {ok: false, error: {code: "mcp_tool_error"}}} when the server answered {@code isError}), a listed
+     * built-in's as {@code {ok: true, data}}, a runtime helper's ({@code search}, {@code describe.tool},
+     * {@code executor.sources.list}) as it is. Fails with {@link ToolNotFoundException} when no tool has this path,
+     * with {@link InvalidToolArgumentsException} for arguments a runtime helper cannot take (Executor throws those
+     * into the code), or with the failure of the call.
      */
     public Mono<Object> invoke(String path, Object arguments) {
         String canonical = ToolAddress.path(path);
@@ -89,21 +98,39 @@ public final class ToolCalls {
             BuiltinTool tool = builtin.get();
             Mono<Object> answer = builtins.run(tool, arguments);
             return tool.runtime() ? answer : answer.<Object>map(ToolCalls::ok).onErrorResume(InvalidToolArgumentsException.class,
-                    refused -> Mono.just(invalidArguments(refused.getMessage())));
+                    refused -> Mono.just(failure("invalid_tool_arguments", "Tool arguments did not match the input schema.",
+                            Map.of("issues", List.of(Map.of("message", refused.getMessage()))))));
         }
-        Optional<ToolAddress> address = ToolAddress.of("tools." + canonical);
-        if (address.isEmpty()) {
-            return Mono.<Object>just(notFound(canonical, List.of()));
-        }
+        String address = "tools." + canonical;
         if (arguments != null && !(arguments instanceof Map<?, ?>)) {
-            return Mono.<Object>just(invalidArguments("tools." + canonical + " expects an object"));
+            return Mono.error(new InvalidToolArgumentsException(address + " expects an object"));
         }
         @SuppressWarnings("unchecked")
         Map<String, Object> args = arguments == null ? Map.of() : (Map<String, Object>) arguments;
-        return catalogs.catalog(address.get().connection())
-                .flatMap(catalog -> Mono.justOrEmpty(catalog.tools().stream().filter(t -> t.name().equals(address.get().tool())).findFirst()))
-                .flatMap(tool -> call(address.get(), tool, args).<Object>map(result -> ok(json.convertValue(result, Map.class))))
-                .switchIfEmpty(Mono.defer(() -> builtins.suggestions(canonical).<Object>map(suggestions -> notFound(canonical, suggestions))));
+        return Mono.fromCallable(() -> ToolAddress.parse(address))
+                .flatMap(parsed -> find(parsed, address).flatMap(tool -> call(parsed, tool, args)))
+                .map(ToolCalls::envelope);
+    }
+
+    /** An MCP answer as code sees it: as the server sent it, through the MCP mapper, which writes each content's type. */
+    private static Object envelope(CallToolResult result) {
+        Map<String, Object> data = new LinkedHashMap<>(MCP_JSON.convertValue(result, MAP));
+        if (Boolean.TRUE.equals(result.isError())) {
+            return failure("mcp_tool_error", firstText(result.content()), Map.of("content", data.getOrDefault("content", List.of())));
+        }
+        data.remove("isError"); // the server's {isError: false} is implied by ok: true
+        return ok(data);
+    }
+
+    private static String firstText(List<Content> content) {
+        if (content != null) {
+            for (Content item : content) {
+                if (item instanceof TextContent text && text.text() != null && !text.text().isEmpty()) {
+                    return text.text();
+                }
+            }
+        }
+        return "MCP tool returned an error";
     }
 
     private Optional<BuiltinTool> builtin(String address) {
@@ -127,25 +154,13 @@ public final class ToolCalls {
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("code", code);
         error.put("message", message);
-        error.put("details", details);
+        if (details != null) {
+            error.put("details", details);
+        }
         Map<String, Object> failure = new LinkedHashMap<>();
         failure.put("ok", false);
         failure.put("error", error);
         return failure;
-    }
-
-    private static Map<String, Object> notFound(String path, List<String> suggestions) {
-        Map<String, Object> details = new LinkedHashMap<>();
-        details.put("path", path);
-        if (!suggestions.isEmpty()) {
-            details.put("suggestions", suggestions);
-        }
-        return failure("tool_not_found", "Tool not found: " + path, details);
-    }
-
-    private static Map<String, Object> invalidArguments(String message) {
-        return failure("invalid_tool_arguments", "Tool arguments did not match the input schema.",
-                Map.of("issues", List.of(Map.of("message", message))));
     }
 
     private Mono<StoredTool> find(ToolAddress parsed, String address) {

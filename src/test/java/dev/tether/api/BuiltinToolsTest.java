@@ -25,6 +25,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 
 import dev.tether.calls.ToolCalls;
+import dev.tether.calls.ToolNotFoundException;
 import dev.tether.calls.builtin.InvalidToolArgumentsException;
 import dev.tether.store.StoredTool;
 import dev.tether.testsupport.Fixture;
@@ -201,7 +202,7 @@ class BuiltinToolsTest {
     }
 
     @Test
-    void aListedBuiltinAnswersOkDataAndAWrongNameIsToolNotFound() {
+    void aListedBuiltinAnswersOkDataAndAWrongNameIsNotFound() {
         Map<?, ?> listed = (Map<?, ?>) calls.invoke("tools.executor.coreTools.connections.list", Map.of()).block(BOUND);
         assertThat(listed.get("ok")).isEqualTo(true);
         assertThat(((Map<?, ?>) listed.get("data")).get("connections")).asList().hasSize(1);
@@ -212,15 +213,10 @@ class BuiltinToolsTest {
         assertThat(refused.get("ok")).isEqualTo(false);
         assertThat(((Map<?, ?>) refused.get("error")).get("code")).isEqualTo("invalid_tool_arguments");
 
-        Map<?, ?> unknown = (Map<?, ?>) calls.invoke("tools." + SLUG + ".org.default.nope", Map.of()).block(BOUND);
-        assertThat(unknown.get("ok")).isEqualTo(false);
-        Map<?, ?> error = (Map<?, ?>) unknown.get("error");
-        assertThat(error.get("code")).isEqualTo("tool_not_found");
-        assertThat(error.get("message")).isEqualTo("Tool not found: " + SLUG + ".org.default.nope");
-        assertThat(((Map<?, ?>) error.get("details")).get("suggestions")).asList().hasSize(5).contains(SLUG + ".org.default.crash");
-
-        Map<?, ?> builtinUnknown = (Map<?, ?>) calls.invoke("tools.executor.coreTools.nope", Map.of()).block(BOUND);
-        assertThat(((Map<?, ?>) builtinUnknown.get("error")).get("details")).isEqualTo(Map.of("path", "executor.coreTools.nope"));
+        assertThatThrownBy(() -> calls.invoke("tools." + SLUG + ".org.default.nope", Map.of()).block(BOUND))
+                .isInstanceOf(ToolNotFoundException.class);
+        assertThatThrownBy(() -> calls.invoke("tools.executor.coreTools.nope", Map.of()).block(BOUND))
+                .isInstanceOf(ToolNotFoundException.class);
     }
 
     @Test

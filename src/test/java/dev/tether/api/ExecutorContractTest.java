@@ -328,6 +328,46 @@ class ExecutorContractTest {
         assertThat(unknown.path("address").asString()).isEqualTo("tools.tools-fixture.org.default.no_such");
     }
 
+    @Test
+    void executionAndPolicyRoutes() {
+        expect(api.post("/api/mcp/servers", stdio("Run Fixture", "run-fixture")), "post", "/mcp/servers", 200);
+        // The connection the code's calls run on, whether or not registering made it.
+        api.post("/api/connections", Map.of("owner", "org", "name", "default", "integration", "run-fixture", "template", "none",
+                "values", Map.of()));
+        expect(api.post("/api/connections/org/run-fixture/default/refresh", null),
+                "post", "/connections/{owner}/{integration}/{name}/refresh", 200);
+
+        JsonNode completed = expect(api.post("/api/executions", Map.of("code", "return await tools['run-fixture'].org.default.echo({text: 'hi'})")),
+                "post", "/executions", 200);
+        assertThat(completed.path("structured").path("result").path("ok").asBoolean()).as(completed.toString()).isTrue();
+
+        JsonNode policy = expect(api.post("/api/policies", Map.of("owner", "org", "pattern", "run-fixture.org.default.echo",
+                "action", "require_approval")), "post", "/policies", 200);
+        String policyId = policy.path("id").asString();
+        assertThat(policy.path("position").asString()).isEqualTo("a0");
+        JsonNode policies = expect(api.get("/api/policies"), "get", "/policies", 200);
+        assertThat(policies.valueStream().map(p -> p.path("id").asString())).containsExactly(policyId);
+
+        JsonNode paused = expect(api.post("/api/executions", Map.of("code", "return await tools['run-fixture'].org.default.echo({text: 'hi'})")),
+                "post", "/executions", 200);
+        assertThat(paused.path("status").asString()).isEqualTo("paused");
+        String executionId = paused.path("structured").path("executionId").asString();
+        expect(api.get("/api/executions/" + executionId), "get", "/executions/{executionId}", 200);
+        JsonNode resumed = expect(api.post("/api/executions/" + executionId + "/resume", Map.of("action", "accept")),
+                "post", "/executions/{executionId}/resume", 200);
+        assertThat(resumed.path("status").asString()).isEqualTo("completed");
+        expectError(api.get("/api/executions/" + executionId), "get", "/executions/{executionId}", 404, "ExecutionNotFoundError");
+        expectError(api.post("/api/executions/" + executionId + "/resume", Map.of("action", "accept")),
+                "post", "/executions/{executionId}/resume", 404, "ExecutionNotFoundError");
+
+        JsonNode patched = expect(api.patch("/api/policies/" + policyId, Map.of("owner", "org", "action", "block")),
+                "patch", "/policies/{policyId}", 200);
+        assertThat(patched.path("action").asString()).isEqualTo("block");
+        assertThat(expect(api.send("DELETE", "/api/policies/" + policyId, Map.of("owner", "org")), "delete", "/policies/{policyId}", 200)
+                .path("removed").asBoolean()).isTrue();
+        assertThat(api.get("/api/policies").json()).isEmpty();
+    }
+
     // ---- helpers ---------------------------------------------------------------------------
 
     /** Asserts the status, validates the body against 1.5.9's schema for route and status, and returns it. */

@@ -174,4 +174,26 @@ abstract class StoreContract {
         assertThat(store.catalog(mine).block(BOUND)).isNull();
         assertThat(store.delete("alpha").block(BOUND)).isFalse();
     }
+    @Test
+    void policiesRoundTripInExecutorsListOrder() {
+        R2dbcStore store = open(newDatabase());
+        Instant at = Instant.ofEpochSecond(1_700_000_000L);
+        Policy org = new Policy("pol_org", Owner.ORG, "everything.*", PolicyAction.REQUIRE_APPROVAL, "a0", at, at);
+        Policy orgFirst = new Policy("pol_org2", Owner.ORG, "everything.org.default.echo", PolicyAction.BLOCK, "Zz", at, at);
+        Policy user = new Policy("pol_user", Owner.USER, "*", PolicyAction.APPROVE, "a0", at, at);
+        Flux.just(org, orgFirst, user).concatMap(store::create).blockLast(BOUND);
+
+        assertThat(store.policies().collectList().block(BOUND)).containsExactly(user, orgFirst, org);
+        assertThat(store.find(Owner.USER, "pol_org").blockOptional(BOUND)).as("another owner's policy").isEmpty();
+
+        Policy changed = new Policy("pol_org", Owner.ORG, "everything.org.*", PolicyAction.APPROVE, "a1", at, at.plusSeconds(5));
+        assertThat(store.update(changed).block(BOUND)).isEqualTo(changed);
+        assertThat(store.find(Owner.ORG, "pol_org").block(BOUND)).isEqualTo(changed);
+        assertThat(store.update(new Policy("pol_none", Owner.ORG, "*", PolicyAction.BLOCK, "a0", at, at)).blockOptional(BOUND)).isEmpty();
+
+        assertThat(store.delete(Owner.USER, "pol_org").block(BOUND)).isFalse();
+        assertThat(store.delete(Owner.ORG, "pol_org").block(BOUND)).isTrue();
+        assertThat(store.policies().map(Policy::id).collectList().block(BOUND)).containsExactly("pol_user", "pol_org2");
+    }
+
 }

@@ -16,9 +16,9 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class TestStores {
 
-    /** The four views of one store. */
+    /** The views of one store. */
     public record Stores(IntegrationStore integrations, ConnectionStore connections, CredentialStore credentials,
-            CatalogStore catalogs) {
+            CatalogStore catalogs, PolicyStore policies) {
     }
 
     private TestStores() {
@@ -32,6 +32,6 @@ public final class TestStores {
                 .mutate().option(ConnectionFactoryOptions.USER, "sa").option(ConnectionFactoryOptions.PASSWORD, "").build());
         R2dbcStore store = new R2dbcStore(DatabaseClient.create(factory), new R2dbcTransactionManager(factory),
                 JsonMapper.builder().build());
-        return new Stores(store, store, store, store);
+        return new Stores(store, store, store, store, store);
     }
 }

@@ -113,16 +113,6 @@ public final class BuiltinTools {
         return Mono.defer(() -> handlers.get(tool.path()).apply(tool, arguments));
     }
 
-    /** Up to five paths to try instead of one that names no tool: the first tools of the connection it names. */
-    public Mono<List<String>> suggestions(String path) {
-        return ToolAddress.of("tools." + path)
-                .map(address -> stored.catalog(address.connection())
-                        .map(catalog -> catalog.tools().stream().map(tool -> address.connection().toolAddress(tool.name()).substring("tools.".length()))
-                                .sorted().limit(SUGGESTIONS).toList())
-                        .defaultIfEmpty(List.of()))
-                .orElse(Mono.just(List.of()));
-    }
-
     private void runtime(String path, BiFunction<BuiltinTool, Object, Mono<Object>> handler) {
         Map<String, Object> described = RUNTIME_DESCRIPTIONS.get(path);
         tools.put(path, new BuiltinTool(path, path, "executor", (String) described.get("description"), null, null, null, true));

@@ -1,0 +1,235 @@
+package dev.tether.execution;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.graalvm.polyglot.Context;
+import org.graalvm.polyglot.PolyglotException;
+import org.graalvm.polyglot.Source;
+import org.graalvm.polyglot.Value;
+import org.graalvm.polyglot.proxy.ProxyExecutable;
+import reactor.core.publisher.Sinks;
+
+import dev.tether.calls.ToolAddress;
+/**
+ * One run of code in its own context. A GraalJS context is single-threaded, so every entry (the first
+ * evaluation, each tool answer handed back) holds {@link #lock}; between entries the code only awaits promises
+ * and no thread is held. After each entry the execution says where it stands ({@link Step}).
+ */
+final class Execution {
+
+    /** Where an execution stands after an entry. */
+    record Step(Settled settled, int inFlight, PendingCall parked) {
+
+        boolean quiet() {
+            return settled == null && inFlight == 0;
+        }
+    }
+
+    /** How the code ended: its result as JSON and text, or an error text. */
+    record Settled(boolean ok, String resultJson, String resultText, String error) {
+    }
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final List<String> logs = new ArrayList<>();
+    private final Deque<PendingCall> parked = new ArrayDeque<>();
+    private final long maxOutputBytes;
+    private long outputBytes;
+    private int inFlight;
+    private Settled settled;
+    private Sinks.Many<PendingCall> calls;
+    private Context context;
+    private Value run;
+    private volatile boolean closed;
+    private volatile boolean pausedFor;
+
+    Execution(long maxOutputBytes) {
+        this.maxOutputBytes = maxOutputBytes;
+    }
+
+    /** Routes the calls the code makes from now on to {@code calls}: one sink per drive of the execution. */
+    void attach(Sinks.Many<PendingCall> calls) {
+        locked(() -> this.calls = calls);
+    }
+
+    /** Creates the context and installs the prelude: Tether's own set-up, outside the code's time limit. */
+    Step open(JsEngine engine) {
+        return enter(() -> {
+            context = engine.newContext();
+            run = context.eval(engine.prelude())
+                    .execute((ProxyExecutable) this::invoke, (ProxyExecutable) this::log, (ProxyExecutable) this::settle);
+        });
+    }
+
+    /** Starts the code; it runs until it first awaits. */
+    Step start(String code) {
+        return enter(() -> {
+            Value body;
+            try {
+                // The code is the body of an async function, as in Executor; line 1 of the code is line 2 here.
+                // Each code is new: not worth a place in the engine's shared source cache.
+                body = context.eval(Source.newBuilder("js", "'use strict'; (async () => {\n" + code + "\n})", "execution.js")
+                        .cached(false).buildLiteral());
+            }
+            catch (PolyglotException ex) {
+                if (!ex.isSyntaxError()) {
+                    throw ex;
+                }
+                settled = new Settled(false, null, null, syntaxError(ex));
+                return;
+            }
+            run.execute(body);
+        });
+    }
+
+    /** Hands a tool's answer (JSON) back to the code awaiting it. */
+    Step resolve(PendingCall call, String json) {
+        return enter(() -> {
+            inFlight--;
+            call.resolve().execute(json);
+        });
+    }
+
+    /** Makes the call fail in the code with {@code message}. */
+    Step reject(PendingCall call, String message) {
+        return enter(() -> {
+            inFlight--;
+            call.reject().execute(message);
+        });
+    }
+
+    /** Takes a call out of flight until the user answers it. */
+    Step park(PendingCall call) {
+        return enter(() -> {
+            inFlight--;
+            parked.add(call);
+        });
+    }
+
+    /** Takes back the parked call the user now answers. */
+    void unpark(PendingCall call) {
+        locked(() -> parked.remove(call));
+    }
+
+    /** Puts an accepted call back in flight. */
+    Step dispatch(PendingCall call) {
+        return enter(() -> {
+            inFlight++;
+            calls.tryEmitNext(call);
+        });
+    }
+
+    List<String> logs() {
+        synchronized (logs) {
+            return List.copyOf(logs);
+        }
+    }
+
+    /**
+     * Ends the execution: cancels code still running (an endless loop included) and frees the context. Safe
+     * from any thread, idempotent.
+     */
+    void close() {
+        closed = true;
+        Context open;
+        synchronized (this) {
+            open = context;
+            context = null;
+        }
+        if (open != null) {
+            open.close(true);
+        }
+    }
+
+    /** Whether the last drive left the execution paused, owned by the paused executions from then on. */
+    boolean pausedFor() {
+        return pausedFor;
+    }
+
+    void pausedFor(boolean paused) {
+        this.pausedFor = paused;
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    private Step enter(Runnable action) {
+        lock.lock();
+        try {
+            if (closed) {
+                return new Step(new Settled(false, null, null, "Error: the execution was closed"), inFlight, null);
+            }
+            try {
+                action.run();
+            }
+            catch (PolyglotException ex) {
+                if (ex.isCancelled() || closed) {
+                    return new Step(new Settled(false, null, null, "Error: the execution was closed"), inFlight, null);
+                }
+                // The code threw outside its promise (a host callback's own failure): it ends the execution.
+                settled = new Settled(false, null, null, "Error: " + ex.getMessage());
+            }
+            return new Step(settled, inFlight, parked.peek());
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+
+    private void locked(Runnable action) {
+        lock.lock();
+        try {
+            action.run();
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- host functions, called by the prelude under the lock ----------------------------------------
+
+    private Object invoke(Value... args) {
+        // Executor's CLI calls tools["tools"]["github"]…: one name for a tool however the code reaches it
+        PendingCall call = new PendingCall("tools." + ToolAddress.path(args[0].asString()), args[1].isNull() ? null : args[1].asString(),
+                args[2].asString(), args[3], args[4], null, false);
+        inFlight++;
+        calls.tryEmitNext(call);
+        return null;
+    }
+
+    /** Keeps a console line; answers why not when the output would grow past its limit. */
+    private Object log(Value... args) {
+        String line = "[" + args[0].asString() + "] " + args[1].asString();
+        long bytes = line.getBytes(StandardCharsets.UTF_8).length + 1L;
+        synchronized (logs) {
+            if (outputBytes + bytes > maxOutputBytes) {
+                return "console output exceeds the limit of " + maxOutputBytes + " bytes";
+            }
+            outputBytes += bytes;
+            logs.add(line);
+        }
+        return null;
+    }
+
+    private Object settle(Value... args) {
+        if (settled == null) {
+            settled = args[0].asBoolean()
+                    ? new Settled(true, args[1].asString(), args[2].isNull() ? null : args[2].asString(), null)
+                    : new Settled(false, null, null, args[3].asString());
+        }
+        return null;
+    }
+
+    /** Executor words a syntax error {@code <what> (line:column)}, lines counted in the code as sent. */
+    private static String syntaxError(PolyglotException ex) {
+        String first = String.valueOf(ex.getMessage()).lines().findFirst().orElse("syntax error");
+        String what = first.replaceFirst("^SyntaxError: [^:]*:\\d+:\\d+ ", "");
+        var location = ex.getSourceLocation();
+        return location == null ? what : what + " (" + Math.max(1, location.getStartLine() - 1) + ":" + location.getStartColumn() + ")";
+    }
+}

@@ -1,0 +1,108 @@
+package dev.tether.execution;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Executions waiting for an approval, by pause id ({@code exec_1}, {@code exec_2}, … as Executor 1.5.9 numbers
+ * them). Bounded in number; each expires after {@code expiry} and is then closed. A paused execution holds a
+ * context and the code's pending promise, never a thread.
+ */
+final class PausedExecutions {
+
+    private static final Logger log = LoggerFactory.getLogger(PausedExecutions.class);
+
+    /** One pause: the execution, the call it waits on, what the pause shows. */
+    record Pause(String id, Execution execution, PendingCall call, ExecutionAnswer.Pause view) {
+    }
+
+    /** More executions wait for approval than the limit allows. */
+    static final class TooManyPausedException extends RuntimeException {
+
+        TooManyPausedException(int limit) {
+            super("too many executions wait for approval (limit " + limit + "); resume or cancel one first");
+        }
+    }
+
+    private final Map<String, Entry> paused = new LinkedHashMap<>();
+    private final AtomicLong ids = new AtomicLong();
+    private final int limit;
+    private final Duration expiry;
+    private final Scheduler timer;
+
+    private record Entry(Pause pause, Disposable expiry) {
+    }
+
+    PausedExecutions(int limit, Duration expiry, Scheduler timer) {
+        this.limit = limit;
+        this.expiry = expiry;
+        this.timer = timer;
+    }
+
+    String nextId() {
+        return "exec_" + ids.incrementAndGet();
+    }
+
+    /** Keeps a pause until it is taken or expires; fails with {@link TooManyPausedException} when full. */
+    synchronized void put(Pause pause) {
+        if (paused.size() >= limit) {
+            throw new TooManyPausedException(limit);
+        }
+        Disposable expiring = timer.schedule(() -> expire(pause.id()), expiry.toMillis(), TimeUnit.MILLISECONDS);
+        paused.put(pause.id(), new Entry(pause, expiring));
+    }
+
+    synchronized ExecutionAnswer.Pause view(String id) {
+        Entry entry = paused.get(id);
+        if (entry == null) {
+            throw new ExecutionNotFoundException(id);
+        }
+        return entry.pause().view();
+    }
+
+    /** Removes the pause for its resume; fails with {@link ExecutionNotFoundException} when there is none. */
+    synchronized Pause take(String id) {
+        Entry entry = paused.remove(id);
+        if (entry == null) {
+            throw new ExecutionNotFoundException(id);
+        }
+        entry.expiry().dispose();
+        return entry.pause();
+    }
+
+    synchronized int size() {
+        return paused.size();
+    }
+
+    /** Closes every paused execution: the daemon stops. */
+    void closeAll() {
+        Map<String, Entry> all;
+        synchronized (this) {
+            all = new LinkedHashMap<>(paused);
+            paused.clear();
+        }
+        all.values().forEach(entry -> {
+            entry.expiry().dispose();
+            entry.pause().execution().close();
+        });
+    }
+
+    private void expire(String id) {
+        Entry entry;
+        synchronized (this) {
+            entry = paused.remove(id);
+        }
+        if (entry != null) {
+            log.info("paused execution {} expired after {} without a resume; closed", id, expiry);
+            entry.pause().execution().close();
+        }
+    }
+}

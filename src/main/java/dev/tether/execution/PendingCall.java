@@ -1,0 +1,30 @@
+package dev.tether.execution;
+
+import org.graalvm.polyglot.Value;
+
+/**
+ * A {@code tools.…(args)} call the code made and awaits. Its resolve/reject functions belong to the execution's
+ * context and may only be called under the execution's lock.
+ *
+ * @param address     {@code tools.<integration>.<owner>.<connection>.<tool>}
+ * @param argsJson    the arguments as compact JSON, null when none were given
+ * @param argsPreview the arguments as {@code JSON.stringify(args ?? {}, null, 2)}
+ * @param approval    what the user is asked when the call waits for approval, null otherwise
+ * @param approved    the user accepted this call already
+ */
+record PendingCall(String address, String argsJson, String argsPreview, Value resolve, Value reject, String approval,
+        boolean approved) {
+
+    /** The address without {@code tools.}, as Executor's messages and policy patterns name a tool. */
+    String path() {
+        return address.startsWith("tools.") ? address.substring("tools.".length()) : address;
+    }
+
+    PendingCall asking(String question) {
+        return new PendingCall(address, argsJson, argsPreview, resolve, reject, question, false);
+    }
+
+    PendingCall approve() {
+        return new PendingCall(address, argsJson, argsPreview, resolve, reject, approval, true);
+    }
+}

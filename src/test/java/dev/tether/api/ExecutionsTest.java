@@ -1,0 +1,271 @@
+package dev.tether.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpMethod;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import reactor.core.Disposable;
+import tools.jackson.databind.JsonNode;
+
+import dev.tether.api.TetherClient.Reply;
+import dev.tether.testsupport.Fixture;
+
+/**
+ * {@code POST /api/executions} against the running daemon with the fixture server behind it: results, logs and errors
+ * shaped as Executor shapes them (validated against 1.5.9's schemas), the sandbox, approvals, policies, and a client
+ * that leaves mid-call.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "tether.execution.timeout=3s", "tether.execution.max-output=64KB", "tether.execution.max-string-length=1048576",
+        "tether.docker.reap-interval=1h" })
+@DirtiesContext
+@InProcess
+class ExecutionsTest {
+
+    private static final Path DATA_DIR = DataDirs.create("executions");
+    private static final String RUN = UUID.randomUUID().toString();
+    private static ExecutorOpenApi executor;
+
+    @DynamicPropertySource
+    static void dataDir(DynamicPropertyRegistry registry) {
+        registry.add("tether.data-dir", DATA_DIR::toString);
+    }
+
+    @LocalServerPort
+    int port;
+
+    private TetherClient tether;
+    private Path work;
+
+    @BeforeAll
+    static void schemas() {
+        executor = ExecutorOpenApi.load();
+    }
+
+    @AfterAll
+    static void removeDataDir() {
+        DataDirs.delete(DATA_DIR);
+    }
+
+    @BeforeEach
+    void connect() throws IOException {
+        tether = new TetherClient(port, DataDirs.token(DATA_DIR));
+        work = Files.createDirectories(DATA_DIR.resolve("work-" + UUID.randomUUID()));
+    }
+
+    @AfterEach
+    void cleanUp() {
+        for (JsonNode integration : tether.get("/api/integrations").json()) {
+            tether.delete("/api/integrations/" + integration.path("slug").asString());
+        }
+        for (JsonNode policy : tether.get("/api/policies").json()) {
+            tether.call(HttpMethod.DELETE, "/api/policies/" + policy.path("id").asString(), Map.of("owner", policy.path("owner").asString()));
+        }
+        Leftovers.killProcesses(RUN);
+    }
+
+    @Test
+    void toolCallAnswersWithExecutorsEnvelopeAndLogs() {
+        String slug = fixture("fx");
+        JsonNode answer = execute("console.log('calling', {n: 1}); const r = await tools." + slug
+                + ".org.default.echo({text: 'hi'}); console.warn('done'); return r");
+        assertThat(answer.path("status").asString()).isEqualTo("completed");
+        assertThat(answer.path("isError").asBoolean()).isFalse();
+        assertThat(answer.path("structured").path("result").toString())
+                .isEqualTo("{\"ok\":true,\"data\":{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}}");
+        assertThat(answer.path("structured").path("logs").toString()).isEqualTo("[\"[log] calling {\\\"n\\\":1}\",\"[warn] done\"]");
+        assertThat(answer.path("text").asString()).isEqualTo("""
+                {
+                  "ok": true,
+                  "data": {
+                    "content": [
+                      {
+                        "type": "text",
+                        "text": "hi"
+                      }
+                    ]
+                  }
+                }
+
+                Logs:
+                [log] calling {"n":1}
+                [warn] done""");
+    }
+
+    @Test
+    void resultsAndErrorsReadAsExecutorWritesThem() {
+        assertThat(executeRaw("return {a: 1, b: [1, 2], c: 'x'}")).isEqualTo("{\"status\":\"completed\",\"text\":\"{\\n  \\\"a\\\": 1,\\n  "
+                + "\\\"b\\\": [\\n    1,\\n    2\\n  ],\\n  \\\"c\\\": \\\"x\\\"\\n}\",\"structured\":{\"status\":\"completed\",\"result\":"
+                + "{\"a\":1,\"b\":[1,2],\"c\":\"x\"},\"logs\":[]},\"isError\":false}");
+        assertThat(executeRaw("const x = 1;")).isEqualTo("{\"status\":\"completed\",\"text\":\"(no result)\",\"structured\":"
+                + "{\"status\":\"completed\",\"result\":null,\"logs\":[]},\"isError\":false}");
+        assertThat(executeRaw("return 'hello'")).isEqualTo("{\"status\":\"completed\",\"text\":\"hello\",\"structured\":"
+                + "{\"status\":\"completed\",\"result\":\"hello\",\"logs\":[]},\"isError\":false}");
+        assertThat(executeRaw("console.log('before'); throw new TypeError('bad type')")).isEqualTo("{\"status\":\"completed\","
+                + "\"text\":\"Error: Error: bad type\\n\\nLogs:\\n[log] before\",\"structured\":{\"status\":\"error\",\"error\":"
+                + "\"Error: bad type\",\"logs\":[\"[log] before\"]},\"isError\":true}");
+        assertThat(executeRaw("throw 'plain'")).contains("\"error\":\"Error: plain\"");
+        JsonNode syntax = execute("return (");
+        assertThat(syntax.path("isError").asBoolean()).isTrue();
+        assertThat(syntax.path("structured").path("error").asString()).matches("Expected an operand but found .+ \\(\\d+:\\d+\\)");
+    }
+
+    @Test
+    void sandboxRefusesHostAccessAndLimitsTimeAndSpaceWithoutHarm() {
+        Set<Long> childrenBefore = children();
+        Map<String, String> attempts = new LinkedHashMap<>();
+        attempts.put("return Java.type('java.lang.Runtime').getRuntime().exec('touch /tmp/x')", "Java is not defined");
+        attempts.put("return require('fs').readFileSync('/etc/passwd', 'utf8')", "require is not defined");
+        attempts.put("return process.env", "process is not defined");
+        attempts.put("return await fetch('http://127.0.0.1:" + port + "/api/integrations')", "fetch is disabled");
+        attempts.put("return load('/etc/passwd')", "load is not defined");
+        attempts.put("return await import('/etc/passwd')", "");
+        attempts.put("return Polyglot.eval('js', '1')", "Polyglot is not defined");
+        attempts.put("while (true) {}", "timed out after 3000ms");
+        attempts.put("return 'x'.repeat(100 * 1024 * 1024).length", "Invalid string length");
+        attempts.put("for (let i = 0; ; i++) console.log('line ' + i)", "console output exceeds the limit of 65536 bytes");
+        attempts.forEach((code, message) -> {
+            JsonNode answer = execute(code);
+            assertThat(answer.path("isError").asBoolean()).as(code + " -> " + answer).isTrue();
+            assertThat(answer.path("structured").path("error").asString()).as(code).contains(message);
+        });
+        assertThat(execute("return 1 + 1").path("structured").path("result").asInt()).as("the daemon still runs code").isEqualTo(2);
+        assertThat(children()).as("nothing was spawned").isSubsetOf(childrenBefore);
+        assertThat(Path.of("/tmp/x")).doesNotExist();
+    }
+
+    @Test
+    void destructiveToolPausesUntilAccepted() {
+        String slug = fixture("fxd");
+        JsonNode paused = execute("console.log('pre'); const r = await tools." + slug
+                + ".org.default.delete_everything({}); console.log('post'); return r");
+        assertThat(paused.path("status").asString()).isEqualTo("paused");
+        String id = paused.path("structured").path("executionId").asString();
+        assertThat(id).startsWith("exec_");
+        assertThat(paused.path("structured").path("interaction").path("message").asString())
+                .isEqualTo("Approve tools." + slug + ".org.default.delete_everything?\n\nArguments:\n{}");
+
+        Reply shown = tether.get("/api/executions/" + id);
+        assertThat(shown.status()).isEqualTo(200);
+        executor.assertConforms("get", "/executions/{executionId}", 200, shown.json());
+        assertThat(shown.json().path("text").asString()).isEqualTo(paused.path("text").asString());
+
+        JsonNode done = resume(id, "accept");
+        assertThat(done.path("status").asString()).isEqualTo("completed");
+        assertThat(done.path("structured").path("result").path("data").path("content").get(0).path("text").asString())
+                .isEqualTo("nothing was deleted (fixture)");
+        assertThat(done.path("structured").path("logs").toString()).isEqualTo("[\"[log] pre\",\"[log] post\"]");
+
+        Reply again = tether.post("/api/executions/" + id + "/resume", Map.of("action", "accept"));
+        assertThat(again.status()).isEqualTo(404);
+        executor.assertConforms("post", "/executions/{executionId}/resume", 404, again.json());
+        assertThat(again.json().path("_tag").asString()).isEqualTo("ExecutionNotFoundError");
+        assertThat(tether.get("/api/executions/" + id).status()).isEqualTo(404);
+    }
+
+    @Test
+    void declinedOrCancelledApprovalFailsTheCallInTheCode() {
+        String slug = fixture("fxp");
+        Reply policy = tether.post("/api/policies", Map.of("owner", "org", "pattern", slug + ".org.default.echo",
+                "action", "require_approval"));
+        assertThat(policy.status()).as(policy.toString()).isEqualTo(200);
+        String code = "try { return await tools." + slug + ".org.default.echo({text: 'hi'}) } catch (e) { return 'caught: ' + e.message }";
+        for (String action : List.of("decline", "cancel")) {
+            JsonNode paused = execute(code);
+            assertThat(paused.path("structured").path("interaction").path("message").asString()).startsWith("Approve tools." + slug
+                    + ".org.default.echo? (matched policy: " + slug + ".org.default.echo)\n\nArguments:\n{\n  \"text\": \"hi\"\n}");
+            JsonNode done = resume(paused.path("structured").path("executionId").asString(), action);
+            assertThat(done.path("structured").path("result").asString()).isEqualTo("caught: Tool \"" + slug
+                    + ".org.default.echo\" requires approval but the request was " + (action.equals("cancel") ? "cancelled" : "declined")
+                    + " by the user.");
+        }
+        Reply blocked = tether.post("/api/policies", Map.of("owner", "user", "pattern", slug + ".*", "action", "block"));
+        assertThat(blocked.status()).isEqualTo(200);
+        JsonNode answer = execute("return await tools." + slug + ".org.default.echo({text: 'hi'})");
+        assertThat(answer.path("structured").path("result").path("error").path("code").asString()).isEqualTo("tool_blocked");
+    }
+
+    @Test
+    void clientThatLeavesCancelsTheExecutionAndItsCallsOnTheServer() throws IOException {
+        Path record = work.resolve("record");
+        String slug = tether.register("fxh", Fixture.command("--run=" + RUN, "--record=" + record));
+        connection(slug);
+        Disposable request = tether.exchange(HttpMethod.POST, "/api/executions",
+                Map.of("code", "await Promise.all([tools." + slug + ".org.default.hang({}), tools." + slug
+                        + ".org.default.slow({ms: 60000})]); return 'never'")).subscribe(reply -> { }, error -> { });
+        await().atMost(Duration.ofSeconds(20)).until(() -> recorded(record).stream().filter("tools/call"::equals).count() == 2);
+        request.dispose();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(recorded(record))
+                .as("what the server received").filteredOn(line -> line.startsWith("notifications/cancelled ")).hasSize(2));
+        assertThat(execute("return await tools." + slug + ".org.default.echo({text: 'warm'})").path("structured")
+                .path("result").path("ok").asBoolean()).as("the session stays warm").isTrue();
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------
+
+    private String fixture(String slug) {
+        tether.register(slug, Fixture.command("--run=" + RUN));
+        connection(slug);
+        return slug;
+    }
+
+    /** The connection the tools run on, whether or not registering made it; then its catalog. */
+    private void connection(String slug) {
+        tether.post("/api/connections", Map.of("owner", "org", "name", "default", "integration", slug, "template", "none",
+                "values", Map.of()));
+        Reply refreshed = tether.post("/api/connections/org/" + slug + "/default/refresh", null);
+        assertThat(refreshed.status()).as(refreshed.toString()).isEqualTo(200);
+    }
+
+    private String executeRaw(String code) {
+        Reply reply = tether.post("/api/executions", Map.of("code", code));
+        assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
+        executor.assertConforms("post", "/executions", 200, reply.json());
+        return reply.body();
+    }
+
+    private JsonNode execute(String code) {
+        return ApiClient.JSON.readTree(executeRaw(code));
+    }
+
+    private JsonNode resume(String id, String action) {
+        Reply reply = tether.post("/api/executions/" + id + "/resume", Map.of("action", action));
+        assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
+        executor.assertConforms("post", "/executions/{executionId}/resume", 200, reply.json());
+        return reply.json();
+    }
+
+    private static List<String> recorded(Path record) {
+        try {
+            return Files.exists(record) ? Files.readAllLines(record) : List.of();
+        }
+        catch (IOException ex) {
+            return List.of();
+        }
+    }
+
+    private static Set<Long> children() {
+        return ProcessHandle.current().descendants().map(ProcessHandle::pid).collect(Collectors.toSet());
+    }
+}
