@@ -63,6 +63,18 @@ final class ExecutorOpenApi {
         return document.path("paths").path(route).has(method.toLowerCase(Locale.ROOT));
     }
 
+    /** Whether 1.5.9's document defines an error with this {@code _tag} among its components. */
+    boolean definesError(String tag) {
+        return document.path("components").path("schemas").has(tag);
+    }
+
+    /** Asserts that {@code body} is the error {@code tag} as 1.5.9's components define it. */
+    void assertConformsToError(String tag, JsonNode body) {
+        String pointer = "/components/schemas/" + escape(tag);
+        Schema schema = schemas.computeIfAbsent(pointer, p -> registry.getSchema(SchemaLocation.of(DOCUMENT_IRI + "#" + p)));
+        assertThat(schema.validate(body)).as("%s must match Executor 1.5.9's %s; body: %s", tag, tag, body).isEmpty();
+    }
+
     /** Whether 1.5.9 declares a JSON answer with {@code status} on this route. */
     boolean declares(String method, String route, int status) {
         return !document.path("paths").path(route).path(method.toLowerCase(Locale.ROOT)).path("responses")
