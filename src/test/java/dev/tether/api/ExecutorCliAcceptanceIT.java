@@ -80,6 +80,8 @@ class ExecutorCliAcceptanceIT {
                 "command", everything.get(0), "args", new ArrayList<>(everything.subList(1, everything.size()))));
         assertThat(tether.post("/api/mcp/servers", server).json().path("slug").asString()).isEqualTo("everything");
         assertThat(tether.post("/api/connections", TetherClient.defaultConnection("everything")).status()).isEqualTo(200);
+        // the container's first start takes longer than the catalog's grace: list its tools once, as the app's refresh does
+        assertThat(tether.post("/api/connections/org/everything/default/refresh", null).status()).isEqualTo(200);
 
         JsonNode sources = json(cli.run("tools", "sources"));
         assertThat(sources.path("items").valueStream().map(item -> item.path("id").asString())).containsExactly("everything", "executor");
