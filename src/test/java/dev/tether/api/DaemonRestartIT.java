@@ -77,6 +77,7 @@ class DaemonRestartIT {
                 Map.of("FIXTURE_SECRET", "env-" + secret));
         ok(before.post("/api/mcp/servers", Map.of("name", "Restart Remote", "endpoint", "http://127.0.0.1:1/mcp",
                 "remoteTransport", "sse", "headers", Map.of("X-Key", "header-" + secret), "queryParams", Map.of("tenant", "acme"))));
+        ok(before.post("/api/connections", TetherClient.defaultConnection("restart_remote")));
         ok(before.post("/api/connections", Map.of("owner", "user", "name", "alice", "integration", stdio,
                 "template", "API_TOKEN", "identityLabel", "alice@example.com", "value", "value-" + secret)));
         assertThat(ok(before.health(stdio)).path("status").asString()).isEqualTo("healthy");

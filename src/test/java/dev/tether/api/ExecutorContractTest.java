@@ -331,9 +331,7 @@ class ExecutorContractTest {
     @Test
     void executionAndPolicyRoutes() {
         expect(api.post("/api/mcp/servers", stdio("Run Fixture", "run-fixture")), "post", "/mcp/servers", 200);
-        // The connection the code's calls run on, whether or not registering made it.
-        api.post("/api/connections", Map.of("owner", "org", "name", "default", "integration", "run-fixture", "template", "none",
-                "values", Map.of()));
+        expect(api.post("/api/connections", TetherClient.defaultConnection("run-fixture")), "post", "/connections", 200);
         expect(api.post("/api/connections/org/run-fixture/default/refresh", null),
                 "post", "/connections/{owner}/{integration}/{name}/refresh", 200);
 
