@@ -12,6 +12,8 @@ import reactor.core.publisher.Mono;
 import dev.tether.api.Views.ToolView;
 import dev.tether.calls.ToolCalls;
 import dev.tether.catalog.CatalogService;
+import dev.tether.policy.Policies;
+import dev.tether.store.Policy;
 
 import java.util.Comparator;
 import java.util.List;
@@ -27,10 +29,12 @@ final class ToolsController {
 
     private final CatalogService catalogs;
     private final ToolCalls calls;
+    private final Policies policies;
 
-    ToolsController(CatalogService catalogs, ToolCalls calls) {
+    ToolsController(CatalogService catalogs, ToolCalls calls, Policies policies) {
         this.catalogs = catalogs;
         this.calls = calls;
+        this.policies = policies;
     }
 
     record SchemaView(String address, String name, String description, Object inputSchema, Object outputSchema) {
@@ -56,12 +60,15 @@ final class ToolsController {
     Mono<List<ToolView>> list(@RequestParam(required = false) String integration, @RequestParam(required = false) String owner,
             @RequestParam(required = false) String connection, @RequestParam(required = false) String query,
             @RequestParam(required = false) String includeAnnotations, @RequestParam(required = false) String includeBlocked) {
-        // Tether has no tool policies, so nothing is ever blocked and includeBlocked changes nothing.
         String needle = query == null ? "" : query.toLowerCase(Locale.ROOT);
-        return Flux.defer(() -> catalogs.tools(Inputs.optional(integration), Inputs.optionalOwner(owner), Inputs.optional(connection)))
+        // Tools a policy blocks are left out unless asked for, as Executor does.
+        Mono<List<Policy>> blocking = Inputs.flag(includeBlocked) ? Mono.just(List.of()) : policies.list().collectList();
+        return blocking.flatMap(rules -> Flux.defer(() -> catalogs.tools(Inputs.optional(integration), Inputs.optionalOwner(owner),
+                        Inputs.optional(connection)))
                 .flatMapIterable(tools -> ToolView.listed(tools, Inputs.flag(includeAnnotations)))
+                .filter(tool -> rules.isEmpty() || !Policies.decide(tool.address().substring("tools.".length()), false, rules).blocked())
                 .filter(tool -> needle.isEmpty() || tool.name().contains(needle)
                         || tool.description().toLowerCase(Locale.ROOT).contains(needle))
-                .collectSortedList(Comparator.comparing(ToolView::address));
+                .collectSortedList(Comparator.comparing(ToolView::address)));
     }
 }

@@ -204,6 +204,9 @@ class ExecutionsTest {
         assertThat(blocked.status()).isEqualTo(200);
         JsonNode answer = execute("return await tools." + slug + ".org.default.echo({text: 'hi'})");
         assertThat(answer.path("structured").path("result").path("error").path("code").asString()).isEqualTo("tool_blocked");
+        assertThat(tether.get("/api/tools?integration=" + slug).json()).as("blocked tools are not listed").isEmpty();
+        assertThat(tether.get("/api/tools?integration=" + slug + "&includeBlocked=true").json().valueStream()
+                .map(tool -> tool.path("name").asString())).contains("echo", "delete_everything");
     }
 
     @Test
