@@ -90,6 +90,11 @@ final class JsEngine implements DisposableBean {
         return built;
     }
 
+    /** Whether the engine was built: only an execution builds it. */
+    boolean built() {
+        return engine != null;
+    }
+
     @Override
     public void destroy() {
         Engine built = engine;

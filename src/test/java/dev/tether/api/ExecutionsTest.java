@@ -171,6 +171,10 @@ class ExecutionsTest {
         executor.assertConforms("get", "/executions/{executionId}", 200, shown.json());
         assertThat(shown.json().path("text").asString()).isEqualTo(paused.path("text").asString());
 
+        assertThat(Thread.getAllStackTraces().values()).as("a paused execution holds no thread").noneMatch(stack ->
+                java.util.Arrays.stream(stack).anyMatch(frame -> frame.getClassName().startsWith("com.oracle.truffle.")
+                        || frame.getClassName().startsWith("dev.tether.execution.")));
+
         JsonNode done = resume(id, "accept");
         assertThat(done.path("status").asString()).isEqualTo("completed");
         assertThat(done.path("structured").path("result").path("data").path("content").get(0).path("text").asString())
