@@ -69,6 +69,7 @@ final class JsEngine implements DisposableBean {
                 built = engine;
                 if (built == null) {
                     try {
+                        TruffleOnNewerJdks.prepare();
                         built = Engine.newBuilder("js")
                                 // Tether runs on a stock JDK, where GraalJS interprets without its JIT compiler. That is
                                 // expected and fast enough for glue code between tool calls, so the warning is noise.
@@ -76,8 +77,9 @@ final class JsEngine implements DisposableBean {
                                 .build();
                     }
                     catch (LinkageError ex) {
-                        // Truffle 23.1 (the last line for Java 17) calls Unsafe methods that Java 22 removed. Reactor
-                        // treats a LinkageError as fatal and would drop it, leaving the request unanswered: say why.
+                        // Truffle 23.1 (the last line for Java 17) calls an Unsafe method that Java 22 removed, should
+                        // TruffleOnNewerJdks not have adapted it. Reactor treats a LinkageError as fatal and would drop
+                        // it, leaving the request unanswered: say why.
                         unavailable = new JsUnavailableException("JavaScript is unavailable on Java " + Runtime.version().feature()
                                 + ": GraalJS 23.1 runs on Java 17 to 21 ("
                                 + ex + ")");
