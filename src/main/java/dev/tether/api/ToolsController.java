@@ -9,11 +9,14 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
 import dev.tether.api.Views.ToolView;
+import dev.tether.calls.ToolAddress;
 import dev.tether.calls.ToolCalls;
 import dev.tether.calls.builtin.BuiltinTool;
 import dev.tether.calls.builtin.BuiltinTools;
 import dev.tether.store.Owner;
 import dev.tether.catalog.CatalogService;
+import dev.tether.policy.Policies;
+import dev.tether.store.Policy;
 
 import java.util.Comparator;
 import java.util.List;
@@ -32,11 +35,13 @@ final class ToolsController {
     private final CatalogService catalogs;
     private final ToolCalls calls;
     private final BuiltinTools builtins;
+    private final Policies policies;
 
-    ToolsController(CatalogService catalogs, ToolCalls calls, BuiltinTools builtins) {
+    ToolsController(CatalogService catalogs, ToolCalls calls, BuiltinTools builtins, Policies policies) {
         this.catalogs = catalogs;
         this.calls = calls;
         this.builtins = builtins;
+        this.policies = policies;
     }
 
     record SchemaView(String address, String name, String description, Object inputSchema, Object outputSchema) {
@@ -65,9 +70,10 @@ final class ToolsController {
     Mono<List<ToolView>> list(@RequestParam(required = false) String integration, @RequestParam(required = false) String owner,
             @RequestParam(required = false) String connection, @RequestParam(required = false) String query,
             @RequestParam(required = false) String includeAnnotations, @RequestParam(required = false) String includeBlocked) {
-        // Tether has no tool policies, so nothing is ever blocked and includeBlocked changes nothing.
         String needle = query == null ? "" : query.toLowerCase(Locale.ROOT);
-        return Mono.defer(() -> {
+        // Tools a policy blocks are left out unless asked for, as Executor does.
+        Mono<List<Policy>> blocking = Inputs.flag(includeBlocked) ? Mono.just(List.of()) : policies.list().collectList();
+        return blocking.flatMap(rules -> Mono.defer(() -> {
             Optional<String> inIntegration = Inputs.optional(integration);
             Optional<Owner> ofOwner = Inputs.optionalOwner(owner);
             Optional<String> onConnection = Inputs.optional(connection);
@@ -79,9 +85,10 @@ final class ToolsController {
                     .flatMapIterable(tools -> ToolView.listed(tools, Inputs.flag(includeAnnotations)))
                     .collectSortedList(Comparator.comparing(ToolView::address))
                     .map(connected -> Stream.concat(listedBuiltins.stream(), connected.stream())
+                            .filter(tool -> rules.isEmpty() || !Policies.decide(ToolAddress.path(tool.address()), false, rules).blocked())
                             .filter(tool -> needle.isEmpty() || tool.name().toLowerCase(Locale.ROOT).contains(needle)
                                     || tool.description().toLowerCase(Locale.ROOT).contains(needle))
                             .toList());
-        });
+        }));
     }
 }

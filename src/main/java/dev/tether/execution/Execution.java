@@ -42,7 +42,7 @@ final class Execution {
     private int inFlight;
     private Settled settled;
     private Sinks.Many<PendingCall> calls;
-    private Context context;
+    private volatile Context context;
     private Value run;
     private volatile boolean closed;
     private volatile boolean pausedFor;
@@ -60,6 +60,10 @@ final class Execution {
     Step open(JsEngine engine) {
         return enter(() -> {
             context = engine.newContext();
+            if (closed) {
+                close(); // closed while the context was being made: it must not outlive the execution
+                return;
+            }
             run = context.eval(engine.prelude())
                     .execute((ProxyExecutable) this::invoke, (ProxyExecutable) this::log, (ProxyExecutable) this::settle);
         });
@@ -167,11 +171,16 @@ final class Execution {
             try {
                 action.run();
             }
-            catch (PolyglotException ex) {
-                if (ex.isCancelled() || closed) {
+            catch (RuntimeException ex) {
+                // Closed from another thread (time limit, client gone): the code was cancelled mid-entry, or the
+                // context was gone before it.
+                if (closed || ex instanceof PolyglotException polyglot && polyglot.isCancelled()) {
                     return new Step(new Settled(false, null, null, "Error: the execution was closed"), inFlight, null);
                 }
-                // The code threw outside its promise (a host callback's own failure): it ends the execution.
+                if (!(ex instanceof PolyglotException)) {
+                    throw ex;
+                }
+                // The code failed outside its promise (the heap ran out, a host callback broke): it ends here.
                 settled = new Settled(false, null, null, "Error: " + ex.getMessage());
             }
             return new Step(settled, inFlight, parked.peek());

@@ -85,7 +85,9 @@ public final class Executions implements DisposableBean {
             Execution execution = new Execution(properties.maxOutput().toBytes());
             // Opening (the engine too, on the first execution) is not the code's time: it runs before the drive.
             return Mono.usingWhen(Mono.just(execution),
-                    opened -> Mono.fromSupplier(() -> opened.open(engine)).subscribeOn(js).then(own(opened, () -> opened.start(code))),
+                    opened -> Mono.fromSupplier(() -> opened.open(engine)).subscribeOn(js).then(own(opened, () -> opened.start(code)))
+                            .onErrorResume(JsUnavailableException.class, unavailable -> Mono.just(
+                                    completed(opened, new Settled(false, null, null, "Error: " + unavailable.getMessage())))),
                     opened -> Mono.empty(), (opened, error) -> close(opened), this::close);
         });
     }

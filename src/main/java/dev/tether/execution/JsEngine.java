@@ -19,6 +19,7 @@ final class JsEngine implements DisposableBean {
 
     private final ExecutionProperties properties;
     private volatile Engine engine;
+    private JsUnavailableException unavailable;
 
     JsEngine(ExecutionProperties properties) {
         this.properties = properties;
@@ -62,18 +63,38 @@ final class JsEngine implements DisposableBean {
         Engine built = engine;
         if (built == null) {
             synchronized (this) {
+                if (unavailable != null) {
+                    throw unavailable;
+                }
                 built = engine;
                 if (built == null) {
-                    built = Engine.newBuilder("js")
-                            // Tether runs on a stock JDK, where GraalJS interprets without its JIT compiler. That is
-                            // expected and fast enough for glue code between tool calls, so the warning is noise.
-                            .option("engine.WarnInterpreterOnly", "false")
-                            .build();
+                    try {
+                        TruffleOnNewerJdks.prepare();
+                        built = Engine.newBuilder("js")
+                                // Tether runs on a stock JDK, where GraalJS interprets without its JIT compiler. That is
+                                // expected and fast enough for glue code between tool calls, so the warning is noise.
+                                .option("engine.WarnInterpreterOnly", "false")
+                                .build();
+                    }
+                    catch (LinkageError ex) {
+                        // Truffle 23.1 (the last line for Java 17) calls an Unsafe method that Java 22 removed, should
+                        // TruffleOnNewerJdks not have adapted it. Reactor treats a LinkageError as fatal and would drop
+                        // it, leaving the request unanswered: say why.
+                        unavailable = new JsUnavailableException("JavaScript is unavailable on Java " + Runtime.version().feature()
+                                + ": GraalJS 23.1 runs on Java 17 to 21 ("
+                                + ex + ")");
+                        throw unavailable;
+                    }
                     engine = built;
                 }
             }
         }
         return built;
+    }
+
+    /** Whether the engine was built: only an execution builds it. */
+    boolean built() {
+        return engine != null;
     }
 
     @Override

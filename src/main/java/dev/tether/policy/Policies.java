@@ -88,7 +88,8 @@ public final class Policies {
         return store.policies().collectList().map(all -> decide(path, destructive, all));
     }
 
-    static Decision decide(String path, boolean destructive, List<Policy> policies) {
+    /** The decision over a snapshot of the policies ({@link #list()}), for deciding many tools at once. */
+    public static Decision decide(String path, boolean destructive, List<Policy> policies) {
         Map<Owner, Policy> firstByOwner = new LinkedHashMap<>();
         policies.stream()
                 .sorted(Comparator.comparing(Policy::position).thenComparing(Policy::id))

@@ -171,6 +171,10 @@ class ExecutionsTest {
         executor.assertConforms("get", "/executions/{executionId}", 200, shown.json());
         assertThat(shown.json().path("text").asString()).isEqualTo(paused.path("text").asString());
 
+        assertThat(Thread.getAllStackTraces().values()).as("a paused execution holds no thread").noneMatch(stack ->
+                java.util.Arrays.stream(stack).anyMatch(frame -> frame.getClassName().startsWith("com.oracle.truffle.")
+                        || frame.getClassName().startsWith("dev.tether.execution.")));
+
         JsonNode done = resume(id, "accept");
         assertThat(done.path("status").asString()).isEqualTo("completed");
         assertThat(done.path("structured").path("result").path("data").path("content").get(0).path("text").asString())
@@ -204,6 +208,9 @@ class ExecutionsTest {
         assertThat(blocked.status()).isEqualTo(200);
         JsonNode answer = execute("return await tools." + slug + ".org.default.echo({text: 'hi'})");
         assertThat(answer.path("structured").path("result").path("error").path("code").asString()).isEqualTo("tool_blocked");
+        assertThat(tether.get("/api/tools?integration=" + slug).json()).as("blocked tools are not listed").isEmpty();
+        assertThat(tether.get("/api/tools?integration=" + slug + "&includeBlocked=true").json().valueStream()
+                .map(tool -> tool.path("name").asString())).contains("echo", "delete_everything");
     }
 
     @Test

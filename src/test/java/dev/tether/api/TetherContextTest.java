@@ -19,6 +19,7 @@ import dev.tether.TetherApplication;
 import dev.tether.TetherProperties;
 import dev.tether.catalog.CatalogProperties;
 import dev.tether.docker.DockerProperties;
+import dev.tether.execution.ExecutionProperties;
 import dev.tether.health.HealthProperties;
 import dev.tether.health.HealthService;
 import dev.tether.mcp.McpProperties;
@@ -78,6 +79,12 @@ class TetherContextTest {
             DockerProperties docker = context.getBean(DockerProperties.class);
             assertThat(docker.reapInterval()).isEqualTo(Duration.ofSeconds(60));
             assertThat(docker.requestTimeout()).isEqualTo(Duration.ofSeconds(10));
+            ExecutionProperties execution = context.getBean(ExecutionProperties.class);
+            assertThat(execution.timeout()).isEqualTo(Duration.ofMinutes(5));
+            assertThat(execution.maxOutput()).isEqualTo(DataSize.ofMegabytes(1));
+            assertThat(execution.maxStringLength()).isEqualTo(16 * 1024 * 1024);
+            assertThat(execution.maxPaused()).isEqualTo(64);
+            assertThat(execution.pausedExpiry()).isEqualTo(Duration.ofMinutes(15));
 
             assertThat(DataDirs.instanceId(dataDir)).matches("[0-9a-f]{8}");
             Path auth = DataDirs.authFile(dataDir);
@@ -117,7 +124,9 @@ class TetherContextTest {
     @ParameterizedTest
     @ValueSource(strings = { "tether.process.eof-grace=0s", "tether.mcp.ping-timeout=0ms", "tether.session.max-sessions=0",
             "tether.health.timeout=-5s", "tether.catalog.sync-concurrency=0", "tether.docker.reap-interval=0s",
-            "tether.mcp.close-timeout=0s", "tether.catalog.grace=-1s", "tether.health.linger=-1ms" })
+            "tether.mcp.close-timeout=0s", "tether.catalog.grace=-1s", "tether.health.linger=-1ms",
+            "tether.execution.timeout=0s", "tether.execution.max-paused=0", "tether.execution.paused-expiry=-1s",
+            "tether.execution.max-output=0B", "tether.execution.max-string-length=0" })
     void anInvalidSettingStopsTheStartNamingIt(String setting) {
         runner().withPropertyValues(setting).run(context -> {
             assertThat(context).hasFailed();
