@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -24,9 +25,10 @@ import dev.tether.testsupport.PackagedDaemon;
  * What the packaged daemon costs to start and to keep: {@code runs} starts on a fresh data dir and on one holding
  * {@code connections} × {@code tools} stored tools, each timed from launching the command to the first 200 of
  * {@code /api/health}, with the CPU the JVM used until then, its resident memory once idle ({@code settle}
- * seconds after the 200) and after one full collection ({@code jcmd GC.run}). Two ways to start are compared:
- * plain {@code java -jar} on Java 17 (the baseline a user gets without the launcher) and {@code bin/tether}
- * (the JVM, flags and start-up cache it picks). Run it with {@code bench/start.sh}.
+ * seconds after the 200) and after one full collection ({@code jcmd GC.run}). Three ways to start are compared:
+ * plain {@code java -jar} on Java 17 (the baseline a user gets without the launcher), {@code bin/tether} made to
+ * use that Java 17, and {@code bin/tether} as it is (the JVM, flags and start-up cache it picks). Run it with
+ * {@code bench/start.sh}.
  *
  * <p>Arguments: {@code runs=5 connections=50 tools=100 settle=5 java17=/usr/lib/jvm/java-17-openjdk-amd64}.
  */
@@ -67,8 +69,9 @@ public final class StartBenchmark {
                 Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).strip());
 
         long training = System.nanoTime();
-        launcher(jar, "--train");
-        System.out.printf("bin/tether --train (once per build): %.1f s%n", (System.nanoTime() - training) / 1e9);
+        launcher(jar, Map.of());
+        System.out.printf("bin/tether --train (once per build and JVM): %.1f s%n", (System.nanoTime() - training) / 1e9);
+        launcher(jar, Map.of("TETHER_JAVA_HOME", java17.toString()));
 
         Path stored = Files.createTempDirectory("tether-bench-start-stored");
         long seeding = System.nanoTime();
@@ -79,8 +82,10 @@ public final class StartBenchmark {
 
         List<Way> ways = List.of(
                 new Way("Java 17, java -jar", List.of(java17.resolve("bin/java").toString(), "-jar", jar.toString()), Map.of()),
+                new Way("bin/tether, Java 17", List.of(PackagedDaemon.launcher().toString()),
+                        Map.of("TETHER_JAR", jar.toString(), "TETHER_JAVA_HOME", java17.toString())),
                 new Way("bin/tether", List.of(PackagedDaemon.launcher().toString()), Map.of("TETHER_JAR", jar.toString())));
-        System.out.printf("%-22s %-14s %28s %12s %12s %12s%n", "way", "data dir", "to first 200 p50 (min-max)", "CPU p50",
+        System.out.printf("%-24s %-14s %28s %12s %12s %12s%n", "way", "data dir", "to first 200 p50 (min-max)", "CPU p50",
                 "idle RSS", "after GC");
         for (Way way : ways) {
             for (Path seedDir : new Path[] {null, stored}) {
@@ -88,7 +93,7 @@ public final class StartBenchmark {
                 for (int i = 0; i < runs; i++) {
                     samples.add(sample(way, seedDir));
                 }
-                System.out.printf("%-22s %-14s %28s %12s %12s %12s%n", way.name(),
+                System.out.printf("%-24s %-14s %28s %12s %12s %12s%n", way.name(),
                         seedDir == null ? "fresh" : (connections * tools) + " tools",
                         String.format("%.2f s (%.2f-%.2f)", p50(samples, Sample::startMillis) / 1000,
                                 min(samples, Sample::startMillis) / 1000, max(samples, Sample::startMillis) / 1000),
@@ -97,6 +102,7 @@ public final class StartBenchmark {
                         String.format("%.0f MiB", p50(samples, Sample::afterGcMiB)));
             }
         }
+        delete(stored);
     }
 
     private Sample sample(Way way, Path seedDir) throws Exception {
@@ -111,6 +117,8 @@ public final class StartBenchmark {
             collect(daemon.pid());
             Thread.sleep(500);
             return new Sample(daemon.startedIn().toMillis(), cpu, idle, daemon.residentMiB());
+        } finally {
+            delete(dataDir);
         }
     }
 
@@ -136,12 +144,22 @@ public final class StartBenchmark {
         }
     }
 
-    private static void launcher(Path jar, String argument) throws IOException, InterruptedException {
-        ProcessBuilder builder = new ProcessBuilder(PackagedDaemon.launcher().toString(), argument).inheritIO();
+    /** {@code bin/tether --train}, so that no timed start pays for training. */
+    private static void launcher(Path jar, Map<String, String> environment) throws IOException, InterruptedException {
+        ProcessBuilder builder = new ProcessBuilder(PackagedDaemon.launcher().toString(), "--train").inheritIO();
         builder.environment().put("TETHER_JAR", jar.toString());
+        builder.environment().putAll(environment);
         Process process = builder.start();
         if (!process.waitFor(10, TimeUnit.MINUTES) || process.exitValue() != 0) {
-            throw new IllegalStateException("bin/tether " + argument + " failed");
+            throw new IllegalStateException("bin/tether --train failed");
+        }
+    }
+
+    private static void delete(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(file);
+            }
         }
     }
 
