@@ -129,8 +129,7 @@ class DaemonKillIT {
 
     /** Starts the jar Maven built on this test's data dir; returns once it answers. */
     private PackagedDaemon start() throws IOException, InterruptedException {
-        // C1 only and the serial collector: a daemon that starts fast on a small, busy CI box.
-        PackagedDaemon daemon = PackagedDaemon.start(PackagedDaemon.jarOrSkip(), dataDir, List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
+        PackagedDaemon daemon = PackagedDaemon.start(PackagedDaemon.jarOrSkip(), dataDir,
                 // Only the kill may end these sessions: no timeout does first.
                 List.of("--tether.mcp.discovery-timeout=300s", "--tether.mcp.ping-timeout=300s", "--tether.health.timeout=300s"),
                 Map.of());

@@ -121,7 +121,7 @@ class DaemonRestartIT {
     }
 
     private PackagedDaemon start(Map<String, String> store) throws IOException, InterruptedException {
-        PackagedDaemon daemon = PackagedDaemon.start(PackagedDaemon.jarOrSkip(), dataDir, List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"),
+        PackagedDaemon daemon = PackagedDaemon.start(PackagedDaemon.jarOrSkip(), dataDir,
                 List.of("--logging.level.dev.tether=DEBUG"), store);
         daemons.add(daemon);
         return daemon;

@@ -22,6 +22,10 @@ record BenchArguments(Map<String, String> given) {
         return given.containsKey(name) ? Integer.parseInt(given.get(name)) : fallback;
     }
 
+    String text(String name, String fallback) {
+        return given.getOrDefault(name, fallback);
+    }
+
     double decimal(String name, double fallback) {
         return given.containsKey(name) ? Double.parseDouble(given.get(name)) : fallback;
     }

@@ -62,7 +62,7 @@ public final class StormBenchmark {
         double abort = args.decimal("abort", 0.7);
         Path jar = PackagedDaemon.jar()
                 .orElseThrow(() -> new IllegalStateException("build the jar first: ./mvnw -DskipTests package"));
-        daemon = PackagedDaemon.start(jar, Files.createTempDirectory("tether-bench"), List.of(),
+        daemon = PackagedDaemon.start(jar, Files.createTempDirectory("tether-bench"),
                 List.of("--tether.session.idle-ttl=5s"), Map.of());
         try {
             System.out.printf("Tether storm benchmark: %d docker stdio servers, %d rounds, %.0f%% of requests aborted%n",

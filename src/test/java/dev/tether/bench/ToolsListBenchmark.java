@@ -52,7 +52,7 @@ public final class ToolsListBenchmark {
         Path dataDir = Files.createTempDirectory("tether-bench-tools");
         System.out.printf("Tether tools-list benchmark: %d connections x %d tools, embedded store at %s%n", connections, tools, dataDir);
 
-        try (PackagedDaemon daemon = PackagedDaemon.start(jar, dataDir, List.of(), List.of(), Map.of())) {
+        try (PackagedDaemon daemon = PackagedDaemon.start(jar, dataDir, List.of(), Map.of())) {
             System.out.printf("start, empty store: %d ms to the first 200 of /api/health, RSS %.0f MiB, heap in use %.0f MiB%n",
                     daemon.startedIn().toMillis(), daemon.residentMiB(),
                     daemon.metrics().sum("jvm_memory_used_bytes", "area", "heap") / (1024 * 1024));
@@ -68,7 +68,7 @@ public final class ToolsListBenchmark {
                     daemon.metrics().sum("jvm_memory_used_bytes", "area", "heap") / (1024 * 1024));
         }
 
-        try (PackagedDaemon restarted = PackagedDaemon.start(jar, dataDir, List.of(), List.of(), Map.of())) {
+        try (PackagedDaemon restarted = PackagedDaemon.start(jar, dataDir, List.of(), Map.of())) {
             System.out.printf("restart over %d stored tools: %d ms to the first 200 of /api/health, RSS %.0f MiB%n",
                     connections * tools, restarted.startedIn().toMillis(), restarted.residentMiB());
             long first = System.nanoTime();

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,16 +21,18 @@ import org.junit.jupiter.api.Assumptions;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The packaged daemon, {@code java -jar tether.jar}, as its own process on a free loopback port with a data dir
+ * The packaged daemon started by {@code bin/tether}, as its own process on a free loopback port with a data dir
  * of the caller's: the way a user runs it, for the tests that kill or restart it and for the benchmarks.
- * {@link #start} returns once {@code /api/health} answers, and says how long that took.
+ * {@link #start} returns once {@code /api/health} answers, and says how long that took. The launcher execs the
+ * JVM, so {@link #pid} is the daemon's JVM and signals reach it as they would from a terminal.
  */
 public final class PackagedDaemon implements AutoCloseable {
 
     /** The property failsafe sets to the jar Maven built. */
     public static final String JAR_PROPERTY = "tether.jar";
 
-    private static final Duration START_BOUND = Duration.ofSeconds(90);
+    /** Generous: the first start after a build also trains the launcher's start-up cache. */
+    private static final Duration START_BOUND = Duration.ofSeconds(180);
     private static final Duration STOP_BOUND = Duration.ofSeconds(30);
 
     private final Process process;
@@ -61,20 +64,35 @@ public final class PackagedDaemon implements AutoCloseable {
         }
     }
 
+    /** The launcher, {@code bin/tether}. */
+    public static Path launcher() {
+        return Fixture.projectRoot().resolve("bin").resolve("tether");
+    }
+
     /**
-     * Starts the jar with the data dir in {@code TETHER_DATA_DIR}, the JVM options and arguments given, and
-     * {@code environment} added; its output goes to {@code daemon-N.log} in the data dir, one per start.
+     * Starts {@code jar} through {@code bin/tether} with the data dir in {@code TETHER_DATA_DIR}, the daemon
+     * {@code arguments} given, and {@code environment} added (e.g. {@code TETHER_JAVA_OPTS}); its output goes to
+     * {@code daemon-N.log} in the data dir, one per start.
      */
-    public static PackagedDaemon start(Path jar, Path dataDir, List<String> jvmOptions, List<String> arguments,
-            Map<String, String> environment) throws IOException, InterruptedException {
+    public static PackagedDaemon start(Path jar, Path dataDir, List<String> arguments, Map<String, String> environment)
+            throws IOException, InterruptedException {
+        Map<String, String> launcherEnvironment = new HashMap<>(environment);
+        launcherEnvironment.put("TETHER_JAR", jar.toString());
+        return start(List.of(launcher().toString()), dataDir, arguments, launcherEnvironment);
+    }
+
+    /**
+     * Starts the daemon by {@code command} (the launcher, or for a benchmark's baseline a plain
+     * {@code java -jar}), on a free port, with the data dir in {@code TETHER_DATA_DIR}.
+     */
+    public static PackagedDaemon start(List<String> command, Path dataDir, List<String> arguments, Map<String, String> environment)
+            throws IOException, InterruptedException {
         int port = Fixture.freeLoopbackPort();
         Path log = nextLog(dataDir);
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(jvmOptions);
-        command.addAll(List.of("-jar", jar.toString(), "--server.port=" + port));
-        command.addAll(arguments);
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        List<String> commandLine = new ArrayList<>(command);
+        commandLine.add("--server.port=" + port);
+        commandLine.addAll(arguments);
+        ProcessBuilder builder = new ProcessBuilder(commandLine).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().put("TETHER_DATA_DIR", dataDir.toString());
         builder.environment().putAll(environment);
         long launched = System.nanoTime();
@@ -114,7 +132,7 @@ public final class PackagedDaemon implements AutoCloseable {
         return log;
     }
 
-    /** From launching {@code java} to the first {@code 200 ok} of {@code /api/health}. */
+    /** From launching the command to the first {@code 200 ok} of {@code /api/health}. */
     public Duration startedIn() {
         return startedIn;
     }
@@ -139,6 +157,16 @@ public final class PackagedDaemon implements AutoCloseable {
         return status.lines().filter(line -> line.startsWith("VmRSS:"))
                 .mapToLong(line -> Long.parseLong(line.replaceAll("\\D", "")))
                 .findFirst().orElseThrow() / 1024.0;
+    }
+
+    /** CPU time the daemon's JVM has used so far, all its threads, user and system, as the kernel counts it. */
+    public Duration cpuTime() {
+        // /proc/PID/stat: the command name in parentheses may hold spaces; utime and stime are the 12th and 13th
+        // fields after it, in clock ticks (100 per second on Linux).
+        String stat = read(Path.of("/proc", Long.toString(process.pid()), "stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+        return Duration.ofMillis(ticks * 10);
     }
 
     /** A scrape of {@code /actuator/prometheus}, open to anyone who reaches the port. */
