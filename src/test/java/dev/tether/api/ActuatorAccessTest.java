@@ -53,10 +53,11 @@ class ActuatorAccessTest {
         }
     }
 
+    /** As the Helm chart runs it: a management port with the liveness and readiness groups its probes use. */
     @Test
     void aManagementPortServesActuatorWithoutTheTokenAndTheApiPortNoLonger() {
         try (ConfigurableApplicationContext daemon = Daemons.start(root.resolve("separate"), "--tether.api.token=t0ken",
-                "--management.server.port=0")) {
+                "--management.server.port=0", "--management.endpoint.health.probes.enabled=true")) {
             int api = Daemons.port(daemon);
             int management = Daemons.managementPort(daemon);
             assertThat(management).isNotEqualTo(api);
@@ -66,6 +67,10 @@ class ActuatorAccessTest {
             assertThat(scrape.body()).contains("jvm_memory_used_bytes").contains("tether_sessions_live");
             assertThat(get(management, "/actuator/health", Map.of()).status()).isEqualTo(200);
             assertThat(get(management, "/actuator/metrics", Map.of()).status()).isEqualTo(200);
+            for (String probe : List.of("/actuator/health/liveness", "/actuator/health/readiness")) {
+                Answer answer = get(management, probe, Map.of());
+                assertThat(answer.status()).as(probe + ", as the chart's probes ask: " + answer).isEqualTo(200);
+            }
 
             for (String path : List.of("/actuator/prometheus", "/actuator/health", "/actuator/metrics")) {
                 Answer moved = get(api, path, Map.of("Authorization", "Bearer t0ken"));
