@@ -88,6 +88,29 @@ class ActuatorAccessTest {
         }
     }
 
+    /**
+     * What Spring Boot Admin reads when it registers an instance (docs/operations.md): the endpoint index, health with
+     * its details, and info with the build version, all from the management port with no token; with the two settings
+     * the operator adds there.
+     */
+    @Test
+    void springBootAdminFindsItsEndpointsHealthDetailsAndTheBuild() {
+        try (ConfigurableApplicationContext daemon = Daemons.start(root.resolve("admin"), "--tether.api.token=t0ken",
+                "--management.server.port=0", "--management.endpoints.web.exposure.include=*",
+                "--management.endpoint.health.show-details=always")) {
+            int management = Daemons.managementPort(daemon);
+            Answer index = get(management, "/actuator", Map.of("Accept", "application/vnd.spring-boot.actuator.v3+json"));
+            assertThat(index.status()).as(index.toString()).isEqualTo(200);
+            for (String endpoint : List.of("health", "info", "metrics", "env", "loggers", "threaddump", "prometheus")) {
+                assertThat(index.body()).as(endpoint).contains("\"" + endpoint + "\":{\"href\"");
+            }
+            Answer health = get(management, "/actuator/health", Map.of("Accept", "application/vnd.spring-boot.actuator.v3+json"));
+            assertThat(health.body()).contains("\"components\"").contains("\"diskSpace\"");
+            Answer info = get(management, "/actuator/info", Map.of());
+            assertThat(info.body()).contains("\"build\"").contains("\"version\":\"" + dev.tether.TetherApplication.VERSION);
+        }
+    }
+
     private static Answer get(int port, String path, Map<String, String> headers) {
         return RawHttp.send(LOOPBACK, port, "GET", path, headers);
     }
