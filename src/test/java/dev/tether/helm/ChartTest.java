@@ -57,6 +57,8 @@ class ChartTest {
         assertThat(at(one(manifests, "Deployment"), "spec", "template", "metadata", "annotations"))
                 .containsEntry("prometheus.io/port", "9090");
         assertThat(portNames(at(one(manifests, "Service"), "spec"), "ports")).containsExactly("http", "management");
+        assertThat(at(one(manifests, "Service"), "metadata", "annotations")).containsEntry("management.port", "9090")
+                .containsEntry("management.context-path", "/actuator");
 
         Map<String, Object> dashboard = one(manifests, "ConfigMap");
         assertThat(at(dashboard, "metadata", "labels")).containsEntry("grafana_dashboard", "1");
