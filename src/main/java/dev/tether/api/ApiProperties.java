@@ -20,9 +20,9 @@ public record ApiProperties(String token, List<String> allowedHosts, List<String
 
     public ApiProperties {
         allowedHosts = allowedHosts == null ? List.of()
-                : allowedHosts.stream().map(host -> host(host)).toList();
+                : allowedHosts.stream().map(ApiProperties::host).toList();
         allowedOrigins = allowedOrigins == null ? List.of()
-                : allowedOrigins.stream().map(origin -> origin(origin)).toList();
+                : allowedOrigins.stream().map(ApiProperties::origin).toList();
     }
 
     private static String host(String entry) {
