@@ -1,11 +1,16 @@
 package dev.tether.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.ConnectException;
 import java.net.InetAddress;
+import java.net.Socket;
+import java.net.SocketException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,7 +60,7 @@ class ActuatorAccessTest {
 
     /** As the Helm chart runs it: a management port with the liveness and readiness groups its probes use. */
     @Test
-    void aManagementPortServesActuatorWithoutTheTokenAndTheApiPortNoLonger() {
+    void aManagementPortServesActuatorWithoutTheTokenAndTheApiPortNoLonger() throws SocketException {
         try (ConfigurableApplicationContext daemon = Daemons.start(root.resolve("separate"), "--tether.api.token=t0ken",
                 "--management.server.port=0", "--management.endpoint.health.probes.enabled=true")) {
             int api = Daemons.port(daemon);
@@ -81,6 +86,11 @@ class ActuatorAccessTest {
 
             assertThat(daemon.getEnvironment().getProperty("management.server.address"))
                     .as("the management port listens where the API does, not on every interface").isEqualTo("127.0.0.1");
+            Optional<InetAddress> exposed = HostOriginTest.siteAddress();
+            if (exposed.isPresent()) {
+                assertThatThrownBy(() -> new Socket(exposed.get(), management).close())
+                        .as("the management port is not reachable from the network").isInstanceOf(ConnectException.class);
+            }
 
             Answer rebound = get(management, "/actuator/prometheus", Map.of("Host", "evil.example"));
             assertThat(rebound.status()).as("the management port checks Host and Origin too: " + rebound).isEqualTo(403);

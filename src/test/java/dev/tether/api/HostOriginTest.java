@@ -164,7 +164,8 @@ class HostOriginTest {
         return RawHttp.send(LOOPBACK, port, route[0], route[1], headers);
     }
 
-    private static Optional<InetAddress> siteAddress() throws SocketException {
+    /** A non-loopback IPv4 address of this machine, to connect to as a client on the network would. */
+    static Optional<InetAddress> siteAddress() throws SocketException {
         return NetworkInterface.networkInterfaces().filter(face -> {
             try {
                 return face.isUp() && !face.isLoopback();
