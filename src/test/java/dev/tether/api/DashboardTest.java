@@ -135,6 +135,38 @@ class DashboardTest {
         return names;
     }
 
+    /** What Grafana needs to import it: unique ids, a place on the grid, and queries bound to the chosen data source. */
+    @Test
+    void theDashboardIsWellFormedForGrafana() throws IOException {
+        JsonNode dashboard = ApiClient.JSON.readTree(Files.readString(DASHBOARD));
+        assertThat(dashboard.path("uid").asString()).isEqualTo("tether");
+        assertThat(dashboard.path("title").asString()).isNotBlank();
+        assertThat(dashboard.path("schemaVersion").asInt()).isPositive();
+        JsonNode datasource = dashboard.path("templating").path("list").get(0);
+        assertThat(datasource.path("type").asString()).isEqualTo("datasource");
+        assertThat(datasource.path("query").asString()).isEqualTo("prometheus");
+
+        Set<Integer> ids = new java.util.HashSet<>();
+        for (JsonNode panel : dashboard.path("panels")) {
+            String what = panel.path("title").asString();
+            assertThat(ids.add(panel.path("id").asInt())).as(what + ": unique id").isTrue();
+            assertThat(panel.path("type").asString()).as(what).isIn("row", "timeseries", "stat");
+            for (String grid : List.of("h", "w", "x", "y")) {
+                assertThat(panel.path("gridPos").path(grid).isInt()).as(what + " gridPos." + grid).isTrue();
+            }
+            assertThat(panel.path("gridPos").path("x").asInt() + panel.path("gridPos").path("w").asInt()).as(what).isLessThanOrEqualTo(24);
+            if (!panel.path("type").asString().equals("row")) {
+                assertThat(panel.path("targets").size()).as(what + " has queries").isPositive();
+                Set<String> refIds = new java.util.HashSet<>();
+                for (JsonNode target : panel.path("targets")) {
+                    assertThat(refIds.add(target.path("refId").asString())).as(what + ": unique refId").isTrue();
+                    assertThat(target.path("datasource").path("uid").asString()).as(what).isEqualTo("${datasource}");
+                    assertThat(target.path("expr").asString()).as(what).isNotBlank();
+                }
+            }
+        }
+    }
+
     @Test
     void theExtractorFindsMetricNamesAndNothingElse() {
         assertThat(metricNames("histogram_quantile(0.95, sum by (le) (rate(a_b_bucket{x=~\"$i\", y!=\"by(z)\"}[$__rate_interval])))"
