@@ -3,8 +3,9 @@ package dev.tether.api;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-import org.springframework.core.Ordered;
+import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType;
 import org.springframework.core.annotation.Order;
+import org.springframework.core.env.Environment;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -17,9 +18,13 @@ import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
-/** Every route under {@code /api} but {@code /api/health}, and the agent endpoint {@code /mcp}, needs the token. */
+/**
+ * Every route under {@code /api} but {@code /api/health}, the agent endpoint {@code /mcp}, and Actuator's endpoints
+ * but {@code /actuator/health} when they share the API's port, need the token. On a management port of its own
+ * Actuator answers without it: that port is for probes and scrapers, and the operator decides who reaches it.
+ */
 @Component
-@Order(Ordered.HIGHEST_PRECEDENCE)
+@Order(HostOriginFilter.ORDER + 1)
 final class BearerAuthFilter implements WebFilter {
 
     private static final String PREFIX = "Bearer ";
@@ -30,9 +35,14 @@ final class BearerAuthFilter implements WebFilter {
             .getBytes(StandardCharsets.UTF_8);
 
     private final AuthToken token;
+    /** Actuator's base path as segments, when Actuator shares the API's port; empty when it has a port of its own. */
+    private final List<String> actuator;
 
-    BearerAuthFilter(AuthToken token) {
+    BearerAuthFilter(AuthToken token, Environment environment) {
         this.token = token;
+        this.actuator = ManagementPortType.get(environment) == ManagementPortType.SAME
+                ? segments(PathContainer.parsePath(environment.getProperty("management.endpoints.web.base-path", "/actuator")))
+                : List.of();
     }
 
     @Override
@@ -54,18 +64,34 @@ final class BearerAuthFilter implements WebFilter {
      * check of the raw text would let {@code /%61pi/integrations} or {@code /api;x=1/integrations} through to
      * {@code /api/integrations}. A segment that decodes to a slash is refused outright.
      */
-    private static boolean guarded(PathContainer path) {
-        List<String> segments = path.elements().stream()
-                .filter(PathContainer.PathSegment.class::isInstance)
-                .map(segment -> ((PathContainer.PathSegment) segment).valueToMatch())
-                .filter(segment -> !segment.isEmpty())
-                .toList();
+    private boolean guarded(PathContainer path) {
+        List<String> segments = segments(path);
         if (segments.stream().anyMatch(segment -> segment.contains("/"))) {
             return true;
         }
         boolean apiOrMcp = !segments.isEmpty() && (segments.get(0).equals("api") || segments.get(0).equals("mcp"));
-        boolean open = segments.equals(HEALTH) || (segments.size() >= 2 && segments.subList(0, 2).equals(DOCS));
-        return apiOrMcp && !open;
+        boolean open = segments.equals(HEALTH) || startsWith(segments, DOCS);
+        return (apiOrMcp && !open) || actuatorButHealth(segments);
+    }
+
+    /** {@code /actuator} and everything below it but {@code /actuator/health} and its groups (liveness, readiness). */
+    private boolean actuatorButHealth(List<String> segments) {
+        if (actuator.isEmpty() || !startsWith(segments, actuator)) {
+            return false;
+        }
+        return !(segments.size() > actuator.size() && segments.get(actuator.size()).equals("health"));
+    }
+
+    private static boolean startsWith(List<String> segments, List<String> prefix) {
+        return segments.size() >= prefix.size() && segments.subList(0, prefix.size()).equals(prefix);
+    }
+
+    private static List<String> segments(PathContainer path) {
+        return path.elements().stream()
+                .filter(PathContainer.PathSegment.class::isInstance)
+                .map(segment -> ((PathContainer.PathSegment) segment).valueToMatch())
+                .filter(segment -> !segment.isEmpty())
+                .toList();
     }
 
     private boolean authorized(String header) {

@@ -169,9 +169,9 @@ public final class PackagedDaemon implements AutoCloseable {
         return Duration.ofMillis(ticks * 10);
     }
 
-    /** A scrape of {@code /actuator/prometheus}, open to anyone who reaches the port. */
+    /** A scrape of {@code /actuator/prometheus}, which asks for the token like the API when it shares the API's port. */
     public PrometheusScrape metrics() throws IOException, InterruptedException {
-        return new PrometheusScrape(http.send(HttpRequest.newBuilder(URI.create(url() + "/actuator/prometheus")).build(),
+        return new PrometheusScrape(http.send(request("/actuator/prometheus").GET().build(),
                 HttpResponse.BodyHandlers.ofString()).body());
     }
 

@@ -1,0 +1,178 @@
+package dev.tether.helm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import com.marcnuri.helm.TemplateCommand;
+import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.tether.testsupport.Fixture;
+
+/**
+ * The Helm chart, rendered by Helm itself (its Go library, from Maven Central) with default and non-default values:
+ * lint passes strictly, every manifest is well-formed as Kubernetes reads it (the checks {@code kubectl}'s schema
+ * validation would fail on: names, string env values, integer ports, probe and service ports naming a container
+ * port), and the features are wired (management port and probes, allowed hosts and origins, dashboard ConfigMap).
+ */
+class ChartTest {
+
+    private static final Path CHART = Fixture.projectRoot().resolve("helm/tether");
+    private static final String DNS_1123 = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+
+    @Test
+    void lintPassesStrictly() {
+        LintResult lint = new Helm(CHART).lint().strict().call();
+        assertThat(lint.isFailed()).as(String.join("\n", lint.getMessages())).isFalse();
+    }
+
+    @Test
+    void defaultsServeActuatorOnTheManagementPortAndShipTheDashboard() throws IOException {
+        List<Map<String, Object>> manifests = render(template());
+        assertThat(kinds(manifests)).containsExactlyInAnyOrder("Deployment", "Service", "PersistentVolumeClaim", "ConfigMap");
+
+        Map<String, Object> container = container(manifests);
+        Map<String, String> env = env(container);
+        assertThat(env).containsEntry("MANAGEMENT_SERVER_PORT", "9090").containsEntry("MANAGEMENT_SERVER_ADDRESS", "0.0.0.0")
+                .containsEntry("MANAGEMENT_ENDPOINT_HEALTH_PROBES_ENABLED", "true");
+        assertThat(env.get("TETHER_API_ALLOWED_HOSTS").split(",")).contains("tether-tether", "tether-tether.ops",
+                "tether-tether.ops.svc", "tether-tether.ops.svc.cluster.local");
+        assertThat(env).doesNotContainKey("TETHER_API_ALLOWED_ORIGINS");
+        assertThat(at(container, "livenessProbe", "httpGet")).containsEntry("port", "management")
+                .containsEntry("path", "/actuator/health/liveness");
+        assertThat(at(container, "readinessProbe", "httpGet")).containsEntry("port", "management")
+                .containsEntry("path", "/actuator/health/readiness");
+        assertThat(at(one(manifests, "Deployment"), "spec", "template", "metadata", "annotations"))
+                .containsEntry("prometheus.io/port", "9090");
+        assertThat(portNames(at(one(manifests, "Service"), "spec"), "ports")).containsExactly("http", "management");
+        assertThat(at(one(manifests, "Service"), "metadata", "annotations")).containsEntry("management.port", "9090")
+                .containsEntry("management.context-path", "/actuator");
+
+        Map<String, Object> dashboard = one(manifests, "ConfigMap");
+        assertThat(at(dashboard, "metadata", "labels")).containsEntry("grafana_dashboard", "1");
+        JsonMapper json = JsonMapper.builder().build();
+        String shipped = (String) at(dashboard, "data").get("tether.json");
+        assertThat(json.readTree(shipped)).as("the ConfigMap carries the dashboard as it is in the chart")
+                .isEqualTo(json.readTree(Files.readString(CHART.resolve("dashboards/tether.json"))));
+    }
+
+    @Test
+    void nonDefaultValuesRenderValidManifestsToo() {
+        TemplateCommand template = template().set("management.port", "").set("dashboard.enabled", "false")
+                .set("allowedHosts[0]", "tether.example.com").set("allowedOrigins[0]", "https://app.example.com")
+                .set("allowedOrigins[1]", "http://localhost:3000").set("auth.existingSecret", "tether-token")
+                .set("docker.mountHostSocket", "true").set("persistence.enabled", "false").set("stdio.allowRemote", "true")
+                .set("service.type", "NodePort").set("service.port", "8080").set("env.TETHER_SESSION_MAX_SESSIONS", "32");
+        List<Map<String, Object>> manifests = render(template);
+        assertThat(kinds(manifests)).containsExactlyInAnyOrder("Deployment", "Service");
+
+        Map<String, Object> container = container(manifests);
+        Map<String, String> env = env(container);
+        assertThat(env).doesNotContainKey("MANAGEMENT_SERVER_PORT").containsEntry("SERVER_PORT", "8080")
+                .containsEntry("TETHER_API_ALLOWED_ORIGINS", "https://app.example.com,http://localhost:3000")
+                .containsEntry("TETHER_STDIO_ALLOW_REMOTE", "true").containsEntry("TETHER_SESSION_MAX_SESSIONS", "32");
+        assertThat(env.get("TETHER_API_ALLOWED_HOSTS").split(",")).contains("tether-tether", "tether.example.com");
+        assertThat(at(container, "livenessProbe", "httpGet")).containsEntry("port", "http").containsEntry("path", "/actuator/health");
+        assertThat(at(container, "readinessProbe", "httpGet")).containsEntry("port", "http").containsEntry("path", "/api/health");
+        assertThat(portNames(at(one(manifests, "Service"), "spec"), "ports")).containsExactly("http");
+        assertThat(at(one(manifests, "Deployment"), "spec", "template", "metadata", "annotations"))
+                .containsEntry("prometheus.io/port", "8080");
+    }
+
+    private static TemplateCommand template() {
+        return new Helm(CHART).template().withName("tether").withNamespace("ops");
+    }
+
+    /** Renders and checks every manifest as Kubernetes would read it. */
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> render(TemplateCommand template) {
+        String rendered = template.call();
+        List<Map<String, Object>> manifests = new ArrayList<>();
+        for (Object document : new Yaml().loadAll(rendered)) {
+            if (document != null) {
+                manifests.add((Map<String, Object>) document);
+            }
+        }
+        assertThat(manifests).isNotEmpty();
+        for (Map<String, Object> manifest : manifests) {
+            String what = manifest.get("kind") + " " + at(manifest, "metadata").get("name");
+            assertThat(manifest.get("apiVersion")).as(what).isInstanceOf(String.class);
+            assertThat(manifest.get("kind")).as(what).isInstanceOf(String.class);
+            assertThat((String) at(manifest, "metadata").get("name")).as(what).matches(DNS_1123).hasSizeLessThanOrEqualTo(63);
+            for (Object value : at(manifest, "metadata").getOrDefault("labels", Map.of()) instanceof Map<?, ?> labels
+                    ? labels.values() : List.of()) {
+                assertThat(value).as(what + " label values are strings").isInstanceOf(String.class);
+            }
+        }
+        Map<String, Object> container = container(manifests);
+        Set<String> containerPorts = new java.util.HashSet<>();
+        for (Map<String, Object> port : (List<Map<String, Object>>) container.get("ports")) {
+            assertThat(port.get("containerPort")).as("containerPort").isInstanceOf(Integer.class);
+            containerPorts.add((String) port.get("name"));
+        }
+        for (Map<String, Object> variable : (List<Map<String, Object>>) container.get("env")) {
+            assertThat(variable.get("name")).isInstanceOf(String.class);
+            if (variable.containsKey("value")) {
+                assertThat(variable.get("value")).as("env " + variable.get("name") + " is a string").isInstanceOf(String.class);
+            }
+        }
+        for (String probe : List.of("livenessProbe", "readinessProbe")) {
+            assertThat(containerPorts).as(probe + " names a container port").contains((String) at(container, probe, "httpGet").get("port"));
+        }
+        for (Map<String, Object> port : (List<Map<String, Object>>) at(one(manifests, "Service"), "spec").get("ports")) {
+            assertThat(port.get("port")).isInstanceOf(Integer.class);
+            assertThat(containerPorts).as("service targetPort names a container port").contains((String) port.get("targetPort"));
+        }
+        return manifests;
+    }
+
+    private static List<String> kinds(List<Map<String, Object>> manifests) {
+        return manifests.stream().map(manifest -> (String) manifest.get("kind")).toList();
+    }
+
+    private static Map<String, Object> one(List<Map<String, Object>> manifests, String kind) {
+        List<Map<String, Object>> found = manifests.stream().filter(manifest -> kind.equals(manifest.get("kind"))).toList();
+        assertThat(found).as(kind).hasSize(1);
+        return found.get(0);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> container(List<Map<String, Object>> manifests) {
+        List<Map<String, Object>> containers = (List<Map<String, Object>>) at(one(manifests, "Deployment"), "spec", "template", "spec")
+                .get("containers");
+        assertThat(containers).hasSize(1);
+        return containers.get(0);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, String> env(Map<String, Object> container) {
+        return ((List<Map<String, Object>>) container.get("env")).stream().filter(variable -> variable.containsKey("value"))
+                .collect(Collectors.toMap(variable -> (String) variable.get("name"), variable -> (String) variable.get("value")));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String> portNames(Map<String, Object> spec, String key) {
+        return ((List<Map<String, Object>>) spec.get(key)).stream().map(port -> (String) port.get("name")).toList();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> at(Map<String, Object> node, String... path) {
+        Map<String, Object> current = node;
+        for (String key : path) {
+            current = (Map<String, Object>) Objects.requireNonNull(current.get(key), () -> "no " + key + " in " + node);
+        }
+        return current;
+    }
+}
