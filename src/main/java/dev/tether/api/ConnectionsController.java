@@ -144,7 +144,7 @@ final class ConnectionsController {
     Mono<Map<String, Boolean>> remove(@PathVariable String owner, @PathVariable String integration, @PathVariable String name) {
         ConnectionKey key = Inputs.connectionKey(owner, integration, name);
         return connections.delete(key)
-                .flatMap(removed -> removed ? sessions.retire(key).thenReturn(Map.of("removed", true))
+                .flatMap(removed -> removed ? sessions.retire(key).then(catalogs.removed(key.integration())).thenReturn(Map.of("removed", true))
                         : Mono.error(new ConnectionNotFoundException(key)));
     }
 

@@ -16,6 +16,7 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
 import dev.tether.api.ServerConfigs.ConfigInput;
+import dev.tether.catalog.CatalogService;
 import dev.tether.mcp.McpSessions;
 import dev.tether.mcp.RemoteServer;
 import dev.tether.session.SessionPool;
@@ -66,13 +67,16 @@ final class McpServersController {
 
     private final IntegrationStore integrations;
     private final SessionPool pool;
+    private final CatalogService catalogs;
     private final McpSessions sessions;
     private final StdioGate stdioGate;
     private final Clock clock;
 
-    McpServersController(IntegrationStore integrations, SessionPool pool, McpSessions sessions, StdioGate stdioGate, Clock clock) {
+    McpServersController(IntegrationStore integrations, SessionPool pool, CatalogService catalogs, McpSessions sessions,
+            StdioGate stdioGate, Clock clock) {
         this.integrations = integrations;
         this.pool = pool;
+        this.catalogs = catalogs;
         this.sessions = sessions;
         this.stdioGate = stdioGate;
         this.clock = clock;
@@ -93,7 +97,7 @@ final class McpServersController {
 
     @DeleteMapping("/servers/{slug}")
     Mono<Map<String, Boolean>> remove(@PathVariable String slug) {
-        return integrations.delete(slug).flatMap(removed -> pool.retire(slug).thenReturn(Map.of("removed", removed)));
+        return integrations.delete(slug).flatMap(removed -> pool.retire(slug).then(catalogs.removed(slug)).thenReturn(Map.of("removed", removed)));
     }
 
     /** Replaces a server's config; its live sessions end and its catalog becomes stale. */
