@@ -17,7 +17,10 @@ import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
-/** Every route under {@code /api} but {@code /api/health}, and the agent endpoint {@code /mcp}, needs the token. */
+/**
+ * Every route under {@code /api} but {@code /api/health}, and the agent endpoints ({@code /mcp}, and {@code /sse}
+ * with {@code /messages} of the legacy transport), need the token.
+ */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE)
 final class BearerAuthFilter implements WebFilter {
@@ -26,6 +29,7 @@ final class BearerAuthFilter implements WebFilter {
     /** Liveness and the API's own documentation need no token, as in Executor. */
     private static final List<String> HEALTH = List.of("api", "health");
     private static final List<String> DOCS = List.of("api", "docs");
+    private static final List<String> GUARDED_ROOTS = List.of("api", "mcp", "sse", "messages");
     private static final byte[] BODY = "{\"_tag\":\"UnauthorizedError\",\"message\":\"missing or invalid bearer token\"}"
             .getBytes(StandardCharsets.UTF_8);
 
@@ -63,7 +67,7 @@ final class BearerAuthFilter implements WebFilter {
         if (segments.stream().anyMatch(segment -> segment.contains("/"))) {
             return true;
         }
-        boolean apiOrMcp = !segments.isEmpty() && (segments.get(0).equals("api") || segments.get(0).equals("mcp"));
+        boolean apiOrMcp = !segments.isEmpty() && GUARDED_ROOTS.contains(segments.get(0));
         boolean open = segments.equals(HEALTH) || (segments.size() >= 2 && segments.subList(0, 2).equals(DOCS));
         return apiOrMcp && !open;
     }

@@ -160,7 +160,7 @@ class AgentEndpointTest {
         Reply unknown = tether.post("/mcp", Map.of("jsonrpc", "2.0", "id", 1, "method", "resources/list"));
         assertThat(unknown.json().path("error").path("code").asInt()).isEqualTo(-32601);
 
-        assertThat(tether.get("/mcp").status()).isEqualTo(405);
+        assertThat(tether.get("/mcp").status()).as("GET /mcp without Accept: text/event-stream").isEqualTo(406);
         assertThat(tether.withToken(null).post("/mcp", Map.of("jsonrpc", "2.0", "id", 1, "method", "ping")).status())
                 .isEqualTo(401);
     }
