@@ -135,6 +135,7 @@ class McpClientsTest {
         JsonNode progressed = inspector(path, transport, "--method", "tools/call", "--tool-name", PREFIX + "progress",
                 "--tool-args-json", "{\"steps\":2,\"ms\":100}", "--tool-metadata", "progressToken=inspector-1");
         assertThat(progressed.toString()).contains("done after 2 steps");
+        assertThat(recorded()).as("Tether asked the server for the inspector's progress").contains("progress asked");
     }
 
     private JsonNode inspector(String path, String transport, String... call) throws Exception {
