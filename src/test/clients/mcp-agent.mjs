@@ -3,7 +3,7 @@
 //   node mcp-agent.mjs --transport=streamable|sse --url=URL --token=TOKEN --prefix=tools.<slug>.org.default.
 //
 // It speaks through StreamableHTTPClientTransport (URL .../mcp) or SSEClientTransport (URL .../sse), and prints
-// one JSON line per step on stdout: initialized, tools, echo, progress, cancelled, then
+// one JSON line per step on stdout: initialized, tools, echo, progress, cancelled (a streamed call), then
 // {"step":"waiting-for-list-changed"}, after which the test changes a catalog and the agent prints
 // {"step":"list-changed"} when the notification arrives on its stream. Any failure prints {"step":"failed"}
 // and exits 1; the whole run is bounded (exit 3).
@@ -46,12 +46,13 @@ try {
     { onprogress: (p) => progress.push(p) });
   print({ step: 'progress', progress, text: done.content[0].text });
 
+  // Cancelled while its answer streams: asked for progress, aborted once the first progress arrived.
   const abort = new AbortController();
-  const hanging = client.callTool({ name: args.prefix + 'hang', arguments: {} }, undefined, { signal: abort.signal });
-  setTimeout(() => abort.abort('the agent changed its mind'), 1000);
+  const endless = client.callTool({ name: args.prefix + 'progress', arguments: { steps: 100000, ms: 100 } }, undefined,
+    { signal: abort.signal, onprogress: () => abort.abort('the agent changed its mind') });
   try {
-    await hanging;
-    print({ step: 'failed', error: 'the hanging call answered' });
+    await endless;
+    print({ step: 'failed', error: 'the endless call answered' });
     process.exit(1);
   } catch (error) {
     print({ step: 'cancelled', error: String(error) });
