@@ -91,7 +91,7 @@ final class AgentEndpoint {
 
     /**
      * The session's stream of unasked messages. One per session, as MCP has it (a message goes out on one stream
-     * only): a second is refused with 409 while the first is open.
+     * only): a new one ends the one before, which its agent may have left without the server noticing yet.
      */
     @GetMapping("/mcp")
     ResponseEntity<?> stream(@RequestHeader(name = SESSION_HEADER, required = false) String session,
@@ -104,17 +104,19 @@ final class AgentEndpoint {
             return ResponseEntity.badRequest().contentType(MediaType.TEXT_PLAIN)
                     .body("GET /mcp needs the " + SESSION_HEADER + " header that initialize handed out");
         }
-        Sinks.Empty<Void> ended = Sinks.empty();
-        if (streams.putIfAbsent(session, ended) != null) {
-            return ResponseEntity.status(HttpStatus.CONFLICT).contentType(MediaType.TEXT_PLAIN)
-                    .body("session " + session + " already has its stream open");
-        }
-        Flux<ServerSentEvent<String>> changes = catalogs.changes()
-                .map(integration -> events.message(protocol.listChanged()))
-                // a hint, not a record: an agent that reads slowly needs the latest one only
-                .onBackpressureLatest()
-                .takeUntilOther(ended.asMono())
-                .doFinally(signal -> streams.remove(session, ended));
+        Flux<ServerSentEvent<String>> changes = Flux.defer(() -> {
+            Sinks.Empty<Void> ended = Sinks.empty();
+            Sinks.Empty<Void> before = streams.put(session, ended);
+            if (before != null) {
+                before.tryEmitEmpty();
+            }
+            return catalogs.changes()
+                    .map(integration -> events.message(protocol.listChanged()))
+                    // a hint, not a record: an agent that reads slowly needs the latest one only
+                    .onBackpressureLatest()
+                    .takeUntilOther(ended.asMono())
+                    .doFinally(signal -> streams.remove(session, ended));
+        });
         return withSession(AgentEvents.stream(), session).body(events.keptAlive(changes));
     }
 

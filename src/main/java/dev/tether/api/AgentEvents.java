@@ -41,7 +41,7 @@ final class AgentEvents {
                         .takeUntilOther(shared.then())));
     }
 
-    static <T> ResponseEntity.BodyBuilder stream() {
+    static ResponseEntity.BodyBuilder stream() {
         return ResponseEntity.ok().contentType(MediaType.TEXT_EVENT_STREAM).cacheControl(CacheControl.noStore());
     }
 }

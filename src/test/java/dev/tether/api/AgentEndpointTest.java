@@ -234,9 +234,6 @@ class AgentEndpointTest {
         Disposable open = stream.subscribe(received::add, ended::completeExceptionally, () -> ended.complete(null));
         try {
             await().atMost(BOUND).until(() -> received.stream().anyMatch(event -> "keep-alive".equals(event.comment())));
-            assertThat(agentWeb().get().uri("/mcp").header(AgentEndpoint.SESSION_HEADER, session)
-                    .header(HttpHeaders.ACCEPT, "text/event-stream").exchangeToMono(response -> Mono.just(response.statusCode().value()))
-                    .block(BOUND)).as("one stream per session").isEqualTo(409);
 
             tether.delete("/api/mcp/servers/" + SLUG); // its tools are gone
 
@@ -249,6 +246,34 @@ class AgentEndpointTest {
         } finally {
             open.dispose();
         }
+    }
+
+    @Test
+    void aNewStreamOfASessionEndsTheOneBefore() {
+        String session = "session-" + System.nanoTime();
+        CompletableFuture<Void> firstEnded = new CompletableFuture<>();
+        java.util.concurrent.BlockingQueue<ServerSentEvent<String>> toFirst = new java.util.concurrent.LinkedBlockingQueue<>();
+        Disposable first = sessionStream(session).subscribe(toFirst::add, firstEnded::completeExceptionally, () -> firstEnded.complete(null));
+        java.util.concurrent.BlockingQueue<ServerSentEvent<String>> received = new java.util.concurrent.LinkedBlockingQueue<>();
+        Disposable second = reactor.core.Disposables.disposed();
+        try {
+            await().atMost(BOUND).until(() -> !toFirst.isEmpty());
+            assertThat(firstEnded).isNotDone();
+            second = sessionStream(session).subscribe(received::add);
+
+            assertThat(firstEnded).as("a message goes out on one stream only").succeedsWithin(BOUND);
+            await().atMost(BOUND).until(() -> received.stream().anyMatch(event -> "keep-alive".equals(event.comment())));
+        } finally {
+            first.dispose();
+            second.dispose();
+        }
+    }
+
+    private Flux<ServerSentEvent<String>> sessionStream(String session) {
+        return agentWeb().get().uri("/mcp").header(AgentEndpoint.SESSION_HEADER, session)
+                .header(HttpHeaders.ACCEPT, "text/event-stream")
+                .retrieve().bodyToFlux(new ParameterizedTypeReference<ServerSentEvent<String>>() {
+                });
     }
 
     @Test
