@@ -65,6 +65,6 @@ final class IntegrationsController {
     /** Removes the integration with its connections, credentials and catalogs, and ends its live sessions. */
     @DeleteMapping("/{slug}")
     Mono<Map<String, Boolean>> remove(@PathVariable String slug) {
-        return integrations.delete(slug).flatMap(removed -> pool.retire(slug).then(catalogs.removed(slug)).thenReturn(Map.of("removed", removed)));
+        return integrations.delete(slug).flatMap(removed -> pool.retire(slug).then(catalogs.changed(slug)).thenReturn(Map.of("removed", removed)));
     }
 }

@@ -86,6 +86,7 @@ final class McpServersController {
     Mono<Map<String, String>> add(@RequestBody AddServerRequest request) {
         return Mono.fromCallable(() -> integration(request))
                 .flatMap(integration -> integrations.create(integration, defaultConnection(integration.slug())))
+                .flatMap(created -> catalogs.changed(created.slug()).thenReturn(created))
                 .map(created -> Map.of("slug", created.slug()));
     }
 
@@ -97,7 +98,7 @@ final class McpServersController {
 
     @DeleteMapping("/servers/{slug}")
     Mono<Map<String, Boolean>> remove(@PathVariable String slug) {
-        return integrations.delete(slug).flatMap(removed -> pool.retire(slug).then(catalogs.removed(slug)).thenReturn(Map.of("removed", removed)));
+        return integrations.delete(slug).flatMap(removed -> pool.retire(slug).then(catalogs.changed(slug)).thenReturn(Map.of("removed", removed)));
     }
 
     /** Replaces a server's config; its live sessions end and its catalog becomes stale. */
@@ -105,7 +106,7 @@ final class McpServersController {
     Mono<Map<String, Object>> configure(@PathVariable String slug, @RequestBody ConfigRequest request) {
         return Mono.fromCallable(() -> checked(ServerConfigs.parse(require(request).config())))
                 .flatMap(config -> find(slug).flatMap(existing -> integrations.update(existing.withConfig(config, clock.instant()))))
-                .flatMap(updated -> pool.retire(slug).thenReturn(Map.<String, Object>of("config", ServerConfigs.view(updated.config()))));
+                .flatMap(updated -> pool.retire(slug).then(catalogs.changed(slug)).thenReturn(Map.<String, Object>of("config", ServerConfigs.view(updated.config()))));
     }
 
     /** Connects to a remote endpoint once, without registering it, and says what is there. */

@@ -90,16 +90,20 @@ public final class CatalogService implements SmartLifecycle {
 
     /**
      * Emits the slug of an integration each time the tools it offers may have changed: a sync stored a catalog
-     * unlike the one before, its server announced {@code notifications/tools/list_changed}, or one of its
-     * connections (or itself) was removed. Hot: a subscriber hears the changes from when it subscribed.
+     * unlike the one before, its server announced {@code notifications/tools/list_changed}, or the API reported
+     * a change ({@link #changed}). Hot: a subscriber hears the changes from when it subscribed.
      */
     public Flux<String> changes() {
         return changes.asFlux();
     }
 
-    /** Says that the tools of {@code integration}'s connections are gone: it, or one of its connections, was removed. */
-    public Mono<Void> removed(String integration) {
-        return Mono.fromRunnable(() -> changed(integration));
+    /**
+     * Says that the tools of {@code integration} may have changed though no sync saw it: it or one of its
+     * connections was added, re-configured or removed. A new or re-configured one is synced when next listed, and
+     * an agent that hears of the change lists again.
+     */
+    public Mono<Void> changed(String integration) {
+        return Mono.fromRunnable(() -> announce(integration));
     }
 
     /**
@@ -171,13 +175,13 @@ public final class CatalogService implements SmartLifecycle {
         return catalogs.catalog(key).map(StoredCatalog::tools).defaultIfEmpty(List.of())
                 .flatMap(before -> catalogs.saveCatalog(key, catalog).then(Mono.fromRunnable(() -> {
                     if (!before.equals(catalog.tools())) {
-                        changed(key.integration());
+                        announce(key.integration());
                     }
                 })))
                 .thenReturn(new ConnectionTools(key, catalog.tools()));
     }
 
-    private void changed(String integration) {
+    private void announce(String integration) {
         // Syncs end on several threads at once: wait out another emission rather than lose this one.
         changes.emitNext(integration, Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofMillis(100)));
     }
@@ -204,7 +208,7 @@ public final class CatalogService implements SmartLifecycle {
         running.add(sessions.toolsChanged()
                 .subscribe(key -> {
                     announcedChanged.add(key);
-                    changed(key.integration());
+                    announce(key.integration());
                 }, error -> log.error("tools/list_changed listener stopped", error)));
     }
 

@@ -113,7 +113,7 @@ class McpClientsTest {
             await().atMost(BOUND).until(() -> recorded().stream().anyMatch(line -> line.startsWith("notifications/cancelled")));
 
             step(agent, "waiting-for-list-changed");
-            // a sync that stores a new catalog changes the tools on offer
+            // a new server, synced, changes the tools on offer
             tether.register(OTHER, Fixture.command());
             assertThat(tether.post("/api/connections/org/" + OTHER + "/default/refresh", null).status()).isEqualTo(200);
             step(agent, "list-changed");
