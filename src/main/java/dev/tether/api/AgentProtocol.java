@@ -91,6 +91,13 @@ final class AgentProtocol {
      * the call, for then no answer is owed. Cancelling the Flux cancels the call.
      */
     Flux<JSONRPCMessage> answer(JSONRPCRequest request, String session, boolean relayProgress) {
+        return dispatch(request, session, relayProgress)
+                // e.g. the store failed: an answer for this request, not the end of a stream that carries others
+                .onErrorResume(failed -> Flux.just(JSONRPCResponse.error(request.id(), new JSONRPCError(ErrorCodes.INTERNAL_ERROR,
+                        request.method() + " failed: " + failed.getMessage()))));
+    }
+
+    private Flux<JSONRPCMessage> dispatch(JSONRPCRequest request, String session, boolean relayProgress) {
         return switch (request.method()) {
             case McpSchema.METHOD_INITIALIZE -> Flux.just(JSONRPCResponse.result(request.id(), initialize(request)));
             case McpSchema.METHOD_PING -> Flux.just(JSONRPCResponse.result(request.id(), Map.of()));
