@@ -3,6 +3,7 @@ package dev.tether.api;
 import java.time.Duration;
 
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.CacheControl;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -21,9 +22,14 @@ final class AgentEvents {
     private final AgentProtocol protocol;
     private final Duration keepAlive;
 
+    @Autowired
     AgentEvents(AgentProtocol protocol, ApiProperties properties) {
+        this(protocol, properties.streamKeepAlive());
+    }
+
+    AgentEvents(AgentProtocol protocol, Duration keepAlive) {
         this.protocol = protocol;
-        this.keepAlive = properties.streamKeepAlive();
+        this.keepAlive = keepAlive;
     }
 
     ServerSentEvent<String> message(JSONRPCMessage message) {

@@ -13,7 +13,7 @@ import reactor.test.StepVerifier;
 class AgentEventsTest {
 
     private static final Duration BOUND = Duration.ofSeconds(5);
-    private final AgentEvents events = new AgentEvents(null, new ApiProperties(null, Duration.ofSeconds(15)));
+    private final AgentEvents events = new AgentEvents(null, Duration.ofSeconds(15));
 
     @Test
     void aQuietStreamSendsACommentAtOnceThenEveryPeriod() {
