@@ -1,10 +1,13 @@
 package dev.tether.api;
 
 import java.net.URI;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import dev.tether.Settings;
 
 /**
  * The HTTP API.
@@ -14,15 +17,18 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param allowedHosts   {@code Host} names (without port) accepted over loopback besides the loopback ones: a
  *                       reverse proxy or sidecar that forwards with the public name; none by default
  * @param allowedOrigins browser origins ({@code scheme://host[:port]}) accepted besides loopback ones; none by default
+ * @param streamKeepAlive how often an open event stream ({@code GET /mcp}, {@code GET /sse}, a streamed answer)
+ *                       that has nothing to say sends a comment, so that proxies do not cut it as idle; default 15 s
  */
 @ConfigurationProperties("tether.api")
-public record ApiProperties(String token, List<String> allowedHosts, List<String> allowedOrigins) {
+public record ApiProperties(String token, List<String> allowedHosts, List<String> allowedOrigins, Duration streamKeepAlive) {
 
     public ApiProperties {
         allowedHosts = allowedHosts == null ? List.of()
                 : allowedHosts.stream().map(ApiProperties::host).toList();
         allowedOrigins = allowedOrigins == null ? List.of()
                 : allowedOrigins.stream().map(ApiProperties::origin).toList();
+        streamKeepAlive = Settings.positive("tether.api.stream-keep-alive", streamKeepAlive, Duration.ofSeconds(15));
     }
 
     private static String host(String entry) {

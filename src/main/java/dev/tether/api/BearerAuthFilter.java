@@ -19,9 +19,10 @@ import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
- * Every route under {@code /api} but {@code /api/health}, the agent endpoint {@code /mcp}, and Actuator's endpoints
- * but {@code /actuator/health} when they share the API's port, need the token. On a management port of its own
- * Actuator answers without it: that port is for probes and scrapers, and the operator decides who reaches it.
+ * Every route under {@code /api} but {@code /api/health}, the agent endpoints ({@code /mcp}, and {@code /sse} with
+ * {@code /messages} of the legacy transport), and Actuator's endpoints but {@code /actuator/health} when they share
+ * the API's port, need the token. On a management port of its own Actuator answers without it: that port is for
+ * probes and scrapers, and the operator decides who reaches it.
  */
 @Component
 @Order(HostOriginFilter.ORDER + 1)
@@ -31,6 +32,7 @@ final class BearerAuthFilter implements WebFilter {
     /** Liveness and the API's own documentation need no token, as in Executor. */
     private static final List<String> HEALTH = List.of("api", "health");
     private static final List<String> DOCS = List.of("api", "docs");
+    private static final List<String> GUARDED_ROOTS = List.of("api", "mcp", "sse", "messages");
     private static final byte[] BODY = "{\"_tag\":\"UnauthorizedError\",\"message\":\"missing or invalid bearer token\"}"
             .getBytes(StandardCharsets.UTF_8);
 
@@ -69,7 +71,7 @@ final class BearerAuthFilter implements WebFilter {
         if (segments.stream().anyMatch(segment -> segment.contains("/"))) {
             return true;
         }
-        boolean apiOrMcp = !segments.isEmpty() && (segments.get(0).equals("api") || segments.get(0).equals("mcp"));
+        boolean apiOrMcp = !segments.isEmpty() && GUARDED_ROOTS.contains(segments.get(0));
         boolean open = segments.equals(HEALTH) || startsWith(segments, DOCS);
         return (apiOrMcp && !open) || actuatorButHealth(segments);
     }

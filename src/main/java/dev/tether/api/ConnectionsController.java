@@ -90,6 +90,7 @@ final class ConnectionsController {
     Mono<ConnectionView> create(@RequestBody CreateConnectionRequest request) {
         return Mono.fromCallable(() -> connection(request))
                 .flatMap(connection -> connections.create(connection, credentialValues(request.template(), request.value(), request.values())))
+                .flatMap(created -> catalogs.changed(created.key().integration()).thenReturn(created))
                 .map(ConnectionView::of);
     }
 
@@ -109,7 +110,8 @@ final class ConnectionsController {
                     Connection changed = new Connection(key, existing.template(),
                             request.identityLabel() == null ? existing.identityLabel() : Optional.of(request.identityLabel()),
                             existing.lastHealth());
-                    return connections.update(changed, credentials).flatMap(updated -> sessions.retire(key).thenReturn(updated));
+                    return connections.update(changed, credentials)
+                            .flatMap(updated -> sessions.retire(key).then(catalogs.changed(key.integration())).thenReturn(updated));
                 })
                 .map(ConnectionView::of);
     }
@@ -144,7 +146,7 @@ final class ConnectionsController {
     Mono<Map<String, Boolean>> remove(@PathVariable String owner, @PathVariable String integration, @PathVariable String name) {
         ConnectionKey key = Inputs.connectionKey(owner, integration, name);
         return connections.delete(key)
-                .flatMap(removed -> removed ? sessions.retire(key).thenReturn(Map.of("removed", true))
+                .flatMap(removed -> removed ? sessions.retire(key).then(catalogs.changed(key.integration())).thenReturn(Map.of("removed", true))
                         : Mono.error(new ConnectionNotFoundException(key)));
     }
 

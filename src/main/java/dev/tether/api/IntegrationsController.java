@@ -13,6 +13,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import dev.tether.api.Views.IntegrationView;
+import dev.tether.catalog.CatalogService;
 import dev.tether.session.SessionPool;
 import dev.tether.store.IntegrationNotFoundException;
 import dev.tether.store.IntegrationStore;
@@ -27,10 +28,12 @@ final class IntegrationsController {
 
     private final IntegrationStore integrations;
     private final SessionPool pool;
+    private final CatalogService catalogs;
 
-    IntegrationsController(IntegrationStore integrations, SessionPool pool) {
+    IntegrationsController(IntegrationStore integrations, SessionPool pool, CatalogService catalogs) {
         this.integrations = integrations;
         this.pool = pool;
+        this.catalogs = catalogs;
     }
 
     @GetMapping
@@ -62,6 +65,6 @@ final class IntegrationsController {
     /** Removes the integration with its connections, credentials and catalogs, and ends its live sessions. */
     @DeleteMapping("/{slug}")
     Mono<Map<String, Boolean>> remove(@PathVariable String slug) {
-        return integrations.delete(slug).flatMap(removed -> pool.retire(slug).thenReturn(Map.of("removed", removed)));
+        return integrations.delete(slug).flatMap(removed -> pool.retire(slug).then(catalogs.changed(slug)).thenReturn(Map.of("removed", removed)));
     }
 }

@@ -16,6 +16,7 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
 import dev.tether.api.ServerConfigs.ConfigInput;
+import dev.tether.catalog.CatalogService;
 import dev.tether.mcp.McpSessions;
 import dev.tether.mcp.RemoteServer;
 import dev.tether.session.SessionPool;
@@ -61,13 +62,16 @@ final class McpServersController {
 
     private final IntegrationStore integrations;
     private final SessionPool pool;
+    private final CatalogService catalogs;
     private final McpSessions sessions;
     private final StdioGate stdioGate;
     private final Clock clock;
 
-    McpServersController(IntegrationStore integrations, SessionPool pool, McpSessions sessions, StdioGate stdioGate, Clock clock) {
+    McpServersController(IntegrationStore integrations, SessionPool pool, CatalogService catalogs, McpSessions sessions,
+            StdioGate stdioGate, Clock clock) {
         this.integrations = integrations;
         this.pool = pool;
+        this.catalogs = catalogs;
         this.sessions = sessions;
         this.stdioGate = stdioGate;
         this.clock = clock;
@@ -78,6 +82,7 @@ final class McpServersController {
     Mono<Map<String, String>> add(@RequestBody AddServerRequest request) {
         return Mono.fromCallable(() -> integration(request))
                 .flatMap(integrations::create)
+                .flatMap(created -> catalogs.changed(created.slug()).thenReturn(created))
                 .map(created -> Map.of("slug", created.slug()));
     }
 
@@ -89,7 +94,7 @@ final class McpServersController {
 
     @DeleteMapping("/servers/{slug}")
     Mono<Map<String, Boolean>> remove(@PathVariable String slug) {
-        return integrations.delete(slug).flatMap(removed -> pool.retire(slug).thenReturn(Map.of("removed", removed)));
+        return integrations.delete(slug).flatMap(removed -> pool.retire(slug).then(catalogs.changed(slug)).thenReturn(Map.of("removed", removed)));
     }
 
     /** Replaces a server's config; its live sessions end and its catalog becomes stale. */
@@ -97,7 +102,7 @@ final class McpServersController {
     Mono<Map<String, Object>> configure(@PathVariable String slug, @RequestBody ConfigRequest request) {
         return Mono.fromCallable(() -> checked(ServerConfigs.parse(require(request).config())))
                 .flatMap(config -> find(slug).flatMap(existing -> integrations.update(existing.withConfig(config, clock.instant()))))
-                .flatMap(updated -> pool.retire(slug).thenReturn(Map.<String, Object>of("config", ServerConfigs.view(updated.config()))));
+                .flatMap(updated -> pool.retire(slug).then(catalogs.changed(slug)).thenReturn(Map.<String, Object>of("config", ServerConfigs.view(updated.config()))));
     }
 
     /** Connects to a remote endpoint once, without registering it, and says what is there. */

@@ -67,6 +67,7 @@ public final class CatalogService implements SmartLifecycle {
     private final Map<ConnectionKey, Mono<ConnectionTools>> syncing = new ConcurrentHashMap<>();
     private final Set<ConnectionKey> announcedChanged = ConcurrentHashMap.newKeySet();
     private final Sinks.Many<SyncJob> jobs = Sinks.many().unicast().onBackpressureBuffer();
+    private final Sinks.Many<String> changes = Sinks.many().multicast().directBestEffort();
     private final Disposable.Composite running = Disposables.composite();
 
     public CatalogService(SessionPool sessions, IntegrationStore integrations, ConnectionStore connections,
@@ -85,6 +86,24 @@ public final class CatalogService implements SmartLifecycle {
         return connections.find(key)
                 .switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key)))
                 .flatMap(connection -> sync(key));
+    }
+
+    /**
+     * Emits the slug of an integration each time the tools it offers may have changed: a sync stored a catalog
+     * unlike the one before, its server announced {@code notifications/tools/list_changed}, or the API reported
+     * a change ({@link #changed}). Hot: a subscriber hears the changes from when it subscribed.
+     */
+    public Flux<String> changes() {
+        return changes.asFlux();
+    }
+
+    /**
+     * Says that the tools of {@code integration} may have changed though no sync saw it: it or one of its
+     * connections was added, re-configured or removed. A new or re-configured one is synced when next listed, and
+     * an agent that hears of the change lists again.
+     */
+    public Mono<Void> changed(String integration) {
+        return Mono.fromRunnable(() -> announce(integration));
     }
 
     /**
@@ -153,7 +172,18 @@ public final class CatalogService implements SmartLifecycle {
 
     private Mono<ConnectionTools> save(ConnectionKey key, ToolCatalog listed) {
         StoredCatalog catalog = new StoredCatalog(ToolNaming.name(listed.tools()), clock.instant());
-        return catalogs.saveCatalog(key, catalog).thenReturn(new ConnectionTools(key, catalog.tools()));
+        return catalogs.catalog(key).map(StoredCatalog::tools).defaultIfEmpty(List.of())
+                .flatMap(before -> catalogs.saveCatalog(key, catalog).then(Mono.fromRunnable(() -> {
+                    if (!before.equals(catalog.tools())) {
+                        announce(key.integration());
+                    }
+                })))
+                .thenReturn(new ConnectionTools(key, catalog.tools()));
+    }
+
+    private void announce(String integration) {
+        // Syncs end on several threads at once: wait out another emission rather than lose this one.
+        changes.emitNext(integration, Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofMillis(100)));
     }
 
     private Mono<ConnectionTools> preserve(ConnectionKey key, String reason) {
@@ -176,7 +206,10 @@ public final class CatalogService implements SmartLifecycle {
                 .flatMap(this::run, properties.syncConcurrency())
                 .subscribe(null, error -> log.error("catalog sync runner stopped", error)));
         running.add(sessions.toolsChanged()
-                .subscribe(announcedChanged::add, error -> log.error("tools/list_changed listener stopped", error)));
+                .subscribe(key -> {
+                    announcedChanged.add(key);
+                    announce(key.integration());
+                }, error -> log.error("tools/list_changed listener stopped", error)));
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -16,6 +17,7 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.Implementation;
 import io.modelcontextprotocol.spec.McpSchema.InitializeResult;
 import io.modelcontextprotocol.spec.McpSchema.ListToolsResult;
+import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -35,19 +37,23 @@ public final class McpSession {
     private final Mono<Void> serverFailure;
     private final McpProperties properties;
     private final Sinks.Many<List<Tool>> toolsChanged;
+    private final Sinks.Many<ProgressNotification> progress;
+    private final AtomicLong progressTokens = new AtomicLong();
 
     /**
      * @param serverFailure never completes; errors as soon as the server is known to be gone (a stdio child
      *                      that exited), so no request waits for its timeout
+     * @param progress      every {@code notifications/progress} the server sends, whatever its token
      */
     McpSession(String server, McpAsyncClient client, McpClientTransport transport, Mono<Void> serverFailure,
-            McpProperties properties, Sinks.Many<List<Tool>> toolsChanged) {
+            McpProperties properties, Sinks.Many<List<Tool>> toolsChanged, Sinks.Many<ProgressNotification> progress) {
         this.server = server;
         this.client = client;
         this.transport = transport;
         this.serverFailure = serverFailure;
         this.properties = properties;
         this.toolsChanged = toolsChanged;
+        this.progress = progress;
     }
 
     /** Emits the server's new tool list each time it announces {@code notifications/tools/list_changed}. */
@@ -93,11 +99,34 @@ public final class McpSession {
 
     /**
      * Calls a tool. A call that is cancelled or outlives its timeout is abandoned with
-     * {@code notifications/cancelled}, so the server can stop working on it and the session stays usable.
+     * {@code notifications/cancelled}, so the server can stop working on it and the session stays usable. When
+     * the call's context holds a {@link ProgressListener}, the server is asked for progress and the listener
+     * hears it until the call ends.
      */
     public Mono<CallToolResult> callTool(String tool, Map<String, Object> arguments) {
+        return Mono.deferContextual(context -> context.<ProgressListener>getOrEmpty(ProgressListener.class)
+                .map(listener -> callWithProgress(tool, arguments, listener))
+                .orElseGet(() -> call(new CallToolRequest(tool, arguments))));
+    }
+
+    /**
+     * The SDK's client hears progress for the whole session ({@code progressConsumer}), not per request: each
+     * call that wants progress gets a token unique in this session, and takes the notifications with its token
+     * from the session-wide stream for as long as the call runs. Listening starts before the request is sent.
+     */
+    private Mono<CallToolResult> callWithProgress(String tool, Map<String, Object> arguments, ProgressListener listener) {
+        String token = "tether-" + progressTokens.incrementAndGet();
+        Mono<CallToolResult> relay = progress.asFlux()
+                .filter(notification -> token.equals(String.valueOf(notification.progressToken())))
+                .doOnNext(listener::onProgress)
+                .then(Mono.never());
+        return relay.or(call(new CallToolRequest(tool, arguments, Map.of("progressToken", token))));
+    }
+
+    private Mono<CallToolResult> call(CallToolRequest request) {
+        String tool = request.name();
         return Mono.usingWhen(Mono.fromSupplier(RequestIdSlot::new),
-                slot -> bounded(client.callTool(new CallToolRequest(tool, arguments)), "tools/call " + tool,
+                slot -> bounded(client.callTool(request), "tools/call " + tool,
                         properties.callTimeout()).contextWrite(Context.of(RequestIdSlot.class, slot)),
                 slot -> Mono.empty(),
                 (slot, error) -> error instanceof McpTimeoutException ? abandon(slot, error.getMessage()) : Mono.empty(),

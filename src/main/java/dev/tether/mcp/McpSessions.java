@@ -27,6 +27,7 @@ import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema.Implementation;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
+import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
@@ -129,6 +130,7 @@ public final class McpSessions {
 
     private McpSession session(String name, McpClientTransport transport, Mono<Void> serverFailure) {
         Sinks.Many<List<Tool>> toolsChanged = Sinks.many().multicast().directBestEffort();
+        Sinks.Many<ProgressNotification> progress = Sinks.many().multicast().directBestEffort();
         Duration longest = List.of(properties.discoveryTimeout(), properties.pingTimeout(), properties.callTimeout())
                 .stream().max(Duration::compareTo).orElseThrow();
         // Our own bounds are per operation; the SDK's must never fire before them.
@@ -137,8 +139,11 @@ public final class McpSessions {
                 .requestTimeout(longest.plusSeconds(1))
                 .initializationTimeout(longest.plusSeconds(1))
                 .toolsChangeConsumer(tools -> Mono.fromRunnable(() -> toolsChanged.tryEmitNext(tools)))
+                // Over HTTP, progress of two calls can arrive on two streams at once: wait out the other emission.
+                .progressConsumer(notification -> Mono.fromRunnable(() -> progress.emitNext(notification,
+                        Sinks.EmitFailureHandler.busyLooping(Duration.ofMillis(100)))))
                 .build();
-        return new McpSession(name, client, transport, serverFailure, properties, toolsChanged);
+        return new McpSession(name, client, transport, serverFailure, properties, toolsChanged, progress);
     }
 
     private McpClientTransport streamableHttp(RemoteServer remote) {

@@ -28,11 +28,21 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpHeaders;
+import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpMethod;
+import org.springframework.http.MediaType;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
+import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.ConnectionProvider;
+import tools.jackson.databind.JsonNode;
 
 import dev.tether.api.TetherClient.Reply;
 import dev.tether.testsupport.Fixture;
@@ -72,7 +82,7 @@ class AgentEndpointTest {
     void registerAServer() throws IOException {
         tether = new TetherClient(port, TOKEN);
         record = Files.createTempFile(DATA_DIR, "record-", ".log");
-        tether.register(SLUG, Fixture.command("--record=" + record));
+        tether.register(SLUG, Fixture.command("--progress-tool", "--record=" + record));
         assertThat(tether.post("/api/connections/org/" + SLUG + "/default/refresh", null).status()).isEqualTo(200);
         agent = McpClient.async(HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
                         .endpoint("/mcp")
@@ -160,9 +170,146 @@ class AgentEndpointTest {
         Reply unknown = tether.post("/mcp", Map.of("jsonrpc", "2.0", "id", 1, "method", "resources/list"));
         assertThat(unknown.json().path("error").path("code").asInt()).isEqualTo(-32601);
 
-        assertThat(tether.get("/mcp").status()).isEqualTo(405);
+        assertThat(tether.get("/mcp").status()).as("GET /mcp without Accept: text/event-stream").isEqualTo(406);
         assertThat(tether.withToken(null).post("/mcp", Map.of("jsonrpc", "2.0", "id", 1, "method", "ping")).status())
                 .isEqualTo(401);
+    }
+
+    @Test
+    void aCallThatAsksForProgressIsAnsweredAsAStreamOfItsProgressThenItsResult() {
+        Map<String, Object> call = Map.of("jsonrpc", "2.0", "id", 7, "method", "tools/call", "params", Map.of(
+                "name", PREFIX + "progress", "arguments", Map.of("steps", 3, "ms", 50), "_meta", Map.of("progressToken", "agent-7")));
+
+        List<ServerSentEvent<String>> events = agentWeb().post().uri("/mcp")
+                .header(HttpHeaders.ACCEPT, "application/json, text/event-stream")
+                .contentType(MediaType.APPLICATION_JSON).bodyValue(call)
+                .exchangeToFlux(response -> {
+                    assertThat(response.headers().contentType()).hasValueSatisfying(type -> assertThat(type.isCompatibleWith(MediaType.TEXT_EVENT_STREAM)).isTrue());
+                    return response.bodyToFlux(new ParameterizedTypeReference<ServerSentEvent<String>>() {
+                    });
+                })
+                .filter(event -> event.data() != null)
+                .collectList().block(BOUND);
+
+        assertThat(events).extracting(ServerSentEvent::event).containsOnly("message");
+        List<JsonNode> messages = events.stream().map(event -> TetherClient.JSON.readTree(event.data())).toList();
+        assertThat(messages).hasSize(4);
+        for (int i = 0; i < 3; i++) {
+            assertThat(messages.get(i).path("method").asString()).isEqualTo("notifications/progress");
+            assertThat(messages.get(i).path("params").path("progressToken").asString()).as("the agent's token, not Tether's").isEqualTo("agent-7");
+            assertThat(messages.get(i).path("params").path("progress").asInt()).isEqualTo(i + 1);
+        }
+        assertThat(messages.get(3).path("id").asInt()).isEqualTo(7);
+        assertThat(messages.get(3).path("result").path("content").get(0).path("text").asString()).isEqualTo("done after 3 steps");
+
+        Reply plain = tether.post("/mcp", call);
+        assertThat(plain.headers().getContentType()).as("an agent that cannot read a stream gets JSON")
+                .isEqualTo(MediaType.APPLICATION_JSON);
+        assertThat(plain.json().path("result").path("content").get(0).path("text").asString()).isEqualTo("done after 3 steps");
+    }
+
+    @Test
+    void anAgentThatLeavesAStreamedCallCancelsIt() {
+        Disposable call = agentWeb().post().uri("/mcp").header(HttpHeaders.ACCEPT, "text/event-stream")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("jsonrpc", "2.0", "id", 8, "method", "tools/call", "params", Map.of(
+                        "name", PREFIX + "progress", "arguments", Map.of("steps", 1000, "ms", 100), "_meta", Map.of("progressToken", 1))))
+                .retrieve().bodyToFlux(String.class).subscribe();
+        await().atMost(BOUND).until(() -> recorded().contains("tools/call"));
+
+        call.dispose();
+
+        await().atMost(BOUND).until(() -> recorded().stream().anyMatch(line -> line.startsWith("notifications/cancelled")));
+    }
+
+    @Test
+    void theSessionStreamSaysWhenToolsChangeAndEndsWithTheSession() {
+        String session = "session-" + System.nanoTime();
+        Flux<ServerSentEvent<String>> stream = agentWeb().get().uri("/mcp").header(AgentEndpoint.SESSION_HEADER, session)
+                .header(HttpHeaders.ACCEPT, "text/event-stream")
+                .retrieve().bodyToFlux(new ParameterizedTypeReference<ServerSentEvent<String>>() {
+                });
+        java.util.concurrent.BlockingQueue<ServerSentEvent<String>> received = new java.util.concurrent.LinkedBlockingQueue<>();
+        CompletableFuture<Void> ended = new CompletableFuture<>();
+        Disposable open = stream.subscribe(received::add, ended::completeExceptionally, () -> ended.complete(null));
+        try {
+            await().atMost(BOUND).until(() -> received.stream().anyMatch(event -> "keep-alive".equals(event.comment())));
+
+            tether.delete("/api/mcp/servers/" + SLUG); // its tools are gone
+
+            await().atMost(BOUND).until(() -> received.stream().anyMatch(event -> event.data() != null
+                    && event.data().contains("notifications/tools/list_changed")));
+
+            assertThat(agentWeb().delete().uri("/mcp").header(AgentEndpoint.SESSION_HEADER, session)
+                    .exchangeToMono(response -> Mono.just(response.statusCode().value())).block(BOUND)).isEqualTo(200);
+            assertThat(ended).as("DELETE /mcp ends the session's stream").succeedsWithin(BOUND);
+        } finally {
+            open.dispose();
+        }
+    }
+
+    @Test
+    void aNewStreamOfASessionEndsTheOneBefore() {
+        String session = "session-" + System.nanoTime();
+        CompletableFuture<Void> firstEnded = new CompletableFuture<>();
+        java.util.concurrent.BlockingQueue<ServerSentEvent<String>> toFirst = new java.util.concurrent.LinkedBlockingQueue<>();
+        Disposable first = sessionStream(session).subscribe(toFirst::add, firstEnded::completeExceptionally, () -> firstEnded.complete(null));
+        java.util.concurrent.BlockingQueue<ServerSentEvent<String>> received = new java.util.concurrent.LinkedBlockingQueue<>();
+        Disposable second = reactor.core.Disposables.disposed();
+        try {
+            await().atMost(BOUND).until(() -> !toFirst.isEmpty());
+            assertThat(firstEnded).isNotDone();
+            second = sessionStream(session).subscribe(received::add);
+
+            assertThat(firstEnded).as("a message goes out on one stream only").succeedsWithin(BOUND);
+            await().atMost(BOUND).until(() -> received.stream().anyMatch(event -> "keep-alive".equals(event.comment())));
+        } finally {
+            first.dispose();
+            second.dispose();
+        }
+    }
+
+    private Flux<ServerSentEvent<String>> sessionStream(String session) {
+        return agentWeb().get().uri("/mcp").header(AgentEndpoint.SESSION_HEADER, session)
+                .header(HttpHeaders.ACCEPT, "text/event-stream")
+                .retrieve().bodyToFlux(new ParameterizedTypeReference<ServerSentEvent<String>>() {
+                });
+    }
+
+    @Test
+    void theLegacyStreamNamesWhereToPostAndAnswersThere() {
+        java.util.concurrent.BlockingQueue<ServerSentEvent<String>> received = new java.util.concurrent.LinkedBlockingQueue<>();
+        Disposable open = agentWeb().get().uri("/sse").header(HttpHeaders.ACCEPT, "text/event-stream")
+                .retrieve().bodyToFlux(new ParameterizedTypeReference<ServerSentEvent<String>>() {
+                }).subscribe(received::add);
+        try {
+            await().atMost(BOUND).until(() -> received.stream().anyMatch(event -> "endpoint".equals(event.event())));
+            String endpoint = received.stream().filter(event -> "endpoint".equals(event.event())).findFirst().orElseThrow().data();
+            assertThat(endpoint).startsWith("/messages?sessionId=");
+
+            Reply taken = tether.post(endpoint, Map.of("jsonrpc", "2.0", "id", 3, "method", "tools/call",
+                    "params", Map.of("name", PREFIX + "echo", "arguments", Map.of("text", "over the old transport"))));
+            assertThat(taken.status()).isEqualTo(202);
+            await().atMost(BOUND).until(() -> received.stream().anyMatch(event -> event.data() != null
+                    && event.data().contains("over the old transport")));
+
+            assertThat(tether.post("/messages?sessionId=nobody", Map.of("jsonrpc", "2.0", "id", 1, "method", "ping")).status())
+                    .isEqualTo(404);
+            assertThat(tether.post(endpoint, "not json".getBytes()).status()).isEqualTo(400);
+            assertThat(tether.withToken(null).post(endpoint, Map.of("jsonrpc", "2.0", "id", 1, "method", "ping")).status())
+                    .isEqualTo(401);
+            assertThat(tether.withToken(null).get("/sse").status()).isEqualTo(401);
+        } finally {
+            open.dispose();
+        }
+    }
+
+    /** A client of the agent endpoint that reads streams as they come. */
+    private WebClient agentWeb() {
+        return WebClient.builder().baseUrl(tether.baseUrl())
+                .clientConnector(new ReactorClientHttpConnector(HttpClient.create(ConnectionProvider.newConnection())))
+                .defaultHeader(HttpHeaders.AUTHORIZATION, "Bearer " + TOKEN)
+                .build();
     }
 
     private List<String> recorded() throws IOException {

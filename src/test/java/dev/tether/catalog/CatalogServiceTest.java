@@ -99,6 +99,31 @@ class CatalogServiceTest {
     }
 
     @Test
+    void changesNameTheIntegrationWhenASyncStoresOtherToolsOrItsServerAnnouncesAChange() {
+        CatalogService catalog = catalog(CatalogProperties.defaults());
+        List<String> changes = new CopyOnWriteArrayList<>();
+        Disposable watching = catalog.changes().subscribe(changes::add);
+        try {
+            ConnectionKey key = harness.connect("changing", harness.fixture("changing", "--tools=3"));
+            catalog.refresh(key).block(BOUND);
+            assertThat(changes).as("the first catalog").containsExactly("changing");
+
+            catalog.refresh(key).block(BOUND);
+            assertThat(changes).as("the same tools again").containsExactly("changing");
+
+            harness.reconfigure("changing", harness.fixture("changing", "--tools=4"));
+            catalog.refresh(key).block(BOUND);
+            assertThat(changes).as("one tool more").containsExactly("changing", "changing");
+
+            harness.reconfigure("changing", harness.fixture("changing", "--tools=4", "--list-changed-after=100"));
+            catalog.refresh(key).block(BOUND);
+            await().atMost(BOUND).until(() -> changes.size() == 3);
+        } finally {
+            watching.dispose();
+        }
+    }
+
+    @Test
     void listChangedMarksTheCatalogStaleAndTheNextReadSyncsAgain() {
         CatalogService catalog = catalog(CatalogProperties.defaults());
         ConnectionKey key = harness.connect("lively", harness.fixture("lively", "--list-changed-after=2500"));

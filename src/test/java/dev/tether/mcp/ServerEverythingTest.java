@@ -9,13 +9,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -36,7 +39,7 @@ import dev.tether.testsupport.RequiresDocker;
 
 /**
  * The reference server {@code @modelcontextprotocol/server-everything}, not our fixture: handshake, its full
- * tool list, a call to its echo tool, as a plain child and inside {@code docker run -i --rm}; afterwards the OS
+ * tool list, a call to its echo tool, the progress of its long-running operation, as a plain child and inside {@code docker run -i --rm}; afterwards the OS
  * and the engine know of nothing it started.
  */
 class ServerEverythingTest {
@@ -74,13 +77,16 @@ class ServerEverythingTest {
     }
 
     private void exercise(ChildProcesses children, List<String> argv) {
+        List<ProgressNotification> progress = new CopyOnWriteArrayList<>();
         McpSessions sessions = new McpSessions(children, new DockerRunRewriter(new InstanceId(guard.tether())),
                 McpProperties.defaults());
 
         StepVerifier.create(sessions.withSession(StdioServer.of("everything", argv), session -> {
                     // Only to know which host processes to ask the OS about afterwards.
                     children.live().forEach(this::remember);
-                    return session.listTools().zipWith(session.callTool("echo", Map.of("message", "hello tether")));
+                    return Mono.zip(session.listTools(), session.callTool("echo", Map.of("message", "hello tether")),
+                            session.callTool("trigger-long-running-operation", Map.of("duration", 0.6, "steps", 3))
+                                    .contextWrite(ProgressListener.of(progress::add)));
                 }))
                 .assertNext(both -> {
                     ToolCatalog catalog = both.getT1();
@@ -89,10 +95,13 @@ class ServerEverythingTest {
                     assertTrue(names.containsAll(Set.of("echo", "get-sum", "get-tiny-image",
                             "trigger-long-running-operation")), names.toString());
                     assertEquals("Echo: hello tether", ((TextContent) both.getT2().content().get(0)).text());
+                    assertTrue(((TextContent) both.getT3().content().get(0)).text().contains("Steps: 3"), both.getT3().toString());
                 })
                 .expectComplete()
                 .verify(BOUND);
         assertFalse(pids.isEmpty(), "the session ran on a child");
+        assertEquals(List.of(1.0, 2.0, 3.0), progress.stream().map(ProgressNotification::progress).toList(),
+                "the long-running operation's progress, step by step");
     }
 
     private void remember(ChildProcess child) {

@@ -1,0 +1,22 @@
+package dev.tether.testsupport;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Marks a test that drives Tether with the real Node clients of {@code src/test/clients} (the TypeScript MCP SDK,
+ * the MCP Inspector CLI). Without {@code node} or those packages ({@code npm ci} there) it is skipped with a
+ * warning on stderr, unless {@code CI} is {@code true} or {@code -Dtether.require-docker=true}: then it fails, as
+ * {@link RequiresDocker} does.
+ */
+@Documented
+@Target({ElementType.TYPE, ElementType.METHOD})
+@Retention(RetentionPolicy.RUNTIME)
+@ExtendWith(RequiresTestClientsExtension.class)
+public @interface RequiresTestClients {
+}
