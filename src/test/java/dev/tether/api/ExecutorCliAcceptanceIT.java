@@ -66,7 +66,7 @@ class ExecutorCliAcceptanceIT {
     @Test
     void theRealCliRunsToolsThroughTetherAndStartsNoDaemon() throws Exception {
         String image = TestImages.nodeImage();
-        daemon = PackagedDaemon.start(PackagedDaemon.jarOrSkip(), dataDir, List.of(), List.of(),
+        daemon = PackagedDaemon.start(PackagedDaemon.jarOrSkip(), dataDir, List.of(),
                 Map.of("EXECUTOR_DATA_DIR", home.resolve(".executor").toString()));
         TetherClient tether = new TetherClient(daemon.port(), daemon.token());
         cli = new ExecutorCli(home).with("EXECUTOR_AUTH_TOKEN", daemon.token());

@@ -43,7 +43,7 @@ public final class ExecutionsBenchmark {
         Path jar = PackagedDaemon.jar().orElseThrow(() -> new IllegalStateException("build the jar first: ./mvnw -DskipTests package"));
         Path dataDir = Files.createTempDirectory("tether-bench-executions");
         System.out.printf("Tether executions benchmark on Java %d, %d samples%n", Runtime.version().feature(), samples);
-        try (PackagedDaemon daemon = PackagedDaemon.start(jar, dataDir, List.of(), List.of(), Map.of())) {
+        try (PackagedDaemon daemon = PackagedDaemon.start(jar, dataDir, List.of(), Map.of())) {
             System.out.printf("started in %d ms, RSS %.0f MiB before any execution%n", daemon.startedIn().toMillis(), daemon.residentMiB());
             List<String> command = Fixture.command();
             send(daemon, "/api/mcp/servers", Map.of("transport", "stdio", "name", "Bench", "slug", "bench",
