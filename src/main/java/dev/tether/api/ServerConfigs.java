@@ -11,7 +11,7 @@ import dev.tether.store.RemoteConfig.RemoteTransport;
 import dev.tether.store.ServerConfig;
 import dev.tether.store.StdioConfig;
 
-/** Server configs as the API reads and shows them. Environment and header values never leave the daemon. */
+/** Server configs as the API reads and shows them. Environment, header and query values never leave the daemon. */
 final class ServerConfigs {
 
     static final String MASK = "********";
@@ -71,14 +71,15 @@ final class ServerConfigs {
         else if (config instanceof RemoteConfig remote) {
             shown.put("endpoint", remote.endpoint());
             shown.put("remoteTransport", remote.remoteTransport().wire());
-            shown.put("queryParams", remote.queryParams());
+            // Query values carry API keys as often as headers do.
+            shown.put("queryParams", masked(remote.queryParams()));
             shown.put("headers", masked(remote.headers()));
             shown.put("authenticationTemplate", List.of());
         }
         return shown;
     }
 
-    /** Which variables or headers are set, never what they hold. */
+    /** Which variables, headers or query parameters are set, never what they hold. */
     private static Map<String, String> masked(Map<String, String> values) {
         Map<String, String> masked = new TreeMap<>();
         values.keySet().forEach(key -> masked.put(key, MASK));
