@@ -33,7 +33,12 @@ final class ServerConfigs {
             if (args.stream().anyMatch(arg -> arg == null)) {
                 throw InvalidInputException.decode("`args` must be an array of strings");
             }
-            return new StdioConfig(command, args, Inputs.stringMap(input.env(), "env"), input.cwd());
+            // The OS cannot take a NUL in a command line: refused now, not when the child is started.
+            if (command.indexOf('\0') >= 0 || args.stream().anyMatch(arg -> arg.indexOf('\0') >= 0)
+                    || input.cwd() != null && input.cwd().indexOf('\0') >= 0) {
+                throw InvalidInputException.decode("`command`, `args` and `cwd` must not contain NUL");
+            }
+            return new StdioConfig(command, args, Inputs.envMap(input.env(), "env"), input.cwd());
         }
         if (!transport.equals("remote")) {
             throw InvalidInputException.decode("`transport` must be \"stdio\" or \"remote\", was \"" + transport + "\"");
@@ -44,7 +49,7 @@ final class ServerConfigs {
                 : RemoteTransport.parse(input.remoteTransport()).orElseThrow(() -> InvalidInputException.decode(
                         "`remoteTransport` must be \"streamable-http\", \"sse\" or \"auto\", was \"" + input.remoteTransport() + "\""));
         return new RemoteConfig(endpoint, remoteTransport, Inputs.stringMap(input.queryParams(), "queryParams"),
-                Inputs.stringMap(input.headers(), "headers"));
+                Inputs.headerMap(input.headers(), "headers"));
     }
 
     static void checkHttpUrl(String endpoint) {
