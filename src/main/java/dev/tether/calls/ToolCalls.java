@@ -1,5 +1,6 @@
 package dev.tether.calls;
 
+import java.util.List;
 import java.util.Map;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -8,6 +9,7 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
+import dev.tether.catalog.CatalogService;
 import dev.tether.mcp.McpTimeoutException;
 import dev.tether.session.SessionPool;
 import dev.tether.store.CatalogStore;
@@ -22,11 +24,13 @@ public final class ToolCalls {
 
     private final SessionPool sessions;
     private final CatalogStore catalogs;
+    private final CatalogService catalogSyncs;
     private final MeterRegistry registry;
 
-    public ToolCalls(SessionPool sessions, CatalogStore catalogs, MeterRegistry registry) {
+    public ToolCalls(SessionPool sessions, CatalogStore catalogs, CatalogService catalogSyncs, MeterRegistry registry) {
         this.sessions = sessions;
         this.catalogs = catalogs;
+        this.catalogSyncs = catalogSyncs;
         this.registry = registry;
     }
 
@@ -41,10 +45,17 @@ public final class ToolCalls {
         return Mono.fromCallable(() -> ToolAddress.parse(address)).flatMap(parsed -> find(parsed, address));
     }
 
+    /** From the stored catalog; when it lacks the tool and is stale, from a sync awaited for the catalog grace. */
     private Mono<StoredTool> find(ToolAddress parsed, String address) {
         return catalogs.catalog(parsed.connection())
-                .flatMap(catalog -> Mono.justOrEmpty(catalog.tools().stream().filter(t -> t.name().equals(parsed.tool())).findFirst()))
+                .flatMap(catalog -> named(catalog.tools(), parsed.tool()))
+                .switchIfEmpty(Mono.defer(() -> catalogSyncs.syncIfStale(parsed.connection())
+                        .flatMap(synced -> named(synced.tools(), parsed.tool()))))
                 .switchIfEmpty(Mono.error(() -> new ToolNotFoundException(address, "no stored catalog has this tool")));
+    }
+
+    private static Mono<StoredTool> named(List<StoredTool> tools, String name) {
+        return Mono.justOrEmpty(tools.stream().filter(tool -> tool.name().equals(name)).findFirst());
     }
 
     private Mono<CallToolResult> call(ToolAddress address, StoredTool tool, Map<String, Object> arguments) {

@@ -1,6 +1,7 @@
 package dev.tether.calls;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
@@ -18,6 +19,7 @@ import reactor.core.Disposable;
 import reactor.test.StepVerifier;
 
 import dev.tether.catalog.CatalogProperties;
+import dev.tether.catalog.CatalogService;
 import dev.tether.mcp.McpProperties;
 import dev.tether.mcp.McpServerException;
 import dev.tether.mcp.McpTimeoutException;
@@ -52,9 +54,25 @@ class ToolCallsTest {
 
     private void start(Duration callTimeout) {
         harness = PoolHarness.builder(dir).mcp(new McpProperties(null, null, callTimeout, null, null)).build();
-        calls = new ToolCalls(harness.pool(), harness.stores().catalogs(), harness.registry());
+        CatalogService catalog = harness.catalog(CatalogProperties.defaults());
+        calls = new ToolCalls(harness.pool(), harness.stores().catalogs(), catalog, harness.registry());
         key = harness.connect("worker", harness.fixture("worker"));
-        harness.catalog(CatalogProperties.defaults()).refresh(key).block(BOUND);
+        catalog.refresh(key).block(BOUND);
+    }
+
+    /** A server registered a moment ago has no catalog yet: the call syncs it (within the grace) and goes through. */
+    @Test
+    void aCallBeforeAnyRefreshSyncsTheCatalogOnDemand() {
+        harness = PoolHarness.builder(dir).build();
+        calls = new ToolCalls(harness.pool(), harness.stores().catalogs(), harness.catalog(CatalogProperties.defaults()),
+                harness.registry());
+        key = harness.connect("worker", harness.fixture("worker"));
+        assertThat(harness.stores().catalogs().catalog(key).blockOptional(BOUND)).as("no catalog yet").isEmpty();
+
+        assertEcho("first call");
+        assertThatThrownBy(() -> calls.call(address("no_such_tool"), Map.of()).block(BOUND))
+                .isInstanceOf(ToolNotFoundException.class);
+        assertThat(harness.stores().catalogs().catalog(key).blockOptional(BOUND)).as("synced and stored").isPresent();
     }
 
     @Test
