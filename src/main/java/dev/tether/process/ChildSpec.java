@@ -51,4 +51,10 @@ public record ChildSpec(String id, List<String> argv, Map<String, String> env, O
     public String describe() {
         return String.join(" ", argv) + (env.isEmpty() ? "" : " (env: " + String.join(",", env.keySet()) + "=***)");
     }
+
+    /** As {@link #describe()}: environment values never show. */
+    @Override
+    public String toString() {
+        return "ChildSpec[" + id + ": " + describe() + "]";
+    }
 }
