@@ -43,8 +43,7 @@ public final class DataDir {
             if (!Files.isDirectory(absolute)) {
                 throw unusable(absolute, "it is not a directory");
             }
-            Path probe = Files.createTempFile(absolute, ".write-probe", null, fileAttributes(absolute));
-            Files.delete(probe);
+            probeWrite(absolute);
             restrict(absolute);
         }
         catch (FileAlreadyExistsException | NotDirectoryException ex) {
@@ -59,6 +58,19 @@ public final class DataDir {
         }
         catch (IOException | UncheckedIOException | SecurityException ex) {
             throw unusable(absolute, String.valueOf(ex.getMessage()));
+        }
+    }
+
+    /** Whether a file can be created in {@code dir}: mode bits say nothing to root, a read-only mount or chattr does. */
+    private static void probeWrite(Path dir) {
+        try {
+            Files.delete(Files.createTempFile(dir, ".write-probe", null, fileAttributes(dir)));
+        }
+        catch (FileSystemException ex) {
+            throw unusable(dir, "cannot create a file in it: " + (ex.getReason() == null ? ex.getClass().getSimpleName() : ex.getReason()));
+        }
+        catch (IOException ex) {
+            throw unusable(dir, "cannot create a file in it: " + ex.getMessage());
         }
     }
 

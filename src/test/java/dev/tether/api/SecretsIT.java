@@ -104,6 +104,37 @@ class SecretsIT {
         assertOneLineNoStackTrace(failed);
     }
 
+    /** Tests run as root, for whom mode bits do not stop a write: an immutable directory ({@code chattr +i}) does. */
+    @Test
+    void aDataDirThatCannotBeWrittenStopsTheStartWithOneLine() throws Exception {
+        Path dir = Files.createDirectories(root.resolve("read-only"));
+        org.junit.jupiter.api.Assumptions.assumeTrue(chattr("+i", dir), "chattr +i is not available here");
+        try {
+            Failed failed = failToStart(dir, Map.of());
+            assertThat(failed.output()).contains("tether: data dir " + dir + " is unusable: cannot create a file in it");
+            assertOneLineNoStackTrace(failed);
+        }
+        finally {
+            chattr("-i", dir);
+        }
+    }
+
+    private static boolean chattr(String flag, Path dir) throws IOException, InterruptedException {
+        Process chattr = new ProcessBuilder("chattr", flag, dir.toString()).redirectErrorStream(true).start();
+        return chattr.waitFor(10, TimeUnit.SECONDS) && chattr.exitValue() == 0
+                && (!flag.equals("+i") || !Files.isWritable(dir) || !canCreateIn(dir));
+    }
+
+    private static boolean canCreateIn(Path dir) {
+        try {
+            Files.delete(Files.createTempFile(dir, "probe", null));
+            return true;
+        }
+        catch (IOException refused) {
+            return false;
+        }
+    }
+
     private record Failed(int exitCode, String output) {
     }
 
