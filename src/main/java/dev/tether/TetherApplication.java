@@ -15,7 +15,16 @@ public class TetherApplication {
     public static final String VERSION = "0.1.0";
 
     public static void main(String[] args) {
-        SpringApplication.run(TetherApplication.class, args);
+        try {
+            SpringApplication.run(TetherApplication.class, args);
+        }
+        catch (RuntimeException ex) {
+            if (StartupFailure.in(ex).isEmpty()) {
+                throw ex;
+            }
+            // StartupFailureReporter has printed its one line; nothing else to say.
+            System.exit(2);
+        }
     }
 
     @Bean

@@ -5,7 +5,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.HexFormat;
@@ -13,6 +12,8 @@ import java.util.Map;
 
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.json.JsonMapper;
+
+import dev.tether.DataDir;
 
 import dev.tether.TetherProperties;
 
@@ -55,10 +56,7 @@ public final class AuthToken {
             byte[] random = new byte[32];
             new SecureRandom().nextBytes(random);
             String created = HexFormat.of().formatHex(random);
-            Files.createDirectories(file.getParent());
-            Files.deleteIfExists(file);
-            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            Files.writeString(file, json.writeValueAsString(Map.of("token", created)));
+            DataDir.writeOwnerOnly(file, json.writeValueAsString(Map.of("token", created)));
             return created;
         }
         catch (IOException ex) {

@@ -28,7 +28,8 @@ import reactor.core.publisher.Mono;
 @Order(HostOriginFilter.ORDER + 1)
 final class BearerAuthFilter implements WebFilter {
 
-    private static final String PREFIX = "Bearer ";
+    /** The auth scheme; RFC 7235 makes its name case-insensitive, so {@code bearer} and {@code BEARER} count too. */
+    private static final String SCHEME = "Bearer ";
     /** Liveness and the API's own documentation need no token, as in Executor. */
     private static final List<String> HEALTH = List.of("api", "health");
     private static final List<String> DOCS = List.of("api", "docs");
@@ -97,6 +98,7 @@ final class BearerAuthFilter implements WebFilter {
     }
 
     private boolean authorized(String header) {
-        return header != null && header.startsWith(PREFIX) && token.matches(header.substring(PREFIX.length()).strip());
+        return header != null && header.regionMatches(true, 0, SCHEME, 0, SCHEME.length())
+                && token.matches(header.substring(SCHEME.length()).strip());
     }
 }

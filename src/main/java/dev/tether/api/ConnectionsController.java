@@ -83,11 +83,14 @@ final class ConnectionsController {
 
     @GetMapping
     Flux<ConnectionView> list(@RequestParam(required = false) String integration, @RequestParam(required = false) String owner) {
+        Bounds.check("integration", integration);
+        Bounds.check("owner", owner);
         return Flux.defer(() -> connections.all(Inputs.optional(integration), Inputs.optionalOwner(owner))).map(ConnectionView::of);
     }
 
     @PostMapping
     Mono<ConnectionView> create(@RequestBody CreateConnectionRequest request) {
+        Bounds.check(request);
         return Mono.fromCallable(() -> connection(request))
                 .flatMap(connection -> connections.create(connection, credentialValues(request.template(), request.value(), request.values())))
                 .flatMap(created -> catalogs.changed(created.key().integration()).thenReturn(created))
@@ -98,6 +101,7 @@ final class ConnectionsController {
     @PatchMapping("/{owner}/{integration}/{name}")
     Mono<ConnectionView> update(@PathVariable String owner, @PathVariable String integration, @PathVariable String name,
             @RequestBody UpdateConnectionRequest request) {
+        Bounds.check(request);
         ConnectionKey key = Inputs.connectionKey(owner, integration, name);
         return connections.find(key)
                 .switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key)))
@@ -119,6 +123,7 @@ final class ConnectionsController {
     /** Checks credentials without saving them: a session of its own, ended after the check. */
     @PostMapping("/validate")
     Mono<HealthView> validate(@RequestBody ValidateRequest request) {
+        Bounds.check(request);
         return Mono.fromCallable(() -> {
                     Inputs.requireText(request.integration(), "integration");
                     String template = request.template() == null ? "none" : request.template();
@@ -154,6 +159,7 @@ final class ConnectionsController {
     @PostMapping("/{owner}/{integration}/{name}/health")
     Mono<HealthView> health(@PathVariable String owner, @PathVariable String integration, @PathVariable String name,
             @RequestParam(required = false) String ifStaleMs) {
+        Bounds.check("ifStaleMs", ifStaleMs);
         ConnectionKey key = Inputs.connectionKey(owner, integration, name);
         return health.check(key, ifStale(ifStaleMs)).map(HealthView::of);
     }
@@ -164,7 +170,7 @@ final class ConnectionsController {
      */
     @PostMapping("/health")
     Flux<HealthEventView> checkAll(@RequestBody(required = false) CheckAllRequest request) {
-        CheckAllRequest filter = request == null ? new CheckAllRequest(null, null) : request;
+        CheckAllRequest filter = request == null ? new CheckAllRequest(null, null) : Bounds.check(request);
         return Flux.defer(() -> health.checkAll(Inputs.optional(filter.integration()), Inputs.optionalOwner(filter.owner())))
                 .map(HealthEventView::of);
     }
@@ -219,6 +225,8 @@ final class ConnectionsController {
      * variables of its child, for a remote one request headers.
      */
     private static Map<String, String> credentialValues(String template, String value, Map<String, String> values) {
-        return values != null ? Inputs.stringMap(values, "values") : Map.of(template, value);
+        // They become environment variables or headers: names and values either can carry.
+        return values != null ? Inputs.envMap(values, "values")
+                : Inputs.envMap(Map.of(Inputs.requireText(template, "template"), value), "template");
     }
 }

@@ -29,6 +29,9 @@ final class Inputs {
     }
 
     static ConnectionKey connectionKey(String owner, String integration, String name) {
+        Bounds.check("owner", owner);
+        Bounds.check("integration", integration);
+        Bounds.check("name", name);
         return new ConnectionKey(owner(owner, "owner"), requireText(integration, "integration"), requireText(name, "name"));
     }
 
@@ -42,6 +45,41 @@ final class Inputs {
                 throw InvalidInputException.decode("`" + field + "` must map non-empty names to strings");
             }
         });
+        return values;
+    }
+
+    /**
+     * Environment variables: a name holding {@code =} or NUL, or a value holding NUL, cannot be passed to a child at
+     * all; refused here rather than failing at spawn, after it was stored.
+     */
+    static Map<String, String> envMap(Map<String, String> values, String field) {
+        stringMap(values, field);
+        if (values != null) {
+            values.forEach((name, value) -> {
+                if (name.indexOf('=') >= 0 || name.indexOf('\0') >= 0) {
+                    throw InvalidInputException.decode("`" + field + "` names must not contain '=' or NUL");
+                }
+                if (value.indexOf('\0') >= 0) {
+                    throw InvalidInputException.decode("`" + field + "." + name + "` must not contain NUL");
+                }
+            });
+        }
+        return values;
+    }
+
+    /** Request headers: names are HTTP tokens, values hold no line breaks or NUL (no header injection). */
+    static Map<String, String> headerMap(Map<String, String> values, String field) {
+        stringMap(values, field);
+        if (values != null) {
+            values.forEach((name, value) -> {
+                if (!name.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
+                    throw InvalidInputException.decode("`" + field + "` names must be HTTP header names, was \"" + name + "\"");
+                }
+                if (value.chars().anyMatch(c -> c == '\r' || c == '\n' || c == 0)) {
+                    throw InvalidInputException.decode("`" + field + "." + name + "` must not contain line breaks or NUL");
+                }
+            });
+        }
         return values;
     }
 

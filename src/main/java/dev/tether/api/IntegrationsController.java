@@ -43,6 +43,7 @@ final class IntegrationsController {
 
     @GetMapping("/{slug}")
     Mono<IntegrationView> get(@PathVariable String slug) {
+        Bounds.check("slug", slug);
         return integrations.find(slug)
                 .switchIfEmpty(Mono.error(() -> new IntegrationNotFoundException(slug)))
                 .map(IntegrationView::of);
@@ -50,6 +51,8 @@ final class IntegrationsController {
 
     @PatchMapping("/{slug}")
     Mono<IntegrationView> update(@PathVariable String slug, @RequestBody UpdateRequest request) {
+        Bounds.check("slug", slug);
+        Bounds.check(request);
         return Mono.fromCallable(() -> {
                     if (request.name() != null && request.name().isBlank()) {
                         throw InvalidInputException.decode("`name` must not be empty");
@@ -65,6 +68,7 @@ final class IntegrationsController {
     /** Removes the integration with its connections, credentials and catalogs, and ends its live sessions. */
     @DeleteMapping("/{slug}")
     Mono<Map<String, Boolean>> remove(@PathVariable String slug) {
+        Bounds.check("slug", slug);
         return integrations.delete(slug).flatMap(removed -> pool.retire(slug).then(catalogs.changed(slug)).thenReturn(Map.of("removed", removed)));
     }
 }

@@ -80,6 +80,7 @@ final class McpServersController {
     /** Registers the server, with no connection: as in Executor, the client then makes one with {@code POST /api/connections}. */
     @PostMapping("/servers")
     Mono<Map<String, String>> add(@RequestBody AddServerRequest request) {
+        Bounds.check(request);
         return Mono.fromCallable(() -> integration(request))
                 .flatMap(integrations::create)
                 .flatMap(created -> catalogs.changed(created.slug()).thenReturn(created))
@@ -89,17 +90,21 @@ final class McpServersController {
     /** As in Executor 1.5.9, whose document declares no 404 here: an unknown slug answers {@code null}. */
     @GetMapping("/servers/{slug}")
     Mono<Optional<ServerView>> get(@PathVariable String slug) {
+        Bounds.check("slug", slug);
         return integrations.find(slug).map(ServerView::of).map(Optional::of).defaultIfEmpty(Optional.empty());
     }
 
     @DeleteMapping("/servers/{slug}")
     Mono<Map<String, Boolean>> remove(@PathVariable String slug) {
+        Bounds.check("slug", slug);
         return integrations.delete(slug).flatMap(removed -> pool.retire(slug).then(catalogs.changed(slug)).thenReturn(Map.of("removed", removed)));
     }
 
     /** Replaces a server's config; its live sessions end and its catalog becomes stale. */
     @PostMapping("/servers/{slug}/config")
     Mono<Map<String, Object>> configure(@PathVariable String slug, @RequestBody ConfigRequest request) {
+        Bounds.check("slug", slug);
+        Bounds.check(request);
         return Mono.fromCallable(() -> checked(ServerConfigs.parse(require(request).config())))
                 .flatMap(config -> find(slug).flatMap(existing -> integrations.update(existing.withConfig(config, clock.instant()))))
                 .flatMap(updated -> pool.retire(slug).then(catalogs.changed(slug)).thenReturn(Map.<String, Object>of("config", ServerConfigs.view(updated.config()))));
@@ -108,11 +113,12 @@ final class McpServersController {
     /** Connects to a remote endpoint once, without registering it, and says what is there. */
     @PostMapping("/probe")
     Mono<ProbeView> probe(@RequestBody ProbeRequest request) {
+        Bounds.check(request);
         return Mono.fromCallable(() -> {
                     String endpoint = Inputs.requireText(request.endpoint(), "endpoint");
                     ServerConfigs.checkHttpUrl(endpoint);
                     return new RemoteServer("probe", URI.create(endpoint), RemoteServer.Transport.AUTO,
-                            Inputs.stringMap(request.headers(), "headers"), Inputs.stringMap(request.queryParams(), "queryParams"));
+                            Inputs.headerMap(request.headers(), "headers"), Inputs.stringMap(request.queryParams(), "queryParams"));
                 })
                 .flatMap(server -> sessions.withSession(server, session -> session.listTools().map(catalog -> {
                             String serverName = session.serverInfo().map(info -> info.name()).orElse(null);

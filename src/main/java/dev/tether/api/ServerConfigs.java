@@ -11,7 +11,7 @@ import dev.tether.store.RemoteConfig.RemoteTransport;
 import dev.tether.store.ServerConfig;
 import dev.tether.store.StdioConfig;
 
-/** Server configs as the API reads and shows them. Environment and header values never leave the daemon. */
+/** Server configs as the API reads and shows them. Environment, header and query values never leave the daemon. */
 final class ServerConfigs {
 
     static final String MASK = "********";
@@ -33,7 +33,12 @@ final class ServerConfigs {
             if (args.stream().anyMatch(arg -> arg == null)) {
                 throw InvalidInputException.decode("`args` must be an array of strings");
             }
-            return new StdioConfig(command, args, Inputs.stringMap(input.env(), "env"), input.cwd());
+            // The OS cannot take a NUL in a command line: refused now, not when the child is started.
+            if (command.indexOf('\0') >= 0 || args.stream().anyMatch(arg -> arg.indexOf('\0') >= 0)
+                    || input.cwd() != null && input.cwd().indexOf('\0') >= 0) {
+                throw InvalidInputException.decode("`command`, `args` and `cwd` must not contain NUL");
+            }
+            return new StdioConfig(command, args, Inputs.envMap(input.env(), "env"), input.cwd());
         }
         if (!transport.equals("remote")) {
             throw InvalidInputException.decode("`transport` must be \"stdio\" or \"remote\", was \"" + transport + "\"");
@@ -44,7 +49,7 @@ final class ServerConfigs {
                 : RemoteTransport.parse(input.remoteTransport()).orElseThrow(() -> InvalidInputException.decode(
                         "`remoteTransport` must be \"streamable-http\", \"sse\" or \"auto\", was \"" + input.remoteTransport() + "\""));
         return new RemoteConfig(endpoint, remoteTransport, Inputs.stringMap(input.queryParams(), "queryParams"),
-                Inputs.stringMap(input.headers(), "headers"));
+                Inputs.headerMap(input.headers(), "headers"));
     }
 
     static void checkHttpUrl(String endpoint) {
@@ -71,14 +76,15 @@ final class ServerConfigs {
         else if (config instanceof RemoteConfig remote) {
             shown.put("endpoint", remote.endpoint());
             shown.put("remoteTransport", remote.remoteTransport().wire());
-            shown.put("queryParams", remote.queryParams());
+            // Query values carry API keys as often as headers do.
+            shown.put("queryParams", masked(remote.queryParams()));
             shown.put("headers", masked(remote.headers()));
             shown.put("authenticationTemplate", List.of());
         }
         return shown;
     }
 
-    /** Which variables or headers are set, never what they hold. */
+    /** Which variables, headers or query parameters are set, never what they hold. */
     private static Map<String, String> masked(Map<String, String> values) {
         Map<String, String> masked = new TreeMap<>();
         values.keySet().forEach(key -> masked.put(key, MASK));

@@ -50,6 +50,7 @@ final class ToolsController {
     /** The schemas of one tool, from the stored catalog. */
     @GetMapping("/api/tools/schema")
     Mono<SchemaView> schema(@RequestParam(required = false) String address) {
+        Bounds.check("address", address);
         return Mono.fromCallable(() -> Inputs.requireText(address, "address"))
                 .flatMap(calls::find)
                 .map(tool -> new SchemaView(address, tool.name(), tool.description(), tool.inputSchema(), tool.outputSchema()));
@@ -58,6 +59,7 @@ final class ToolsController {
     /** Calls a tool on its connection's warm session; a client that leaves cancels the call on the server too. */
     @PostMapping("/api/tools/call")
     Mono<CallToolResult> call(@RequestBody CallRequest request) {
+        Bounds.check(request);
         return Mono.fromCallable(() -> Inputs.requireText(request.address(), "address"))
                 .flatMap(address -> calls.call(address, request.args() == null ? Map.of() : request.args()));
     }
@@ -70,6 +72,12 @@ final class ToolsController {
     Mono<List<ToolView>> list(@RequestParam(required = false) String integration, @RequestParam(required = false) String owner,
             @RequestParam(required = false) String connection, @RequestParam(required = false) String query,
             @RequestParam(required = false) String includeAnnotations, @RequestParam(required = false) String includeBlocked) {
+        Bounds.check("integration", integration);
+        Bounds.check("owner", owner);
+        Bounds.check("connection", connection);
+        Bounds.check("query", query);
+        Bounds.check("includeAnnotations", includeAnnotations);
+        Bounds.check("includeBlocked", includeBlocked);
         String needle = query == null ? "" : query.toLowerCase(Locale.ROOT);
         // Tools a policy blocks are left out unless asked for, as Executor does.
         Mono<List<Policy>> blocking = Inputs.flag(includeBlocked) ? Mono.just(List.of()) : policies.list().collectList();

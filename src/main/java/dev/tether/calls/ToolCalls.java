@@ -20,6 +20,7 @@ import tools.jackson.databind.json.JsonMapper;
 import dev.tether.calls.builtin.BuiltinTool;
 import dev.tether.calls.builtin.BuiltinTools;
 import dev.tether.calls.builtin.InvalidToolArgumentsException;
+import dev.tether.catalog.CatalogService;
 import dev.tether.mcp.McpTimeoutException;
 import dev.tether.session.SessionPool;
 import dev.tether.store.CatalogStore;
@@ -41,13 +42,16 @@ public final class ToolCalls {
     private final SessionPool sessions;
     private final CatalogStore catalogs;
     private final BuiltinTools builtins;
+    private final CatalogService catalogSyncs;
     private final JsonMapper json;
     private final MeterRegistry registry;
 
-    public ToolCalls(SessionPool sessions, CatalogStore catalogs, BuiltinTools builtins, JsonMapper json, MeterRegistry registry) {
+    public ToolCalls(SessionPool sessions, CatalogStore catalogs, BuiltinTools builtins, CatalogService catalogSyncs,
+            JsonMapper json, MeterRegistry registry) {
         this.sessions = sessions;
         this.catalogs = catalogs;
         this.builtins = builtins;
+        this.catalogSyncs = catalogSyncs;
         this.json = json;
         this.registry = registry;
     }
@@ -163,10 +167,17 @@ public final class ToolCalls {
         return failure;
     }
 
+    /** From the stored catalog; when it lacks the tool and is stale, from a sync awaited for the catalog grace. */
     private Mono<StoredTool> find(ToolAddress parsed, String address) {
         return catalogs.catalog(parsed.connection())
-                .flatMap(catalog -> Mono.justOrEmpty(catalog.tools().stream().filter(t -> t.name().equals(parsed.tool())).findFirst()))
+                .flatMap(catalog -> named(catalog.tools(), parsed.tool()))
+                .switchIfEmpty(Mono.defer(() -> catalogSyncs.syncIfStale(parsed.connection())
+                        .flatMap(synced -> named(synced.tools(), parsed.tool()))))
                 .switchIfEmpty(Mono.error(() -> new ToolNotFoundException(address, "no stored catalog has this tool")));
+    }
+
+    private static Mono<StoredTool> named(List<StoredTool> tools, String name) {
+        return Mono.justOrEmpty(tools.stream().filter(tool -> tool.name().equals(name)).findFirst());
     }
 
     private Mono<CallToolResult> call(ToolAddress address, StoredTool tool, Map<String, Object> arguments) {

@@ -116,6 +116,19 @@ public final class CatalogService implements SmartLifecycle {
                 .flatMap(this::currentTools);
     }
 
+    /**
+     * The tools of a connection whose catalog is stale (never synced, older than its config or the TTL), synced now
+     * and awaited for at most the grace; empty when the catalog is fresh, the connection unknown, or the sync slower
+     * than the grace (it goes on). A tool call that finds no tool in the stored catalog asks this before it says
+     * the tool does not exist: a server registered a moment ago has no catalog yet.
+     */
+    public Mono<ConnectionTools> syncIfStale(ConnectionKey key) {
+        return connections.find(key)
+                .flatMap(connection -> isStale(key))
+                .filter(Boolean::booleanValue)
+                .flatMap(stale -> sync(key).timeout(properties.grace(), Mono.empty()));
+    }
+
     private Mono<ConnectionTools> currentTools(Connection connection) {
         ConnectionKey key = connection.key();
         Mono<ConnectionTools> stored = catalogs.catalog(key)

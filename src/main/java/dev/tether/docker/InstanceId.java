@@ -10,6 +10,7 @@ import java.util.HexFormat;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
+import dev.tether.DataDir;
 import dev.tether.TetherProperties;
 
 /**
@@ -45,8 +46,7 @@ public final class InstanceId {
             byte[] bytes = new byte[4];
             new SecureRandom().nextBytes(bytes);
             String created = HexFormat.of().formatHex(bytes);
-            Files.createDirectories(file.getParent());
-            Files.writeString(file, created + "\n");
+            DataDir.writeOwnerOnly(file, created + "\n");
             return created;
         }
         catch (IOException ex) {

@@ -16,6 +16,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 import dev.tether.process.ChildProcess;
+import dev.tether.process.ChildStdinClosedException;
 
 /**
  * MCP over a child's stdin and stdout, one JSON-RPC message a line. Unlike the SDK's stdio transport it
@@ -31,6 +32,7 @@ final class ChildProcessTransport implements McpClientTransport {
     private final String server;
     private final ChildProcess child;
     private final McpJsonMapper json;
+    private final Redaction redaction;
     private final Sinks.One<McpServerException> failure = Sinks.one();
     private volatile Disposable inbound;
 
@@ -38,6 +40,7 @@ final class ChildProcessTransport implements McpClientTransport {
         this.server = server;
         this.child = child;
         this.json = json;
+        this.redaction = Redaction.of(child.spec().env().values());
     }
 
     @Override
@@ -69,8 +72,18 @@ final class ChildProcessTransport implements McpClientTransport {
             if (message instanceof JSONRPCRequest request) {
                 context.<RequestIdSlot>getOrEmpty(RequestIdSlot.class).ifPresent(slot -> slot.set(request.id()));
             }
-            return Mono.fromCallable(() -> json.writeValueAsString(message)).flatMap(child::send);
+            return Mono.fromCallable(() -> json.writeValueAsString(message)).flatMap(child::send)
+                    .onErrorResume(ChildStdinClosedException.class, this::exitedInstead);
         });
+    }
+
+    /**
+     * A child that is gone before we could write to it: the broken pipe shows before its exit is seen, and the SDK
+     * would report only "Client failed to initialize". Wait, bounded, for the exit and fail with its code and last
+     * words instead; the write's own error if the exit does not come.
+     */
+    private Mono<Void> exitedInstead(ChildStdinClosedException closed) {
+        return this.<Void>failure().timeout(EXIT_CODE_WAIT.multipliedBy(3), Mono.error(closed));
     }
 
     @Override
@@ -93,7 +106,7 @@ final class ChildProcessTransport implements McpClientTransport {
             return McpSchema.deserializeJsonRpcMessage(json, line);
         }
         catch (IOException | RuntimeException ex) {
-            throw McpServerException.notJson(server, line);
+            throw McpServerException.notJson(server, line, redaction);
         }
     }
 
@@ -104,11 +117,11 @@ final class ChildProcessTransport implements McpClientTransport {
                 .defaultIfEmpty(Optional.empty())
                 // Its last words (why it exited) may still be in the pipe when its exit is seen.
                 .delayUntil(code -> child.stderrClosed().timeout(EXIT_CODE_WAIT, Mono.empty()))
-                .flatMap(code -> Mono.error(McpServerException.exited(server, code, child.stderrTail())));
+                .flatMap(code -> Mono.error(McpServerException.exited(server, code, child.stderrTail(), redaction)));
     }
 
     private McpServerException asServerFailure(Throwable error) {
         return error instanceof McpServerException known ? known
-                : new McpServerException(server, "MCP server '" + server + "' session failed: " + error, error);
+                : McpServerException.redacted(server, "MCP server '" + server + "' session failed: " + error, error, redaction);
     }
 }

@@ -31,13 +31,28 @@ public class McpServerException extends RuntimeException {
         return exitCode;
     }
 
-    static McpServerException exited(String server, Optional<Integer> exitCode, String stderrTail) {
+    /** Quotes the child's last words with every value Tether gave the child taken out. */
+    static McpServerException exited(String server, Optional<Integer> exitCode, String stderrTail, Redaction redaction) {
         String code = exitCode.map(c -> "exited with code " + c).orElse("closed its stdout");
-        String tail = stderrTail.isBlank() ? "" : ": " + stderrTail;
+        String tail = stderrTail.isBlank() ? "" : ": " + redaction.apply(stderrTail);
         return new McpServerException(server, "MCP server '" + server + "' " + code + tail, exitCode);
     }
 
-    static McpServerException notJson(String server, String line) {
+    /**
+     * A failure described by {@code message}, with Tether's values for this server taken out; the cause is kept
+     * only when nothing in its chain quotes one of them, since a logged cause would repeat it.
+     */
+    static McpServerException redacted(String server, String message, Throwable cause, Redaction redaction) {
+        for (Throwable e = cause; e != null; e = e.getCause() == e ? null : e.getCause()) {
+            if (redaction.changes(e.getMessage()) || redaction.changes(e.toString())) {
+                return new McpServerException(server, redaction.apply(message), Optional.empty());
+            }
+        }
+        return new McpServerException(server, redaction.apply(message), cause);
+    }
+
+    static McpServerException notJson(String server, String rawLine, Redaction redaction) {
+        String line = redaction.apply(rawLine);
         String shown = line.length() > 200 ? line.substring(0, 200) + "…" : line;
         return new McpServerException(server,
                 "MCP server '" + server + "' wrote something other than JSON-RPC on stdout: " + shown, Optional.empty());

@@ -253,8 +253,8 @@ public final class McpSessions {
     }
 
     private static McpServerException unreachable(RemoteServer remote, String transport, Throwable error) {
-        return new McpServerException(remote.name(), "cannot connect to MCP server '" + remote.name() + "' at " + remote.endpoint()
-                + " over " + transport + ": " + describe(error), error);
+        return McpServerException.redacted(remote.name(), "cannot connect to MCP server '" + remote.name() + "' at "
+                + remote.endpoint() + " over " + transport + ": " + describe(error), error, Redaction.of(remote));
     }
 
     /**

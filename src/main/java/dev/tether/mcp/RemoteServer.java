@@ -46,4 +46,11 @@ public record RemoteServer(String name, URI endpoint, Transport transport, Map<S
         headers = headers == null ? Map.of() : Map.copyOf(headers);
         queryParams = queryParams == null ? Map.of() : Map.copyOf(queryParams);
     }
+
+    /** Names of headers and query parameters only: values are secrets. */
+    @Override
+    public String toString() {
+        return "RemoteServer[" + name + ": " + endpoint + " over " + transport + ", headers=" + headers.keySet()
+                + "=***, queryParams=" + queryParams.keySet() + "=***]";
+    }
 }

@@ -29,4 +29,10 @@ public record StdioServer(String name, String command, List<String> args, Map<St
     public static StdioServer of(String name, List<String> argv) {
         return new StdioServer(name, argv.get(0), argv.subList(1, argv.size()), Map.of(), Optional.empty());
     }
+
+    /** Names of variables only: values are secrets. */
+    @Override
+    public String toString() {
+        return "StdioServer[" + name + ": " + command + " " + args + ", env=" + env.keySet() + "=***]";
+    }
 }

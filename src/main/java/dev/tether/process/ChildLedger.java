@@ -4,16 +4,18 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import dev.tether.DataDir;
 
 /**
  * A file listing the live children of this daemon, so that the next start can kill what a {@code kill -9}
@@ -101,10 +103,7 @@ final class ChildLedger {
 
     private void write() {
         try {
-            Files.createDirectories(file.getParent());
-            Path next = file.resolveSibling(file.getFileName() + ".next");
-            Files.write(next, entries.values().stream().map(Entry::line).toList());
-            Files.move(next, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            DataDir.writeOwnerOnly(file, entries.values().stream().map(line -> line.line() + "\n").collect(Collectors.joining()));
         }
         catch (IOException ex) {
             throw new UncheckedIOException("cannot write child ledger " + file, ex);

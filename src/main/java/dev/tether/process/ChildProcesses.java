@@ -3,6 +3,7 @@ package dev.tether.process;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -38,6 +39,7 @@ public final class ChildProcesses implements SmartLifecycle {
     private final TeardownLadder ladder;
     private final ChildLedger ledger;
     private final ChildMeters meters;
+    private final ChildEnvironment environment;
     private final Set<ChildProcess> live = ConcurrentHashMap.newKeySet();
     private final Set<String> starting = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean running = new AtomicBoolean();
@@ -45,12 +47,19 @@ public final class ChildProcesses implements SmartLifecycle {
     @Autowired
     public ChildProcesses(ProcessProperties properties, TetherProperties tether, ContainerRemover containers,
             MeterRegistry registry) {
-        this(properties, containers, tether, registry, Schedulers.newSingle("tether-teardown", true));
+        this(properties, containers, tether, registry, Schedulers.newSingle("tether-teardown", true), System.getenv());
     }
 
     ChildProcesses(ProcessProperties properties, ContainerRemover containers, TetherProperties tether,
             MeterRegistry registry, Scheduler teardownTimer) {
+        this(properties, containers, tether, registry, teardownTimer, System.getenv());
+    }
+
+    /** {@code parentEnvironment} is the daemon's environment, what children may inherit from (see {@link ChildEnvironment}). */
+    ChildProcesses(ProcessProperties properties, ContainerRemover containers, TetherProperties tether,
+            MeterRegistry registry, Scheduler teardownTimer, Map<String, String> parentEnvironment) {
         this.properties = properties;
+        this.environment = new ChildEnvironment(parentEnvironment, properties.passEnv());
         this.ladder = new TeardownLadder(properties, containers, teardownTimer);
         this.ledger = new ChildLedger(tether.dataDir().resolve("children.ledger"));
         this.meters = new ChildMeters(registry, live);
@@ -109,7 +118,8 @@ public final class ChildProcesses implements SmartLifecycle {
 
     private ChildProcess start(ChildSpec spec) {
         ProcessBuilder builder = new ProcessBuilder(spec.argv());
-        builder.environment().putAll(spec.env());
+        builder.environment().clear();
+        builder.environment().putAll(environment.of(spec));
         spec.cwd().ifPresent(cwd -> builder.directory(cwd.toFile()));
         starting.add(spec.id());
         try {

@@ -11,7 +11,8 @@ import java.util.Optional;
  *
  * @param id            unique id of this child; it names the child in logs, the ledger and container labels
  * @param argv          the command and its arguments, already rewritten for Docker where that applies
- * @param env           variables added to the daemon's environment; values are secrets and never logged
+ * @param env           variables set for the child on top of the few it inherits (see {@code ChildEnvironment});
+ *                      values are secrets and never logged
  * @param cwd           working directory, or empty for the daemon's own
  * @param containerName the Docker container this child's {@code docker run} creates, removed on every teardown
  */
@@ -49,5 +50,11 @@ public record ChildSpec(String id, List<String> argv, Map<String, String> env, O
     /** The command line for logs: arguments are shown, environment values never are. */
     public String describe() {
         return String.join(" ", argv) + (env.isEmpty() ? "" : " (env: " + String.join(",", env.keySet()) + "=***)");
+    }
+
+    /** As {@link #describe()}: environment values never show. */
+    @Override
+    public String toString() {
+        return "ChildSpec[" + id + ": " + describe() + "]";
     }
 }

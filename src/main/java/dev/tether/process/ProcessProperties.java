@@ -1,8 +1,10 @@
 package dev.tether.process;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 
 import dev.tether.Settings;
 import org.springframework.util.unit.DataSize;
@@ -15,12 +17,21 @@ import org.springframework.util.unit.DataSize;
  * @param killGrace       how long to wait for the tree to vanish after SIGKILL before reporting survivors; default 2 s
  * @param stderrTail      how much of a child's most recent stderr is kept for errors and logs; default 8 KB
  * @param shutdownTimeout how long daemon shutdown waits for in-flight teardowns; default 15 s
+ * @param passEnv         names of the daemon's environment variables children inherit beyond the built-in few
+ *                        ({@code PATH}, {@code HOME}, locale, time zone, {@code DOCKER_*}); default none. Names
+ *                        starting with {@code TETHER_} or {@code SPRING_} are refused at start.
  */
 @ConfigurationProperties("tether.process")
 public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration killGrace, DataSize stderrTail,
-        Duration shutdownTimeout) {
+        Duration shutdownTimeout, List<String> passEnv) {
 
+    @ConstructorBinding
     public ProcessProperties {
+        passEnv = passEnv == null ? List.of() : List.copyOf(passEnv);
+        passEnv.stream().filter(ChildEnvironment::forbidden).findFirst().ifPresent(name -> {
+            throw new IllegalArgumentException("tether.process.pass-env must not list " + name
+                    + ": TETHER_* and SPRING_* variables configure Tether and never reach a child");
+        });
         eofGrace = Settings.positive("tether.process.eof-grace", eofGrace, Duration.ofSeconds(1));
         termGrace = Settings.positive("tether.process.term-grace", termGrace, Duration.ofSeconds(2));
         killGrace = Settings.positive("tether.process.kill-grace", killGrace, Duration.ofSeconds(2));
@@ -29,6 +40,12 @@ public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration 
         if (stderrTail.toBytes() < 256 || stderrTail.toBytes() > DataSize.ofMegabytes(1).toBytes()) {
             throw new IllegalArgumentException("tether.process.stderr-tail must be between 256B and 1MB, was " + stderrTail);
         }
+    }
+
+    /** Without inherited names: for code and tests written before {@code passEnv}. */
+    public ProcessProperties(Duration eofGrace, Duration termGrace, Duration killGrace, DataSize stderrTail,
+            Duration shutdownTimeout) {
+        this(eofGrace, termGrace, killGrace, stderrTail, shutdownTimeout, null);
     }
 
     /** The defaults, for code that builds a pipeline outside Spring (tests, benchmarks). */

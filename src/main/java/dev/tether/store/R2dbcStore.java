@@ -31,10 +31,10 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
     private final TransactionalOperator transaction;
     private final StoreJson json;
 
-    R2dbcStore(DatabaseClient db, ReactiveTransactionManager transactions, JsonMapper json) {
+    R2dbcStore(DatabaseClient db, ReactiveTransactionManager transactions, JsonMapper json, SecretBox secrets) {
         this.db = db;
         this.transaction = TransactionalOperator.create(transactions);
-        this.json = new StoreJson(json);
+        this.json = new StoreJson(json, secrets);
     }
 
     // ---- policies --------------------------------------------------------------------------
@@ -213,7 +213,7 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
     public Mono<Map<String, String>> credentials(ConnectionKey key) {
         return bindKey(db.sql("SELECT name, secret FROM credential WHERE owner = :owner AND integration = :integration "
                 + "AND connection = :name ORDER BY name"), key)
-                .map(row -> Map.entry(row.get("name", String.class), row.get("secret", String.class)))
+                .map(row -> Map.entry(row.get("name", String.class), json.open(row.get("secret", String.class))))
                 .all()
                 .collect(LinkedHashMap<String, String>::new, (values, entry) -> values.put(entry.getKey(), entry.getValue()))
                 .map(Map::copyOf);
@@ -272,7 +272,7 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
                 .concatMap(entry -> keyed(db.sql("INSERT INTO credential (owner, integration, connection, name, secret) "
                         + "VALUES (:owner, :integration, :name, :credential, :secret)")
                         .bind("credential", entry.getKey())
-                        .bind("secret", entry.getValue()), key))
+                        .bind("secret", json.seal(entry.getValue())), key))
                 .then();
     }
 

@@ -46,4 +46,11 @@ public record RemoteConfig(String endpoint, RemoteTransport remoteTransport, Map
     public String transport() {
         return "remote";
     }
+
+    /** Names only, for headers and query values alike: a config in a log line shows no secret. */
+    @Override
+    public String toString() {
+        return "RemoteConfig[endpoint=" + endpoint + ", remoteTransport=" + remoteTransport.wire() + ", queryParams="
+                + queryParams.keySet() + "=***, headers=" + headers.keySet() + "=***]";
+    }
 }

@@ -17,4 +17,10 @@ public record StdioConfig(String command, List<String> args, Map<String, String>
     public String transport() {
         return "stdio";
     }
+
+    /** Names of variables only: a config that ends up in a log line or an assertion message shows no secret. */
+    @Override
+    public String toString() {
+        return "StdioConfig[command=" + command + ", args=" + args + ", env=" + env.keySet() + "=***, cwd=" + cwd + "]";
+    }
 }

@@ -97,6 +97,28 @@ class AuthAndGateTest {
         }
     }
 
+    /** RFC 7235: the auth scheme's name is case-insensitive; the token itself is not. */
+    @Test
+    void theBearerSchemeIsAcceptedInAnyCase() throws Exception {
+        try (ConfigurableApplicationContext daemon = start(root.resolve("scheme-case"), "--tether.api.token=case-token")) {
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            for (String scheme : List.of("Bearer", "bearer", "BEARER", "bEaReR")) {
+                for (String path : List.of("/api/integrations", "/mcp")) {
+                    java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(
+                                    java.net.URI.create("http://127.0.0.1:" + port(daemon) + path))
+                            .header("Authorization", scheme + " case-token").GET().build();
+                    int status = http.send(request, java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+                    assertThat(status).as(scheme + " on " + path).isNotEqualTo(401);
+                }
+                java.net.http.HttpRequest wrongToken = java.net.http.HttpRequest.newBuilder(
+                                java.net.URI.create("http://127.0.0.1:" + port(daemon) + "/api/integrations"))
+                        .header("Authorization", scheme + " CASE-TOKEN").GET().build();
+                assertThat(http.send(wrongToken, java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode())
+                        .as("the token stays case-sensitive").isEqualTo(401);
+            }
+        }
+    }
+
     @Test
     void aDaemonOnEveryInterfaceRefusesStdioServersAndWritesNothing() throws Exception {
         try (ConfigurableApplicationContext open = start(root.resolve("gate-closed"), "--server.address=0.0.0.0",

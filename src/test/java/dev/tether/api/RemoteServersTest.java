@@ -297,6 +297,9 @@ class RemoteServersTest {
         assertThat(server.path("config").path("remoteTransport").asString()).isEqualTo(remoteTransport);
         assertThat(server.path("config").path("headers").path("X-Tether-Test").asString()).as("header values are masked")
                 .isEqualTo(ServerConfigs.MASK);
+        assertThat(server.path("config").path("queryParams").path("tenant").asString()).as("query values are masked")
+                .isEqualTo(ServerConfigs.MASK);
+        assertThat(server.toString()).doesNotContain("acme").doesNotContain("from-integration");
         return slug;
     }
 

@@ -1,6 +1,7 @@
 package dev.tether.calls;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
@@ -58,9 +59,27 @@ class ToolCallsTest {
         CatalogService catalog = harness.catalog(CatalogProperties.defaults());
         BuiltinTools builtins = new BuiltinTools(harness.stores().integrations(), harness.stores().connections(), catalog,
                 harness.stores().catalogs(), harness.pool(), JsonMapper.builder().build());
-        calls = new ToolCalls(harness.pool(), harness.stores().catalogs(), builtins, JsonMapper.builder().build(), harness.registry());
+        calls = new ToolCalls(harness.pool(), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(), harness.registry());
         key = harness.connect("worker", harness.fixture("worker"));
         catalog.refresh(key).block(BOUND);
+    }
+
+    /** A server registered a moment ago has no catalog yet: the call syncs it (within the grace) and goes through. */
+    @Test
+    void aCallBeforeAnyRefreshSyncsTheCatalogOnDemand() {
+        harness = PoolHarness.builder(dir).build();
+        CatalogService catalog = harness.catalog(CatalogProperties.defaults());
+        BuiltinTools builtins = new BuiltinTools(harness.stores().integrations(), harness.stores().connections(), catalog,
+                harness.stores().catalogs(), harness.pool(), JsonMapper.builder().build());
+        calls = new ToolCalls(harness.pool(), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(),
+                harness.registry());
+        key = harness.connect("worker", harness.fixture("worker"));
+        assertThat(harness.stores().catalogs().catalog(key).blockOptional(BOUND)).as("no catalog yet").isEmpty();
+
+        assertEcho("first call");
+        assertThatThrownBy(() -> calls.call(address("no_such_tool"), Map.of()).block(BOUND))
+                .isInstanceOf(ToolNotFoundException.class);
+        assertThat(harness.stores().catalogs().catalog(key).blockOptional(BOUND)).as("synced and stored").isPresent();
     }
 
     @Test

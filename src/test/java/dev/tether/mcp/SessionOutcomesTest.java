@@ -135,6 +135,42 @@ class SessionOutcomesTest {
         assertNothingLeft(launch);
     }
 
+    /**
+     * A shell that is gone before the handshake is written: the write to its stdin fails (broken pipe) before the
+     * exit is observed. That race once made most runs report the SDK's bare "Client failed to initialize".
+     */
+    @Test
+    void serverExitingAtOnceIsAlwaysReportedWithItsExitCodeAndStderr() {
+        McpSessions sessions = sessions(ContainerRemover.NONE);
+        StdioServer server = StdioServer.of("bye", List.of("sh", "-c", "echo bye >&2; exit 3"));
+        for (int run = 0; run < 20; run++) {
+            String what = "run " + run;
+            StepVerifier.create(sessions.withSession(server, McpSession::ping))
+                    .expectErrorSatisfies(error -> {
+                        McpServerException failure = assertInstanceOf(McpServerException.class, error, what + ": " + error);
+                        assertEquals(Optional.of(3), failure.exitCode(), what + ": " + failure.getMessage());
+                        assertEquals("MCP server 'bye' exited with code 3: bye", failure.getMessage().strip(), what);
+                    })
+                    .verify(BOUND);
+        }
+        Await.until(() -> children.live().isEmpty(), BOUND, () -> "every child torn down");
+    }
+
+    /** A child that prints what Tether put in its environment does not get those values into an error. */
+    @Test
+    void stderrQuotedInAnErrorNeverRepeatsAValueTetherGaveTheChild() {
+        McpSessions sessions = sessions(ContainerRemover.NONE);
+        StdioServer server = new StdioServer("leaky", "sh", List.of("-c", "echo \"token=$API_TOKEN and $API_TOKEN\" >&2; exit 4"),
+                Map.of("API_TOKEN", "s3cr3t-value-42"), Optional.empty());
+        StepVerifier.create(sessions.withSession(server, McpSession::ping))
+                .expectErrorSatisfies(error -> {
+                    assertTrue(!error.getMessage().contains("s3cr3t-value-42"), error.getMessage());
+                    assertEquals("MCP server 'leaky' exited with code 4: token=*** and ***", error.getMessage().strip());
+                })
+                .verify(BOUND);
+        Await.until(() -> children.live().isEmpty(), BOUND, () -> "every child torn down");
+    }
+
     @Test
     void serverWritingSomethingOtherThanJsonFailsClearlyAndIsTornDown() {
         Launch launch = guard.plain("--non-json", "--ignore-eof");

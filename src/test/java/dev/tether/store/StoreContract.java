@@ -34,6 +34,9 @@ abstract class StoreContract {
 
     protected abstract Database newDatabase();
 
+    /** One key per test, as one daemon has one key for its store. */
+    private final SecretBox secrets = SecretBox.random();
+
     private R2dbcStore open(Database database) {
         Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password()).load().migrate();
         ConnectionFactory factory = ConnectionFactories.get(io.r2dbc.spi.ConnectionFactoryOptions.parse(database.r2dbcUrl())
@@ -41,7 +44,142 @@ abstract class StoreContract {
                 .option(io.r2dbc.spi.ConnectionFactoryOptions.USER, database.user())
                 .option(io.r2dbc.spi.ConnectionFactoryOptions.PASSWORD, database.password())
                 .build());
-        return new R2dbcStore(DatabaseClient.create(factory), new R2dbcTransactionManager(factory), JsonMapper.builder().build());
+        return new R2dbcStore(DatabaseClient.create(factory), new R2dbcTransactionManager(factory), JsonMapper.builder().build(), secrets);
+    }
+
+    // ---- secrets at rest ------------------------------------------------------------------
+
+    private static final String ENV_SECRET = "env-secret-4b1d";
+    private static final String HEADER_SECRET = "header-secret-9c2e";
+    private static final String QUERY_SECRET = "query-secret-7f3a";
+    private static final String CREDENTIAL_SECRET = "credential-secret-5e8d";
+
+    @Test
+    void secretValuesAreStoredEncryptedAndReadBackPlain() throws Exception {
+        Database database = newDatabase();
+        R2dbcStore store = open(database);
+        Integration stdio = withSecrets(store);
+
+        String raw = dump(database);
+        assertThat(raw).as("the store as a dump of every table shows").contains("ENV_TOKEN", SecretBox.PREFIX)
+                .doesNotContain(ENV_SECRET, HEADER_SECRET, QUERY_SECRET, CREDENTIAL_SECRET);
+        assertThat(rawFiles(database)).as("the database's own files")
+                .doesNotContain(ENV_SECRET, HEADER_SECRET, QUERY_SECRET, CREDENTIAL_SECRET);
+
+        R2dbcStore reopened = open(database);
+        assertThat(reopened.find("alpha").block(BOUND)).isEqualTo(stdio);
+        assertThat(((RemoteConfig) reopened.find("remote").block(BOUND).config()).headers()).containsEntry("X-Key", HEADER_SECRET);
+        assertThat(((RemoteConfig) reopened.find("remote").block(BOUND).config()).queryParams()).containsEntry("key", QUERY_SECRET);
+        assertThat(reopened.credentials(new ConnectionKey(Owner.USER, "alpha", "alice")).block(BOUND))
+                .containsEntry("API_TOKEN", CREDENTIAL_SECRET);
+    }
+
+    @Test
+    void plainValuesWrittenByAnOlderTetherAreEncryptedOnStartAndStillWork() throws Exception {
+        Database database = newDatabase();
+        Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password()).load().migrate();
+        try (java.sql.Connection jdbc = jdbc(database)) {
+            jdbc.createStatement().execute("INSERT INTO integration (slug, name, description, config, config_changed_at, created_at) "
+                    + "VALUES ('alpha', 'Alpha', '', '{\"transport\":\"stdio\",\"command\":\"node\",\"args\":[],"
+                    + "\"env\":{\"ENV_TOKEN\":\"" + ENV_SECRET + "\"},\"cwd\":null}', 1, 1)");
+            jdbc.createStatement().execute("INSERT INTO integration (slug, name, description, config, config_changed_at, created_at) "
+                    + "VALUES ('remote', 'Remote', '', '{\"transport\":\"remote\",\"endpoint\":\"http://127.0.0.1:1/mcp\","
+                    + "\"remoteTransport\":\"auto\",\"queryParams\":{\"key\":\"" + QUERY_SECRET + "\"},"
+                    + "\"headers\":{\"X-Key\":\"" + HEADER_SECRET + "\"}}', 1, 1)");
+            jdbc.createStatement().execute("INSERT INTO connection (owner, integration, name, template, created_at) "
+                    + "VALUES ('user', 'alpha', 'alice', 'API_TOKEN', 1)");
+            jdbc.createStatement().execute("INSERT INTO credential (owner, integration, connection, name, secret) "
+                    + "VALUES ('user', 'alpha', 'alice', 'API_TOKEN', '" + CREDENTIAL_SECRET + "')");
+        }
+        assertThat(dump(database)).as("what the old code left").contains(ENV_SECRET, CREDENTIAL_SECRET);
+
+        migrateSecrets(database, secrets);
+        String migrated = dump(database);
+        assertThat(migrated).doesNotContain(ENV_SECRET, HEADER_SECRET, QUERY_SECRET, CREDENTIAL_SECRET);
+        migrateSecrets(database, secrets);
+        assertThat(dump(database)).as("a second start changes nothing").isEqualTo(migrated);
+
+        R2dbcStore store = open(database);
+        assertThat(((StdioConfig) store.find("alpha").block(BOUND).config()).env()).containsEntry("ENV_TOKEN", ENV_SECRET);
+        RemoteConfig remote = (RemoteConfig) store.find("remote").block(BOUND).config();
+        assertThat(remote.headers()).containsEntry("X-Key", HEADER_SECRET);
+        assertThat(remote.queryParams()).containsEntry("key", QUERY_SECRET);
+        assertThat(store.credentials(new ConnectionKey(Owner.USER, "alpha", "alice")).block(BOUND))
+                .containsEntry("API_TOKEN", CREDENTIAL_SECRET);
+    }
+
+    @Test
+    void aWrongKeyStopsTheStartWithOneLineNamingTheKeysSourceAndNoValue() {
+        Database database = newDatabase();
+        withSecrets(open(database));
+        SecretBox other = new SecretBox(new byte[32], "tether.store.secret-key");
+        assertThatThrownBy(() -> migrateSecrets(database, other))
+                .satisfies(error -> {
+                    dev.tether.StartupFailure failure = dev.tether.StartupFailure.in(error).orElseThrow();
+                    assertThat(failure.getMessage()).contains("tether.store.secret-key").doesNotContain("\n")
+                            .doesNotContain(ENV_SECRET, HEADER_SECRET, QUERY_SECRET, CREDENTIAL_SECRET);
+                    assertThat(failure.getStackTrace()).isEmpty();
+                });
+    }
+
+    private Integration withSecrets(R2dbcStore store) {
+        Integration stdio = new Integration("alpha", "Alpha", "", new StdioConfig("node", List.of("server.js"),
+                Map.of("ENV_TOKEN", ENV_SECRET), null), Instant.ofEpochMilli(1));
+        store.create(stdio).then(store.create(connection("alpha", "default"), Map.of())).block(BOUND);
+        store.create(new Connection(new ConnectionKey(Owner.USER, "alpha", "alice"), "API_TOKEN", Optional.empty(),
+                Optional.empty()), Map.of("API_TOKEN", CREDENTIAL_SECRET)).block(BOUND);
+        store.create(new Integration("remote", "Remote", "", new RemoteConfig("http://127.0.0.1:1/mcp",
+                RemoteConfig.RemoteTransport.AUTO, Map.of("key", QUERY_SECRET), Map.of("X-Key", HEADER_SECRET)),
+                Instant.ofEpochMilli(1))).then(store.create(connection("remote", "default"), Map.of())).block(BOUND);
+        return stdio;
+    }
+
+    private static void migrateSecrets(Database database, SecretBox box) throws java.io.IOException {
+        dev.tether.TetherProperties tether = new dev.tether.TetherProperties(java.nio.file.Files.createTempDirectory("tether-secrets"));
+        Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
+                .callbacks(new SecretsAtRest(JsonMapper.builder().build(), box, tether)).load().migrate();
+    }
+
+    private static java.sql.Connection jdbc(Database database) throws java.sql.SQLException {
+        return java.sql.DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password());
+    }
+
+    /** Every row of every table, as {@code SELECT *} shows it: what a database dump holds. */
+    private static String dump(Database database) throws java.sql.SQLException {
+        StringBuilder dump = new StringBuilder();
+        try (java.sql.Connection jdbc = jdbc(database)) {
+            for (String table : List.of("integration", "connection", "credential", "catalog")) {
+                try (java.sql.ResultSet rows = jdbc.createStatement().executeQuery("SELECT * FROM " + table + " ORDER BY 1, 2")) {
+                    int columns = rows.getMetaData().getColumnCount();
+                    while (rows.next()) {
+                        for (int i = 1; i <= columns; i++) {
+                            dump.append(rows.getString(i)).append('|');
+                        }
+                        dump.append('\n');
+                    }
+                }
+            }
+        }
+        return dump.toString();
+    }
+
+    /** The bytes of the database's files where it has files of its own here (embedded H2), after a checkpoint. */
+    private static String rawFiles(Database database) throws Exception {
+        if (!database.jdbcUrl().startsWith("jdbc:h2:file:")) {
+            return "";
+        }
+        try (java.sql.Connection jdbc = jdbc(database)) {
+            jdbc.createStatement().execute("CHECKPOINT SYNC");
+        }
+        java.nio.file.Path dir = java.nio.file.Path.of(database.jdbcUrl().substring("jdbc:h2:file:".length())).getParent();
+        StringBuilder raw = new StringBuilder();
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(dir)) {
+            for (java.nio.file.Path file : files.toList()) {
+                raw.append(new String(java.nio.file.Files.readAllBytes(file), java.nio.charset.StandardCharsets.ISO_8859_1));
+            }
+        }
+        assertThat(raw.length()).as("H2 wrote its file").isGreaterThan(0);
+        return raw.toString();
     }
 
     private static Integration stdio(String slug) {

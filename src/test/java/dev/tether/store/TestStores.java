@@ -31,7 +31,7 @@ public final class TestStores {
         ConnectionFactory factory = ConnectionFactories.get(ConnectionFactoryOptions.parse("r2dbc:h2:mem:///" + name + "?DB_CLOSE_DELAY=-1")
                 .mutate().option(ConnectionFactoryOptions.USER, "sa").option(ConnectionFactoryOptions.PASSWORD, "").build());
         R2dbcStore store = new R2dbcStore(DatabaseClient.create(factory), new R2dbcTransactionManager(factory),
-                JsonMapper.builder().build());
+                JsonMapper.builder().build(), SecretBox.random());
         return new Stores(store, store, store, store, store);
     }
 }
