@@ -20,8 +20,16 @@ import reactor.core.scheduler.Schedulers;
 import dev.tether.process.TeardownReport.Rung;
 
 /**
- * Ends a child and everything it started, one bounded rung at a time: close stdin, wait; SIGTERM the tree,
+ * Ends a child and everything it started, one bounded rung at a time: close stdin, wait; for a {@code docker run}
+ * child, stop its container through the engine and wait for the client to exit by itself; SIGTERM the tree,
  * wait; SIGKILL the tree, wait; then remove its container, whatever happened before.
+ *
+ * <p>The stop rung is for docker children what SIGTERM is for plain ones, without SIGTERM's races: signalled while
+ * it is still creating its container, the client dies before it proxies signals (Go's default for SIGTERM) and the
+ * engine goes on to create a container nobody starts; signalled after, it proxies the signal to a container that may
+ * not run yet, and the signal is lost. The engine stops a container whatever the client is doing, and a client whose
+ * container exited exits with it. Waiting after the stop also gives a client that was still creating its container
+ * the time to deliver the EOF it was sent: it does, once the container runs.
  */
 final class TeardownLadder {
 
@@ -50,11 +58,27 @@ final class TeardownLadder {
             // Closing may block behind a writer stuck on a full pipe; the signals below unblock it.
             Schedulers.boundedElastic().schedule(child::closeStdin);
             return awaitGone(tree, properties.eofGrace())
-                    .flatMap(gone -> gone ? Mono.just(Rung.EOF) : terminate(child, tree))
+                    .flatMap(gone -> gone ? Mono.just(Rung.EOF) : stop(child, tree))
                     .flatMap(rung -> removeContainer(child, rung).map(removed -> new TeardownReport(child.id(), rung,
                             child.exitCode(), removed, survivors(tree),
                             Duration.ofMillis(timer.now(TimeUnit.MILLISECONDS) - start))));
         });
+    }
+
+    /** For a docker child, stops its container and waits for the client to follow; any other child goes on to SIGTERM. */
+    private Mono<Rung> stop(ChildProcess child, List<ProcessHandle> tree) {
+        return child.containerName()
+                .map(name -> containers.stop(name, properties.termGrace())
+                        // The engine answers once the container is down, after the grace at most; a slow engine is
+                        // bounded here so the rungs after this one are still reached.
+                        .timeout(properties.termGrace().plus(properties.killGrace()), timer)
+                        .onErrorResume(error -> {
+                            log.warn("{}: could not stop container {}: {}", child, name, error.toString());
+                            return Mono.just(false);
+                        })
+                        .then(awaitGone(tree, properties.termGrace()))
+                        .flatMap(gone -> gone ? Mono.just(Rung.STOP) : terminate(child, tree)))
+                .orElseGet(() -> terminate(child, tree));
     }
 
     private Mono<Rung> terminate(ChildProcess child, List<ProcessHandle> snapshot) {
@@ -70,13 +94,14 @@ final class TeardownLadder {
     }
 
     /**
-     * Removes the container by name. A {@code docker run} client killed while it was creating its container may
-     * have asked for it already without the engine having made it: when a forced teardown found nothing to
-     * remove, look once more a moment later rather than leave it to the periodic reaper.
+     * Removes the container by name. A {@code docker run} client signalled while it was creating its container may
+     * have asked for it already without the engine having made it: when a signalled teardown found nothing to
+     * remove, look once more a moment later rather than leave it to the periodic reaper. A client that exited by
+     * itself (EOF, stop) saw its container through.
      */
     private Mono<Boolean> removeContainer(ChildProcess child, Rung rung) {
         return child.containerName()
-                .map(name -> remove(child, name).flatMap(removed -> removed || rung == Rung.EOF ? Mono.just(removed)
+                .map(name -> remove(child, name).flatMap(removed -> removed || rung == Rung.EOF || rung == Rung.STOP ? Mono.just(removed)
                         : Mono.delay(CONTAINER_RECHECK, timer).then(remove(child, name))))
                 .orElseGet(() -> Mono.just(false));
     }

@@ -51,7 +51,7 @@ class SessionPoolTest {
 
     @Test
     void concurrentAskersShareOneSpawn() {
-        PoolHarness h = harness(new SessionProperties(null, null, 50)); // askers waiting for the session hold leases too
+        PoolHarness h = harness(new SessionProperties(null, null, 50, null)); // askers waiting for the session hold leases too
         ConnectionKey key = h.connect("one", h.fixture("one"));
 
         List<String> answers = Flux.range(0, 50)
@@ -180,7 +180,7 @@ class SessionPoolTest {
 
     @Test
     void allSessionsBusyAtMaxSessionsIsRefusedNotQueued() {
-        PoolHarness h = harness(new SessionProperties(null, 2, null));
+        PoolHarness h = harness(new SessionProperties(null, 2, null, null));
         ConnectionKey a = h.connect("a", h.fixture("a"));
         ConnectionKey b = h.connect("b", h.fixture("b"));
         ConnectionKey c = h.connect("c", h.fixture("c"));
@@ -200,7 +200,7 @@ class SessionPoolTest {
 
     @Test
     void idleSessionGivesWayToANewOneAtTheCap() {
-        PoolHarness h = harness(new SessionProperties(null, 2, null));
+        PoolHarness h = harness(new SessionProperties(null, 2, null, null));
         ConnectionKey a = h.connect("a", h.fixture("a"));
         ConnectionKey b = h.connect("b", h.fixture("b"));
         ConnectionKey c = h.connect("c", h.fixture("c"));
@@ -217,7 +217,7 @@ class SessionPoolTest {
 
     @Test
     void leasesBeyondMaxLeasesPerSessionAreRefused() {
-        PoolHarness h = harness(new SessionProperties(null, null, 2));
+        PoolHarness h = harness(new SessionProperties(null, null, 2, null));
         ConnectionKey key = h.connect("busy", h.fixture("busy"));
         Disposable one = hold(h, key);
         Disposable two = hold(h, key);
@@ -238,7 +238,7 @@ class SessionPoolTest {
     /** A pool of one lease: if a cancelled, failed or completed lease leaked its count, the last request would be refused. */
     @Test
     void everyWayALeaseEndsGivesItsPlaceBack() {
-        PoolHarness h = harness(new SessionProperties(null, null, 1));
+        PoolHarness h = harness(new SessionProperties(null, null, 1, null));
         ConnectionKey key = h.connect("single", h.fixture("single"));
 
         ping(h, key);
