@@ -175,6 +175,124 @@ class TeardownLadderTest {
     }
 
     @Test
+    void dockerChildIgnoringEofHasItsContainerStoppedAtEofGraceAndExitsWithoutASignalFromUs() {
+        // The engine's stop ends the container; its client then exits by itself. Here the stand-in engine ends the
+        // client as the real one's stop would, and records when it was asked.
+        List<String> stops = new CopyOnWriteArrayList<>();
+        AtomicReference<ChildProcess> started = new AtomicReference<>();
+        ContainerRemover engine = new ContainerRemover() {
+            @Override
+            public Mono<Boolean> stop(String name, Duration grace) {
+                return Mono.fromCallable(() -> {
+                    stops.add(name + " t=" + grace + " at " + VirtualTimeScheduler.get().now(java.util.concurrent.TimeUnit.MILLISECONDS));
+                    started.get().closeStdin();
+                    ProcessHandle.of(started.get().pid()).ifPresent(ProcessHandle::destroy);
+                    return true;
+                });
+            }
+
+            @Override
+            public Mono<Boolean> remove(String name) {
+                return Mono.just(false); // --rm got there first
+            }
+        };
+        Launch launch = guard.plain("--ignore-eof");
+        ChildProcess child = RealChildren.start(guard, launch, Optional.of("tether-test-container"), RealChildren::notReleased);
+        started.set(child);
+        launch.awaitHostPids(1, BOUND);
+
+        StepVerifier.withVirtualTime(() -> new TeardownLadder(GRACES, engine, VirtualTimeScheduler.get()).climb(child))
+                .expectSubscription()
+                .then(() -> awaitStderr(child, "staying alive (--ignore-eof)"))
+                .expectNoEvent(GRACES.eofGrace().minusMillis(1))
+                .then(() -> assertEquals(List.of(), stops, "no stop before eofGrace"))
+                .thenAwait(Duration.ofMillis(1))
+                .assertNext(report -> {
+                    assertEquals(Rung.STOP, report.rung());
+                    assertEquals(GRACES.eofGrace(), report.took(), "no recheck of the container: the client saw it through");
+                    assertFalse(report.containerRemoved());
+                })
+                .expectComplete()
+                .verify(BOUND);
+        assertEquals(List.of("tether-test-container t=" + GRACES.termGrace() + " at " + GRACES.eofGrace().toMillis()), stops);
+    }
+
+    @Test
+    void dockerChildWhoseContainerIsNotRunningGetsTheTermGraceToExitThenSigterm() {
+        // Not created yet, or created and not started: the engine has nothing to stop. The EOF sent may still
+        // arrive once the container runs, so the client has the term grace for it before SIGTERM.
+        List<String> stops = new CopyOnWriteArrayList<>();
+        ContainerRemover engine = new ContainerRemover() {
+            @Override
+            public Mono<Boolean> stop(String name, Duration grace) {
+                stops.add(name);
+                return Mono.just(false);
+            }
+
+            @Override
+            public Mono<Boolean> remove(String name) {
+                return Mono.just(false);
+            }
+        };
+        Launch launch = guard.plain("--ignore-eof");
+        ChildProcess child = RealChildren.start(guard, launch, Optional.of("tether-test-container"), RealChildren::notReleased);
+        launch.awaitHostPids(1, BOUND);
+
+        StepVerifier.withVirtualTime(() -> new TeardownLadder(GRACES, engine, VirtualTimeScheduler.get()).climb(child))
+                .expectSubscription()
+                .then(() -> awaitStderr(child, "staying alive (--ignore-eof)"))
+                .expectNoEvent(GRACES.eofGrace())
+                .then(() -> assertEquals(List.of("tether-test-container"), stops))
+                .expectNoEvent(GRACES.termGrace().minusMillis(1))
+                .then(() -> {
+                    Await.pause(SETTLE);
+                    assertTrue(OsProcesses.alive(child.pid()), "no SIGTERM before eofGrace + termGrace");
+                })
+                .thenAwait(Duration.ofMillis(1))
+                .then(() -> {
+                    // SIGTERM ends it; then the container is looked for once more, after the recheck delay.
+                    OsProcesses.awaitGone(List.of(child.pid()), BOUND);
+                    Await.pause(SETTLE);
+                })
+                .thenAwait(Duration.ofSeconds(2))
+                .assertNext(report -> {
+                    assertEquals(Rung.TERM, report.rung());
+                    assertEquals(Optional.of(143), report.exitCode());
+                })
+                .expectComplete()
+                .verify(BOUND);
+    }
+
+    @Test
+    void plainChildIsNeverStoppedThroughTheEngine() {
+        List<String> stops = new CopyOnWriteArrayList<>();
+        ContainerRemover engine = new ContainerRemover() {
+            @Override
+            public Mono<Boolean> stop(String name, Duration grace) {
+                stops.add(name);
+                return Mono.just(true);
+            }
+
+            @Override
+            public Mono<Boolean> remove(String name) {
+                return Mono.just(false);
+            }
+        };
+        Launch launch = guard.plain("--ignore-eof");
+        ChildProcess child = RealChildren.start(guard, launch, RealChildren::notReleased);
+        launch.awaitHostPids(1, BOUND);
+
+        StepVerifier.withVirtualTime(() -> new TeardownLadder(GRACES, engine, VirtualTimeScheduler.get()).climb(child))
+                .expectSubscription()
+                .then(() -> awaitStderr(child, "staying alive (--ignore-eof)"))
+                .thenAwait(GRACES.eofGrace())
+                .assertNext(report -> assertEquals(Rung.TERM, report.rung()))
+                .expectComplete()
+                .verify(BOUND);
+        assertEquals(List.of(), stops);
+    }
+
+    @Test
     void containerIsRemovedByNameAfterTheTreeIsGoneEvenWhenTheChildExitedCleanly() {
         List<String> removed = new CopyOnWriteArrayList<>();
         AtomicReference<ChildProcess> started = new AtomicReference<>();
