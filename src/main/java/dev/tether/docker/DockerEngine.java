@@ -54,8 +54,13 @@ public final class DockerEngine implements ContainerRemover {
                     if (status == HttpResponseStatus.NO_CONTENT.code()) {
                         return Mono.just(true);
                     }
-                    // 304: not running (created, not started yet, or exited); 404: not created yet, or removed.
-                    if (status == HttpResponseStatus.NOT_MODIFIED.code() || status == HttpResponseStatus.NOT_FOUND.code()) {
+                    // Not running: created and not started yet, or exited. Nothing runs in it to be killed, and a
+                    // client about to start it (or waiting for it) exits once it is gone.
+                    if (status == HttpResponseStatus.NOT_MODIFIED.code()) {
+                        return remove(containerName).thenReturn(true);
+                    }
+                    // Not created yet: the client's request for it is still on its way.
+                    if (status == HttpResponseStatus.NOT_FOUND.code()) {
                         return Mono.just(false);
                     }
                     return body.asString().defaultIfEmpty("").flatMap(text -> Mono.error(

@@ -11,11 +11,12 @@ import reactor.core.publisher.Mono;
 public interface ContainerRemover {
 
     /**
-     * Stops the container by name as {@code docker stop} does: SIGTERM to its PID 1, SIGKILL after {@code grace}.
-     * The {@code docker run} client then exits by itself, as after any exit of its container.
+     * Ends the container by name so that its {@code docker run} client exits by itself: a running one is stopped as
+     * {@code docker stop} does (SIGTERM to its PID 1, SIGKILL after {@code grace}); one that does not run (created and
+     * not started yet, or exited) is removed, which ends a client waiting to start it or for it to exit.
      *
-     * @return true when a running container was stopped, false when none ran by that name (not created yet,
-     *         or exited already); the default, for hosts and tests without an engine
+     * @return true when there was a container to end, false when the engine has none by that name (yet); the
+     *         default, for hosts and tests without an engine
      */
     default Mono<Boolean> stop(String containerName, Duration grace) {
         return Mono.just(false);

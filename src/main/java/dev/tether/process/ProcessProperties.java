@@ -11,18 +11,23 @@ import org.springframework.util.unit.DataSize;
  * How stdio children are torn down and observed.
  *
  * @param eofGrace        how long a child may take to exit after its stdin is closed; default 1 s
- * @param termGrace       how long the tree may take to exit after SIGTERM; default 2 s
+ * @param termGrace       how long the tree may take to exit after SIGTERM; default 2 s. For a docker child, also the
+ *                        time its server gets between the engine's SIGTERM and SIGKILL when its container is stopped
+ * @param dockerStopGrace how long a docker child's client may take to exit by itself once the engine is asked to end
+ *                        its container, including the time the engine takes to create a container the client is still
+ *                        asking for; default 10 s
  * @param killGrace       how long to wait for the tree to vanish after SIGKILL before reporting survivors; default 2 s
  * @param stderrTail      how much of a child's most recent stderr is kept for errors and logs; default 8 KB
  * @param shutdownTimeout how long daemon shutdown waits for in-flight teardowns; default 15 s
  */
 @ConfigurationProperties("tether.process")
-public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration killGrace, DataSize stderrTail,
-        Duration shutdownTimeout) {
+public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration dockerStopGrace, Duration killGrace,
+        DataSize stderrTail, Duration shutdownTimeout) {
 
     public ProcessProperties {
         eofGrace = Settings.positive("tether.process.eof-grace", eofGrace, Duration.ofSeconds(1));
         termGrace = Settings.positive("tether.process.term-grace", termGrace, Duration.ofSeconds(2));
+        dockerStopGrace = Settings.positive("tether.process.docker-stop-grace", dockerStopGrace, Duration.ofSeconds(10));
         killGrace = Settings.positive("tether.process.kill-grace", killGrace, Duration.ofSeconds(2));
         shutdownTimeout = Settings.positive("tether.process.shutdown-timeout", shutdownTimeout, Duration.ofSeconds(15));
         stderrTail = stderrTail == null ? DataSize.ofKilobytes(8) : stderrTail;
@@ -33,6 +38,6 @@ public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration 
 
     /** The defaults, for code that builds a pipeline outside Spring (tests, benchmarks). */
     public static ProcessProperties defaults() {
-        return new ProcessProperties(null, null, null, null, null);
+        return new ProcessProperties(null, null, null, null, null, null);
     }
 }

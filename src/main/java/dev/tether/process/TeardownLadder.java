@@ -21,15 +21,16 @@ import dev.tether.process.TeardownReport.Rung;
 
 /**
  * Ends a child and everything it started, one bounded rung at a time: close stdin, wait; for a {@code docker run}
- * child, stop its container through the engine and wait for the client to exit by itself; SIGTERM the tree,
+ * child, end its container through the engine and wait for the client to exit by itself; SIGTERM the tree,
  * wait; SIGKILL the tree, wait; then remove its container, whatever happened before.
  *
- * <p>The stop rung is for docker children what SIGTERM is for plain ones, without SIGTERM's races: signalled while
- * it is still creating its container, the client dies before it proxies signals (Go's default for SIGTERM) and the
- * engine goes on to create a container nobody starts; signalled after, it proxies the signal to a container that may
- * not run yet, and the signal is lost. The engine stops a container whatever the client is doing, and a client whose
- * container exited exits with it. Waiting after the stop also gives a client that was still creating its container
- * the time to deliver the EOF it was sent: it does, once the container runs.
+ * <p>The stop rung is for docker children what SIGTERM is for plain ones, without SIGTERM's races. A client still
+ * creating its container holds the EOF it was sent until the container runs, which on a busy machine takes longer
+ * than any EOF grace; signalled meanwhile, it dies before it proxies signals (Go's default for SIGTERM) and leaves the
+ * container it asked for to be created and never started, or it proxies the signal to a container that does not run
+ * yet, and the signal is lost. The engine ends a container whatever the client is doing (stops a running one, removes
+ * one that does not run), and a client whose container ended exits by itself. While the engine has no container by
+ * that name yet, it is asked again, for at most {@code tether.process.docker-stop-grace}.
  */
 final class TeardownLadder {
 
@@ -37,6 +38,7 @@ final class TeardownLadder {
 
     private static final Duration CONTAINER_RECHECK = Duration.ofSeconds(2);
     private static final Duration ZOMBIE_POLL = Duration.ofMillis(100);
+    private static final Duration STOP_RETRY = Duration.ofMillis(250);
 
     private final ProcessProperties properties;
     private final ContainerRemover containers;
@@ -65,20 +67,26 @@ final class TeardownLadder {
         });
     }
 
-    /** For a docker child, stops its container and waits for the client to follow; any other child goes on to SIGTERM. */
+    /** For a docker child, ends its container and waits for the client to follow; any other child goes on to SIGTERM. */
     private Mono<Rung> stop(ChildProcess child, List<ProcessHandle> tree) {
         return child.containerName()
-                .map(name -> containers.stop(name, properties.termGrace())
-                        // The engine answers once the container is down, after the grace at most; a slow engine is
-                        // bounded here so the rungs after this one are still reached.
-                        .timeout(properties.termGrace().plus(properties.killGrace()), timer)
-                        .onErrorResume(error -> {
-                            log.warn("{}: could not stop container {}: {}", child, name, error.toString());
-                            return Mono.just(false);
-                        })
-                        .then(awaitGone(tree, properties.termGrace()))
+                .map(name -> Mono.firstWithSignal(awaitGone(tree, properties.dockerStopGrace()), endContainer(child, name))
                         .flatMap(gone -> gone ? Mono.just(Rung.STOP) : terminate(child, tree)))
                 .orElseGet(() -> terminate(child, tree));
+    }
+
+    /** Asks the engine to end the container until it has one to end; never completes: the client's exit decides. */
+    private Mono<Boolean> endContainer(ChildProcess child, String name) {
+        return Mono.defer(() -> containers.stop(name, properties.termGrace()))
+                // The engine answers once the container is down, after the grace at most; a slow engine is bounded.
+                .timeout(properties.termGrace().plus(properties.killGrace()), timer)
+                .onErrorResume(error -> {
+                    log.warn("{}: could not stop container {}: {}", child, name, error.toString());
+                    return Mono.just(false);
+                })
+                .filter(Boolean::booleanValue)
+                .repeatWhenEmpty(attempts -> attempts.concatMap(attempt -> Mono.delay(STOP_RETRY, timer)))
+                .then(Mono.never());
     }
 
     private Mono<Rung> terminate(ChildProcess child, List<ProcessHandle> snapshot) {

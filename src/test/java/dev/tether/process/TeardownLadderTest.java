@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
@@ -184,7 +185,7 @@ class TeardownLadderTest {
             @Override
             public Mono<Boolean> stop(String name, Duration grace) {
                 return Mono.fromCallable(() -> {
-                    stops.add(name + " t=" + grace + " at " + VirtualTimeScheduler.get().now(java.util.concurrent.TimeUnit.MILLISECONDS));
+                    stops.add(name + " t=" + grace + " at " + VirtualTimeScheduler.get().now(TimeUnit.MILLISECONDS));
                     started.get().closeStdin();
                     ProcessHandle.of(started.get().pid()).ifPresent(ProcessHandle::destroy);
                     return true;
@@ -218,15 +219,14 @@ class TeardownLadderTest {
     }
 
     @Test
-    void dockerChildWhoseContainerIsNotRunningGetsTheTermGraceToExitThenSigterm() {
-        // Not created yet, or created and not started: the engine has nothing to stop. The EOF sent may still
-        // arrive once the container runs, so the client has the term grace for it before SIGTERM.
-        List<String> stops = new CopyOnWriteArrayList<>();
+    void engineIsAskedAgainWhileItHasNoContainerYetAndTheClientIsSignalledAtTheStopGrace() {
+        // The client is still asking for its container: the engine has none by that name to end yet. The EOF sent
+        // may still arrive once the container runs, so the ladder keeps asking the engine, then signals.
+        List<Long> stops = new CopyOnWriteArrayList<>();
         ContainerRemover engine = new ContainerRemover() {
             @Override
             public Mono<Boolean> stop(String name, Duration grace) {
-                stops.add(name);
-                return Mono.just(false);
+                return Mono.fromCallable(() -> stops.add(VirtualTimeScheduler.get().now(TimeUnit.MILLISECONDS))).thenReturn(false);
             }
 
             @Override
@@ -237,16 +237,19 @@ class TeardownLadderTest {
         Launch launch = guard.plain("--ignore-eof");
         ChildProcess child = RealChildren.start(guard, launch, Optional.of("tether-test-container"), RealChildren::notReleased);
         launch.awaitHostPids(1, BOUND);
+        long eof = GRACES.eofGrace().toMillis();
 
         StepVerifier.withVirtualTime(() -> new TeardownLadder(GRACES, engine, VirtualTimeScheduler.get()).climb(child))
                 .expectSubscription()
                 .then(() -> awaitStderr(child, "staying alive (--ignore-eof)"))
                 .expectNoEvent(GRACES.eofGrace())
-                .then(() -> assertEquals(List.of("tether-test-container"), stops))
-                .expectNoEvent(GRACES.termGrace().minusMillis(1))
+                .expectNoEvent(GRACES.dockerStopGrace().minusMillis(1))
                 .then(() -> {
                     Await.pause(SETTLE);
-                    assertTrue(OsProcesses.alive(child.pid()), "no SIGTERM before eofGrace + termGrace");
+                    assertTrue(OsProcesses.alive(child.pid()), "no SIGTERM before eofGrace + dockerStopGrace");
+                    assertEquals(eof, stops.get(0), "asked first at eofGrace");
+                    assertEquals(eof + 250, stops.get(1), "then every 250 ms");
+                    assertEquals(GRACES.dockerStopGrace().toMillis() / 250, stops.size());
                 })
                 .thenAwait(Duration.ofMillis(1))
                 .then(() -> {
@@ -261,6 +264,9 @@ class TeardownLadderTest {
                 })
                 .expectComplete()
                 .verify(BOUND);
+        int asked = stops.size();
+        Await.pause(SETTLE);
+        assertEquals(asked, stops.size(), "no more asking once the rung is over");
     }
 
     @Test

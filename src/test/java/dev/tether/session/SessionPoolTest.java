@@ -125,7 +125,7 @@ class SessionPoolTest {
     void leaseThatTimesOutRetiresTheSessionThoughItsProcessLives() throws Exception {
         harness = PoolHarness.builder(dir)
                 .mcp(new McpProperties(null, Duration.ofMillis(500), null, null, null))
-                .process(new ProcessProperties(Duration.ofMillis(200), Duration.ofMillis(200), null, null, null))
+                .process(new ProcessProperties(Duration.ofMillis(200), Duration.ofMillis(200), Duration.ofSeconds(1), null, null, null))
                 .build();
         ConnectionKey key = harness.connect("frozen", harness.fixture("frozen"));
         ping(harness, key);
