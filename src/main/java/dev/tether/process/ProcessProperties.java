@@ -15,7 +15,8 @@ import org.springframework.util.unit.DataSize;
  *                        time its server gets between the engine's SIGTERM and SIGKILL when its container is stopped
  * @param dockerStopGrace how long a docker child's client may take to exit by itself once the engine is asked to end
  *                        its container, including the time the engine takes to create a container the client is still
- *                        asking for; default 10 s
+ *                        asking for; default 15 s, about the time 20 containers took to be created at once on a busy
+ *                        2-core machine
  * @param killGrace       how long to wait for the tree to vanish after SIGKILL before reporting survivors; default 2 s
  * @param stderrTail      how much of a child's most recent stderr is kept for errors and logs; default 8 KB
  * @param shutdownTimeout how long daemon shutdown waits for in-flight teardowns; default 15 s
@@ -27,7 +28,7 @@ public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration 
     public ProcessProperties {
         eofGrace = Settings.positive("tether.process.eof-grace", eofGrace, Duration.ofSeconds(1));
         termGrace = Settings.positive("tether.process.term-grace", termGrace, Duration.ofSeconds(2));
-        dockerStopGrace = Settings.positive("tether.process.docker-stop-grace", dockerStopGrace, Duration.ofSeconds(10));
+        dockerStopGrace = Settings.positive("tether.process.docker-stop-grace", dockerStopGrace, Duration.ofSeconds(15));
         killGrace = Settings.positive("tether.process.kill-grace", killGrace, Duration.ofSeconds(2));
         shutdownTimeout = Settings.positive("tether.process.shutdown-timeout", shutdownTimeout, Duration.ofSeconds(15));
         stderrTail = stderrTail == null ? DataSize.ofKilobytes(8) : stderrTail;

@@ -11,6 +11,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -19,6 +21,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.tether.TetherProperties;
+import dev.tether.docker.DockerEngine;
+import dev.tether.docker.DockerProperties;
+import dev.tether.docker.DockerRunRewriter;
+import dev.tether.docker.InstanceId;
+import dev.tether.process.ChildProcess;
+import dev.tether.process.ChildProcesses;
+import dev.tether.process.ChildSpec;
+import dev.tether.process.ProcessProperties;
+import dev.tether.process.TeardownReport;
 import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.PackagedDaemon;
@@ -30,8 +47,12 @@ import dev.tether.testsupport.PrometheusScrape;
  * abandoned {@code abort} ms after it was sent, faster than a cold start. Prints what the storm cost, from the
  * daemon's own meters and ladder log lines. Run it with {@code bench/storm.sh}.
  *
+ * <p>Then the teardown ladder alone under the same load, in this JVM: {@code connections} docker children started at
+ * once and all released {@code abort} ms later, while the engine is still creating their containers, which is what a
+ * storm without joined starts does to the ladder.
+ *
  * <p>Arguments: {@code connections=20 rounds=10 abort=250 interval=1000}; any {@code --tether.x=y} is handed to the
- * daemon, e.g. {@code --tether.session.abandoned-start-linger=1ms} to see the storm without joined starts.
+ * daemon, e.g. {@code --tether.session.abandoned-start-linger=0s} to see the storm without joined starts.
  */
 public final class StormBenchmark {
 
@@ -105,17 +126,74 @@ public final class StormBenchmark {
                         - before.sum("tether_children_teardown_total", "rung", rung));
             }
             System.out.printf("teardowns by rung: %s%n", rungs);
+            Map<String, Double> checks = new TreeMap<>();
+            for (String outcome : List.of("healthy", "degraded", "cancelled", "coalesced", "cached")) {
+                checks.put(outcome, metrics.healthChecks(outcome) - before.healthChecks(outcome));
+            }
+            System.out.printf("health checks that reached the daemon, by outcome: %s%n", checks);
             List<Long> teardowns = teardownMillis(logLinesBefore);
             if (!teardowns.isEmpty()) {
                 print("teardown time (ladder start -> tree gone, container removed)", teardowns);
             }
             System.out.printf("containers: peak live %d, stranded after the sessions idled out %d%n", peak.peak(), stranded);
             print("cold spawn, same run (first health check of a fresh connection: docker spawn, handshake, ping)", cold);
+            daemon.stop();
+            ladderStorm(connections, abortMillis);
         }
         finally {
             aborter.shutdownNow();
-            daemon.stop();
-            DockerContainers.removeAllWithLabel(Fixture.DOCKER_LABEL);
+            if (daemon.alive()) {
+                daemon.stop();
+            }
+            // Only this daemon's: the engine may be shared with other runs.
+            DockerEngine engine = new DockerEngine(new DockerProperties(null, null, null), JsonMapper.builder().build());
+            for (var container : DockerContainers.withLabel("tether.instance", daemon.instanceId())) {
+                engine.remove(container.getId()).block(Duration.ofSeconds(30));
+            }
+        }
+    }
+
+    /** Docker children started at once, each released {@code abortMillis} later; which rung ended each, and how fast. */
+    private static void ladderStorm(int count, int abortMillis) throws Exception {
+        Path dataDir = Files.createTempDirectory("tether-bench-ladder");
+        TetherProperties tether = new TetherProperties(dataDir);
+        InstanceId instance = new InstanceId(tether);
+        DockerEngine engine = new DockerEngine(new DockerProperties(null, null, null), JsonMapper.builder().build());
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ChildProcesses children = new ChildProcesses(ProcessProperties.defaults(), tether, engine, registry);
+        DockerRunRewriter rewriter = new DockerRunRewriter(instance);
+        List<Disposable> owners = new ArrayList<>();
+        List<ChildProcess> started = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < count; i++) {
+            ChildSpec spec = rewriter.rewrite(ChildSpec.of(UUID.randomUUID().toString().substring(0, 12), Fixture.everythingDockerCommand()));
+            owners.add(children.using(spec, child -> {
+                started.add(child);
+                return Mono.never();
+            }).subscribe());
+        }
+        Thread.sleep(abortMillis);
+        owners.forEach(Disposable::dispose);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!children.live().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        List<Long> took = new ArrayList<>();
+        Map<String, Integer> rungs = new TreeMap<>();
+        for (ChildProcess child : started) {
+            TeardownReport report = child.onDispose().block(Duration.ofSeconds(5));
+            took.add(report.took().toMillis());
+            rungs.merge(report.rung().tag(), 1, Integer::sum);
+            if (report.containerRemoved()) {
+                rungs.merge("container", 1, Integer::sum);
+            }
+        }
+        Thread.sleep(3_000); // a container asked for by a killed client would show up by now
+        int stranded = DockerContainers.withLabel("tether.instance", instance.value()).size();
+        System.out.printf("ladder alone: %d docker children started at once, released after %d ms: rungs %s, stranded %d%n",
+                started.size(), abortMillis, rungs, stranded);
+        print("ladder alone: teardown time", took);
+        for (var container : DockerContainers.withLabel("tether.instance", instance.value())) {
+            engine.remove(container.getId()).block(Duration.ofSeconds(30));
         }
     }
 
