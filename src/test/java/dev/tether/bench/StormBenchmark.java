@@ -22,7 +22,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -48,10 +47,10 @@ import dev.tether.testsupport.PrometheusScrape;
  * daemon's own meters and ladder log lines. Run it with {@code bench/storm.sh}.
  *
  * <p>Then the teardown ladder alone under the same load, in this JVM: {@code connections} docker children started at
- * once and all released {@code abort} ms later, while the engine is still creating their containers, which is what a
+ * once, each released {@code abort} ms after its spawn, while the engine is still creating their containers, which is what a
  * storm without joined starts does to the ladder.
  *
- * <p>Arguments: {@code connections=20 rounds=10 abort=250 interval=1000}; any {@code --tether.x=y} is handed to the
+ * <p>Arguments: {@code connections=20 rounds=10 abort=250 interval=1000} ({@code rounds=0}: the ladder alone); any {@code --tether.x=y} is handed to the
  * daemon, e.g. {@code --tether.session.abandoned-start-linger=0s} to see the storm without joined starts.
  */
 public final class StormBenchmark {
@@ -78,6 +77,10 @@ public final class StormBenchmark {
         int rounds = args.integer("rounds", 10);
         int abortMillis = args.integer("abort", 250);
         int intervalMillis = args.integer("interval", 1000);
+        if (rounds == 0) {
+            ladderStorm(connections, abortMillis);
+            return;
+        }
         Path jar = PackagedDaemon.jar()
                 .orElseThrow(() -> new IllegalStateException("build the jar first: ./mvnw -DskipTests package"));
         List<String> settings = new ArrayList<>(List.of("--tether.session.idle-ttl=" + IDLE_TTL.toSeconds() + "s",
@@ -162,19 +165,17 @@ public final class StormBenchmark {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         ChildProcesses children = new ChildProcesses(ProcessProperties.defaults(), tether, engine, registry);
         DockerRunRewriter rewriter = new DockerRunRewriter(instance);
-        List<Disposable> owners = new ArrayList<>();
         List<ChildProcess> started = new CopyOnWriteArrayList<>();
         for (int i = 0; i < count; i++) {
             ChildSpec spec = rewriter.rewrite(ChildSpec.of(UUID.randomUUID().toString().substring(0, 12), Fixture.everythingDockerCommand()));
-            owners.add(children.using(spec, child -> {
+            // Each is released abortMillis after its spawn, while the engine still creates its container.
+            children.using(spec, child -> {
                 started.add(child);
-                return Mono.never();
-            }).subscribe());
+                return Mono.delay(Duration.ofMillis(abortMillis)).then(Mono.empty());
+            }).subscribe();
         }
-        Thread.sleep(abortMillis);
-        owners.forEach(Disposable::dispose);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!children.live().isEmpty() && System.nanoTime() < deadline) {
+        while ((started.size() < count || !children.live().isEmpty()) && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
         List<Long> took = new ArrayList<>();
@@ -189,7 +190,7 @@ public final class StormBenchmark {
         }
         Thread.sleep(3_000); // a container asked for by a killed client would show up by now
         int stranded = DockerContainers.withLabel("tether.instance", instance.value()).size();
-        System.out.printf("ladder alone: %d docker children started at once, released after %d ms: rungs %s, stranded %d%n",
+        System.out.printf("ladder alone: %d docker children started at once, each released %d ms after its spawn: rungs %s, stranded %d%n",
                 started.size(), abortMillis, rungs, stranded);
         print("ladder alone: teardown time", took);
         for (var container : DockerContainers.withLabel("tether.instance", instance.value())) {
