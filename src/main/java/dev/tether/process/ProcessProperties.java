@@ -3,6 +3,7 @@ package dev.tether.process;
 import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 
 import dev.tether.Settings;
 import org.springframework.util.unit.DataSize;
@@ -13,18 +14,19 @@ import org.springframework.util.unit.DataSize;
  * @param eofGrace        how long a child may take to exit after its stdin is closed; default 1 s
  * @param termGrace       how long the tree may take to exit after SIGTERM; default 2 s. For a docker child, also the
  *                        time its server gets between the engine's SIGTERM and SIGKILL when its container is stopped
+ * @param killGrace       how long to wait for the tree to vanish after SIGKILL before reporting survivors; default 2 s
+ * @param stderrTail      how much of a child's most recent stderr is kept for errors and logs; default 8 KB
+ * @param shutdownTimeout how long daemon shutdown waits for in-flight teardowns; default 15 s
  * @param dockerStopGrace how long a docker child's client may take to exit by itself once the engine is asked to end
  *                        its container, including the time the engine takes to create a container the client is still
  *                        asking for; default 15 s, about the time 20 containers took to be created at once on a busy
  *                        2-core machine
- * @param killGrace       how long to wait for the tree to vanish after SIGKILL before reporting survivors; default 2 s
- * @param stderrTail      how much of a child's most recent stderr is kept for errors and logs; default 8 KB
- * @param shutdownTimeout how long daemon shutdown waits for in-flight teardowns; default 15 s
  */
 @ConfigurationProperties("tether.process")
-public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration dockerStopGrace, Duration killGrace,
-        DataSize stderrTail, Duration shutdownTimeout) {
+public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration killGrace, DataSize stderrTail,
+        Duration shutdownTimeout, Duration dockerStopGrace) {
 
+    @ConstructorBinding
     public ProcessProperties {
         eofGrace = Settings.positive("tether.process.eof-grace", eofGrace, Duration.ofSeconds(1));
         termGrace = Settings.positive("tether.process.term-grace", termGrace, Duration.ofSeconds(2));
@@ -37,8 +39,14 @@ public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration 
         }
     }
 
+    /** The graces and bounds of any child, with the docker stop rung's default. */
+    public ProcessProperties(Duration eofGrace, Duration termGrace, Duration killGrace, DataSize stderrTail,
+            Duration shutdownTimeout) {
+        this(eofGrace, termGrace, killGrace, stderrTail, shutdownTimeout, null);
+    }
+
     /** The defaults, for code that builds a pipeline outside Spring (tests, benchmarks). */
     public static ProcessProperties defaults() {
-        return new ProcessProperties(null, null, null, null, null, null);
+        return new ProcessProperties(null, null, null, null, null);
     }
 }

@@ -155,17 +155,21 @@ final class PooledSession {
         });
     }
 
-    /**
-     * A start every asker left goes on for a while: an app that reloads faster than a server starts asks again
-     * within seconds, and joining the start it left costs nothing where starting afresh costs a child per reload.
-     * The pool's subscription keeps owning it; the linger runs from the last asker's departure.
-     */
     private void askerLeft() {
         if (leases.decrementAndGet() == 0 && !isReady) {
-            Duration linger = properties.abandonedStartLinger();
-            log.debug("every asker of the half-made session of {} left; it goes on for {} for the next to join", key, linger);
-            abandonment.update(timer.schedule(this::giveUpIfAbandoned, linger.toMillis(), TimeUnit.MILLISECONDS));
+            abandoned();
         }
+    }
+
+    /**
+     * Every asker of the half-made session left. The start goes on for a while: an app that reloads faster than a
+     * server starts asks again within seconds, and joining the start it left costs nothing where starting afresh
+     * costs a child per reload. The pool's subscription keeps owning it; the linger runs from the last departure.
+     */
+    private void abandoned() {
+        Duration linger = properties.abandonedStartLinger();
+        log.debug("every asker of the half-made session of {} left; it goes on for {} for the next to join", key, linger);
+        abandonment.update(timer.schedule(this::giveUpIfAbandoned, linger.toMillis(), TimeUnit.MILLISECONDS));
     }
 
     private void giveUpIfAbandoned() {

@@ -3,6 +3,7 @@ package dev.tether.session;
 import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 
 import dev.tether.Settings;
 
@@ -19,6 +20,7 @@ import dev.tether.Settings;
 public record SessionProperties(Duration idleTtl, Integer maxSessions, Integer maxLeasesPerSession,
         Duration abandonedStartLinger) {
 
+    @ConstructorBinding
     public SessionProperties {
         idleTtl = Settings.positive("tether.session.idle-ttl", idleTtl, Duration.ofMinutes(5));
         maxSessions = Settings.atLeastOne("tether.session.max-sessions", maxSessions, 64);
@@ -27,7 +29,12 @@ public record SessionProperties(Duration idleTtl, Integer maxSessions, Integer m
                 Duration.ofSeconds(15));
     }
 
+    /** The pool's caps, with the default linger. */
+    public SessionProperties(Duration idleTtl, Integer maxSessions, Integer maxLeasesPerSession) {
+        this(idleTtl, maxSessions, maxLeasesPerSession, null);
+    }
+
     public static SessionProperties defaults() {
-        return new SessionProperties(null, null, null, null);
+        return new SessionProperties(null, null, null);
     }
 }

@@ -213,7 +213,7 @@ class CatalogServiceTest {
      */
     @Test
     void syncRefusedAtTheSessionCapEndsAndTheConnectionCanSyncLater() {
-        harness = PoolHarness.builder(dir).sessions(new SessionProperties(null, 1, null, null)).build();
+        harness = PoolHarness.builder(dir).sessions(new SessionProperties(null, 1, null)).build();
         CatalogService catalog = harness.catalog(CatalogProperties.defaults());
         ConnectionKey busy = harness.connect("busy", harness.fixture("busy"));
         ConnectionKey other = harness.connect("other", harness.fixture("other"));

@@ -45,7 +45,7 @@ class ContainerReaperTest {
 
     private static final Duration BOUND = Duration.ofSeconds(30);
     private static final ProcessProperties SHORT_GRACES = new ProcessProperties(Duration.ofMillis(300),
-            Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(500), null, null);
+            Duration.ofMillis(500), Duration.ofMillis(500), null, null);
 
     @RegisterExtension
     final LifecycleGuard guard = new LifecycleGuard();

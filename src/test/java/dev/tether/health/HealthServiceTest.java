@@ -136,7 +136,7 @@ class HealthServiceTest {
     void serverThatStopsAnsweringPingsIsTornDownAndTheVerdictSaysSo() throws Exception {
         harness = PoolHarness.builder(dir)
                 .mcp(new McpProperties(null, Duration.ofMillis(500), null, null, null))
-                .process(new ProcessProperties(Duration.ofMillis(200), Duration.ofMillis(200), Duration.ofSeconds(1), null, null, null))
+                .process(new ProcessProperties(Duration.ofMillis(200), Duration.ofMillis(200), null, null, null))
                 .build();
         HealthService health = harness.health(HealthProperties.defaults());
         ConnectionKey key = harness.connect("frozen", harness.fixture("frozen"));

@@ -53,7 +53,7 @@ abstract class CancellationMatrix {
 
     /** Short graces keep the matrix fast; one case below runs with the defaults. */
     static final ProcessProperties SHORT_GRACES = new ProcessProperties(Duration.ofMillis(300), Duration.ofMillis(500),
-            Duration.ofSeconds(1), Duration.ofMillis(500), null, null);
+            Duration.ofMillis(500), null, null);
 
     static final Duration PHASE_BOUND = Duration.ofSeconds(30);
 
@@ -234,8 +234,9 @@ abstract class CancellationMatrix {
     }
 
     private Duration ladderBound(ProcessProperties graces) {
-        // The stop rung is climbed by docker children only; as a bound it holds for both kinds.
-        return graces.eofGrace().plus(graces.dockerStopGrace()).plus(graces.termGrace()).plus(graces.killGrace()).plus(slack());
+        // Only docker children climb the stop rung.
+        Duration stop = containers() == ContainerRemover.NONE ? Duration.ZERO : graces.dockerStopGrace();
+        return graces.eofGrace().plus(stop).plus(graces.termGrace()).plus(graces.killGrace()).plus(slack());
     }
 
     private void awaitNoContainer(Launch launch, long cancelled, Duration bound) {

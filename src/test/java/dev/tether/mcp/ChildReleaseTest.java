@@ -36,7 +36,7 @@ import dev.tether.testsupport.LifecycleGuard.Launch;
 class ChildReleaseTest {
 
     private static final ProcessProperties SHORT_GRACES = new ProcessProperties(Duration.ofMillis(300),
-            Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(500), null, null);
+            Duration.ofMillis(500), Duration.ofMillis(500), null, null);
     /** Well above the ladder's bound (1.3 s), well below the verify bound. */
     private static final McpProperties HANDSHAKE_WITHIN_8S = new McpProperties(Duration.ofSeconds(8), null, null, null, null);
     private static final int ROUNDS = 3;

@@ -41,7 +41,7 @@ import dev.tether.testsupport.RequiresDocker;
 class SessionOutcomesTest {
 
     private static final ProcessProperties SHORT_GRACES = new ProcessProperties(Duration.ofMillis(300),
-            Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(500), null, null);
+            Duration.ofMillis(500), Duration.ofMillis(500), null, null);
     private static final Duration BOUND = Duration.ofSeconds(30);
     /** The ladder's own bound plus slack for the engine. */
     private static final Duration GONE = Duration.ofMillis(1300 + 4000);

@@ -42,7 +42,7 @@ import dev.tether.testsupport.OsProcesses;
 class ChildProcessesTest {
 
     static final ProcessProperties SHORT_GRACES = new ProcessProperties(Duration.ofMillis(300), Duration.ofMillis(500),
-            Duration.ofSeconds(1), Duration.ofMillis(500), null, null);
+            Duration.ofMillis(500), null, null);
     private static final Duration BOUND = Duration.ofSeconds(20);
     private static final Duration LADDER = Duration.ofMillis(1300 + 2000);
     private static final String PING = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";

@@ -38,7 +38,7 @@ class IdleEvictionTest {
     @BeforeEach
     void wire() {
         idleClock = VirtualTimeScheduler.create();
-        harness = PoolHarness.builder(dir).sessions(new SessionProperties(IDLE_TTL, null, null, null)).timer(idleClock).build();
+        harness = PoolHarness.builder(dir).sessions(new SessionProperties(IDLE_TTL, null, null)).timer(idleClock).build();
     }
 
     @AfterEach

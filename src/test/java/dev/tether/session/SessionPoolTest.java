@@ -52,7 +52,7 @@ class SessionPoolTest {
 
     @Test
     void concurrentAskersShareOneSpawn() {
-        PoolHarness h = harness(new SessionProperties(null, null, 50, null)); // askers waiting for the session hold leases too
+        PoolHarness h = harness(new SessionProperties(null, null, 50)); // askers waiting for the session hold leases too
         ConnectionKey key = h.connect("one", h.fixture("one"));
 
         List<String> answers = Flux.range(0, 50)
@@ -125,7 +125,7 @@ class SessionPoolTest {
     void leaseThatTimesOutRetiresTheSessionThoughItsProcessLives() throws Exception {
         harness = PoolHarness.builder(dir)
                 .mcp(new McpProperties(null, Duration.ofMillis(500), null, null, null))
-                .process(new ProcessProperties(Duration.ofMillis(200), Duration.ofMillis(200), Duration.ofSeconds(1), null, null, null))
+                .process(new ProcessProperties(Duration.ofMillis(200), Duration.ofMillis(200), null, null, null))
                 .build();
         ConnectionKey key = harness.connect("frozen", harness.fixture("frozen"));
         ping(harness, key);
@@ -162,7 +162,7 @@ class SessionPoolTest {
 
     @Test
     void allSessionsBusyAtMaxSessionsIsRefusedNotQueued() {
-        PoolHarness h = harness(new SessionProperties(null, 2, null, null));
+        PoolHarness h = harness(new SessionProperties(null, 2, null));
         ConnectionKey a = h.connect("a", h.fixture("a"));
         ConnectionKey b = h.connect("b", h.fixture("b"));
         ConnectionKey c = h.connect("c", h.fixture("c"));
@@ -182,7 +182,7 @@ class SessionPoolTest {
 
     @Test
     void idleSessionGivesWayToANewOneAtTheCap() {
-        PoolHarness h = harness(new SessionProperties(null, 2, null, null));
+        PoolHarness h = harness(new SessionProperties(null, 2, null));
         ConnectionKey a = h.connect("a", h.fixture("a"));
         ConnectionKey b = h.connect("b", h.fixture("b"));
         ConnectionKey c = h.connect("c", h.fixture("c"));
@@ -199,7 +199,7 @@ class SessionPoolTest {
 
     @Test
     void leasesBeyondMaxLeasesPerSessionAreRefused() {
-        PoolHarness h = harness(new SessionProperties(null, null, 2, null));
+        PoolHarness h = harness(new SessionProperties(null, null, 2));
         ConnectionKey key = h.connect("busy", h.fixture("busy"));
         Disposable one = hold(h, key);
         Disposable two = hold(h, key);
@@ -220,7 +220,7 @@ class SessionPoolTest {
     /** A pool of one lease: if a cancelled, failed or completed lease leaked its count, the last request would be refused. */
     @Test
     void everyWayALeaseEndsGivesItsPlaceBack() {
-        PoolHarness h = harness(new SessionProperties(null, null, 1, null));
+        PoolHarness h = harness(new SessionProperties(null, null, 1));
         ConnectionKey key = h.connect("single", h.fixture("single"));
 
         ping(h, key);
