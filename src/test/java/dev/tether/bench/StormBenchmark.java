@@ -35,6 +35,9 @@ import dev.tether.process.ChildProcesses;
 import dev.tether.process.ChildSpec;
 import dev.tether.process.ProcessProperties;
 import dev.tether.process.TeardownReport;
+import dev.tether.session.PoolHarness;
+import dev.tether.session.SessionProperties;
+import dev.tether.store.ConnectionKey;
 import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.PackagedDaemon;
@@ -50,7 +53,8 @@ import dev.tether.testsupport.PrometheusScrape;
  * once, each released {@code abort} ms after its spawn, while the engine is still creating their containers, which is what a
  * storm without joined starts does to the ladder.
  *
- * <p>Arguments: {@code connections=20 rounds=10 abort=250 interval=1000} ({@code rounds=0}: the ladder alone); any {@code --tether.x=y} is handed to the
+ * <p>Arguments: {@code connections=20 rounds=10 abort=250 interval=1000} ({@code rounds=0}: the ladder alone;
+ * {@code pool=N}: N rounds on the pool alone, without and with the linger); any {@code --tether.x=y} is handed to the
  * daemon, e.g. {@code --tether.session.abandoned-start-linger=0s} to see the storm without joined starts.
  */
 public final class StormBenchmark {
@@ -79,6 +83,11 @@ public final class StormBenchmark {
         int intervalMillis = args.integer("interval", 1000);
         if (rounds == 0) {
             ladderStorm(connections, abortMillis);
+            return;
+        }
+        if (args.integer("pool", 0) > 0) {
+            poolStorm(connections, args.integer("pool", 0), abortMillis, intervalMillis, Duration.ZERO);
+            poolStorm(connections, args.integer("pool", 0), abortMillis, intervalMillis, SessionProperties.defaults().abandonedStartLinger());
             return;
         }
         Path jar = PackagedDaemon.jar()
@@ -196,6 +205,39 @@ public final class StormBenchmark {
         for (var container : DockerContainers.withLabel("tether.instance", instance.value())) {
             engine.remove(container.getId()).block(Duration.ofSeconds(30));
         }
+    }
+
+    /**
+     * The storm on the pool alone, in this JVM, without HTTP or the store in the way: each round asks every
+     * connection's session for a ping and abandons it after {@code abortMillis}.
+     */
+    private static void poolStorm(int count, int rounds, int abortMillis, int intervalMillis, Duration linger) throws Exception {
+        PoolHarness harness = PoolHarness.builder(Files.createTempDirectory("tether-bench-pool")).docker()
+                .sessions(new SessionProperties(IDLE_TTL, null, null, linger)).build();
+        List<ConnectionKey> keys = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            keys.add(harness.connect("pool" + i, Fixture.everythingDockerCommand()));
+        }
+        for (int round = 0; round < rounds; round++) {
+            long roundStart = System.nanoTime();
+            for (ConnectionKey key : keys) {
+                harness.pool().withSession(key, session -> session.ping())
+                        .timeout(Duration.ofMillis(abortMillis), Mono.empty()) // abandoned: the timeout cancels it
+                        .subscribe(ignored -> { }, error -> { });
+            }
+            long left = intervalMillis - (System.nanoTime() - roundStart) / 1_000_000;
+            Thread.sleep(Math.max(0, left));
+        }
+        Thread.sleep(IDLE_TTL.toMillis() + linger.toMillis() + 20_000);
+        Map<String, Double> rungs = new TreeMap<>();
+        for (String rung : List.of("eof", "stop", "term", "kill", "container")) {
+            rungs.put(rung, harness.counter("tether.children.teardown", "rung", rung));
+        }
+        double spawned = harness.counter("tether.children.spawned");
+        int stranded = DockerContainers.withLabel(PoolHarness.INSTANCE_LABEL, harness.instanceId()).size();
+        System.out.printf("pool alone, abandoned-start-linger=%s: %.0f spawns for %d connections (%.2f each), rungs %s, stranded %d%n",
+                linger, spawned, count, spawned / count, rungs, stranded);
+        harness.close();
     }
 
     /** One app reload: integrations, the catalog, a health check per connection and connection polling, each abandoned. */
