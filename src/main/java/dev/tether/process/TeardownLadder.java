@@ -109,9 +109,13 @@ final class TeardownLadder {
      */
     private Mono<Boolean> removeContainer(ChildProcess child, Rung rung) {
         return child.containerName()
-                .map(name -> remove(child, name).flatMap(removed -> removed || rung == Rung.EOF || rung == Rung.STOP ? Mono.just(removed)
+                .map(name -> remove(child, name).flatMap(removed -> removed || !signalled(rung) ? Mono.just(removed)
                         : Mono.delay(CONTAINER_RECHECK, timer).then(remove(child, name))))
                 .orElseGet(() -> Mono.just(false));
+    }
+
+    private static boolean signalled(Rung rung) {
+        return rung == Rung.TERM || rung == Rung.KILL;
     }
 
     private Mono<Boolean> remove(ChildProcess child, String name) {

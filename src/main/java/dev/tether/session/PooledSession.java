@@ -174,7 +174,8 @@ final class PooledSession {
 
     private void giveUpIfAbandoned() {
         if (leases.get() == 0 && !isReady && retirement.tryEmitEmpty().isSuccess()) {
-            log.debug("nobody joined the half-made session of {} within {}; tearing it down", key, properties.abandonedStartLinger());
+            log.debug("nobody joined the half-made session of {} within {}; tearing it down", key,
+                    properties.abandonedStartLinger());
         }
     }
 
