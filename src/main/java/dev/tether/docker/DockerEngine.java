@@ -2,6 +2,7 @@ package dev.tether.docker;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -41,6 +42,30 @@ public final class DockerEngine implements ContainerRemover {
         this.http = HttpClient.create()
                 .remoteAddress(() -> new DomainSocketAddress(properties.socket().toString()))
                 .responseTimeout(properties.requestTimeout());
+    }
+
+    @Override
+    public Mono<Boolean> stop(String containerName, Duration grace) {
+        long seconds = Math.max(1, (grace.toMillis() + 999) / 1000);
+        return http.post()
+                .uri("/containers/" + encode(containerName) + "/stop?t=" + seconds)
+                .responseSingle((response, body) -> {
+                    int status = response.status().code();
+                    if (status == HttpResponseStatus.NO_CONTENT.code()) {
+                        return Mono.just(true);
+                    }
+                    // Not running: created and not started yet, or exited. Nothing runs in it to be killed, and a
+                    // client about to start it (or waiting for it) exits once it is gone.
+                    if (status == HttpResponseStatus.NOT_MODIFIED.code()) {
+                        return remove(containerName).thenReturn(true);
+                    }
+                    // Not created yet: the client's request for it is still on its way.
+                    if (status == HttpResponseStatus.NOT_FOUND.code()) {
+                        return Mono.just(false);
+                    }
+                    return body.asString().defaultIfEmpty("").flatMap(text -> Mono.error(
+                            new DockerEngineException("stopping container " + containerName, status, text)));
+                });
     }
 
     @Override

@@ -43,6 +43,7 @@ public final class ChildProcesses implements SmartLifecycle {
     private final Set<ChildProcess> live = ConcurrentHashMap.newKeySet();
     private final Set<String> starting = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean running = new AtomicBoolean();
+    private final AtomicBoolean stopped = new AtomicBoolean();
 
     @Autowired
     public ChildProcesses(ProcessProperties properties, TetherProperties tether, ContainerRemover containers,
@@ -99,6 +100,11 @@ public final class ChildProcesses implements SmartLifecycle {
                 if (cancelled.get()) {
                     return;
                 }
+                if (stopped.get()) {
+                    // A session start the pool kept going (an abandoned start's linger) must not outlive shutdown.
+                    sink.error(new ChildSpawnException(spec, new IllegalStateException("the daemon is shutting down")));
+                    return;
+                }
                 ChildProcess child;
                 try {
                     child = start(spec);
@@ -108,6 +114,10 @@ public final class ChildProcesses implements SmartLifecycle {
                     return;
                 }
                 sink.success(child);
+                if (stopped.get()) {
+                    // Started while shutdown took its list of live children: nobody else would end it.
+                    child.release("daemon shutdown");
+                }
                 if (cancelled.get()) {
                     // The subscriber left while fork/exec ran, so nobody else will ever release this child.
                     child.release("cancelled while starting");
@@ -173,6 +183,7 @@ public final class ChildProcesses implements SmartLifecycle {
     @Override
     public void stop(Runnable callback) {
         running.set(false);
+        stopped.set(true);
         Duration timeout = properties.shutdownTimeout();
         Flux.fromIterable(live())
                 .flatMap(child -> {

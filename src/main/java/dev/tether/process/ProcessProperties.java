@@ -13,17 +13,22 @@ import org.springframework.util.unit.DataSize;
  * How stdio children are torn down and observed.
  *
  * @param eofGrace        how long a child may take to exit after its stdin is closed; default 1 s
- * @param termGrace       how long the tree may take to exit after SIGTERM; default 2 s
+ * @param termGrace       how long the tree may take to exit after SIGTERM; default 2 s. For a docker child, also the
+ *                        time its server gets between the engine's SIGTERM and SIGKILL when its container is stopped
  * @param killGrace       how long to wait for the tree to vanish after SIGKILL before reporting survivors; default 2 s
  * @param stderrTail      how much of a child's most recent stderr is kept for errors and logs; default 8 KB
  * @param shutdownTimeout how long daemon shutdown waits for in-flight teardowns; default 15 s
  * @param passEnv         names of the daemon's environment variables children inherit beyond the built-in few
  *                        ({@code PATH}, {@code HOME}, locale, time zone, {@code DOCKER_*}); default none. Names
  *                        starting with {@code TETHER_} or {@code SPRING_} are refused at start.
+ * @param dockerStopGrace how long a docker child's client may take to exit by itself once the engine is asked to end
+ *                        its container, including the time the engine takes to create a container the client is still
+ *                        asking for; default 15 s, about the time 20 containers took to be created at once on a busy
+ *                        2-core machine
  */
 @ConfigurationProperties("tether.process")
 public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration killGrace, DataSize stderrTail,
-        Duration shutdownTimeout, List<String> passEnv) {
+        Duration shutdownTimeout, List<String> passEnv, Duration dockerStopGrace) {
 
     @ConstructorBinding
     public ProcessProperties {
@@ -34,6 +39,7 @@ public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration 
         });
         eofGrace = Settings.positive("tether.process.eof-grace", eofGrace, Duration.ofSeconds(1));
         termGrace = Settings.positive("tether.process.term-grace", termGrace, Duration.ofSeconds(2));
+        dockerStopGrace = Settings.positive("tether.process.docker-stop-grace", dockerStopGrace, Duration.ofSeconds(15));
         killGrace = Settings.positive("tether.process.kill-grace", killGrace, Duration.ofSeconds(2));
         shutdownTimeout = Settings.positive("tether.process.shutdown-timeout", shutdownTimeout, Duration.ofSeconds(15));
         stderrTail = stderrTail == null ? DataSize.ofKilobytes(8) : stderrTail;
@@ -42,10 +48,10 @@ public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration 
         }
     }
 
-    /** Without inherited names: for code and tests written before {@code passEnv}. */
+    /** The graces and bounds of any child, with no inherited names and the docker stop rung's default. */
     public ProcessProperties(Duration eofGrace, Duration termGrace, Duration killGrace, DataSize stderrTail,
             Duration shutdownTimeout) {
-        this(eofGrace, termGrace, killGrace, stderrTail, shutdownTimeout, null);
+        this(eofGrace, termGrace, killGrace, stderrTail, shutdownTimeout, null, null);
     }
 
     /** The defaults, for code that builds a pipeline outside Spring (tests, benchmarks). */

@@ -20,8 +20,17 @@ import reactor.core.scheduler.Schedulers;
 import dev.tether.process.TeardownReport.Rung;
 
 /**
- * Ends a child and everything it started, one bounded rung at a time: close stdin, wait; SIGTERM the tree,
+ * Ends a child and everything it started, one bounded rung at a time: close stdin, wait; for a {@code docker run}
+ * child, end its container through the engine and wait for the client to exit by itself; SIGTERM the tree,
  * wait; SIGKILL the tree, wait; then remove its container, whatever happened before.
+ *
+ * <p>The stop rung is for docker children what SIGTERM is for plain ones, without SIGTERM's races. A client still
+ * creating its container holds the EOF it was sent until the container runs, which on a busy machine takes longer
+ * than any EOF grace; signalled meanwhile, it dies before it proxies signals (Go's default for SIGTERM) and leaves the
+ * container it asked for to be created and never started, or it proxies the signal to a container that does not run
+ * yet, and the signal is lost. The engine ends a container whatever the client is doing (stops a running one, removes
+ * one that does not run), and a client whose container ended exits by itself. While the engine has no container by
+ * that name yet, it is asked again, for at most {@code tether.process.docker-stop-grace}.
  */
 final class TeardownLadder {
 
@@ -29,6 +38,7 @@ final class TeardownLadder {
 
     private static final Duration CONTAINER_RECHECK = Duration.ofSeconds(2);
     private static final Duration ZOMBIE_POLL = Duration.ofMillis(100);
+    private static final Duration STOP_RETRY = Duration.ofMillis(250);
 
     private final ProcessProperties properties;
     private final ContainerRemover containers;
@@ -50,11 +60,33 @@ final class TeardownLadder {
             // Closing may block behind a writer stuck on a full pipe; the signals below unblock it.
             Schedulers.boundedElastic().schedule(child::closeStdin);
             return awaitGone(tree, properties.eofGrace())
-                    .flatMap(gone -> gone ? Mono.just(Rung.EOF) : terminate(child, tree))
+                    .flatMap(gone -> gone ? Mono.just(Rung.EOF) : stop(child, tree))
                     .flatMap(rung -> removeContainer(child, rung).map(removed -> new TeardownReport(child.id(), rung,
                             child.exitCode(), removed, survivors(tree),
                             Duration.ofMillis(timer.now(TimeUnit.MILLISECONDS) - start))));
         });
+    }
+
+    /** For a docker child, ends its container and waits for the client to follow; any other child goes on to SIGTERM. */
+    private Mono<Rung> stop(ChildProcess child, List<ProcessHandle> tree) {
+        return child.containerName()
+                .map(name -> Mono.firstWithSignal(awaitGone(tree, properties.dockerStopGrace()), endContainer(child, name))
+                        .flatMap(gone -> gone ? Mono.just(Rung.STOP) : terminate(child, tree)))
+                .orElseGet(() -> terminate(child, tree));
+    }
+
+    /** Asks the engine to end the container until it has one to end; never completes: the client's exit decides. */
+    private Mono<Boolean> endContainer(ChildProcess child, String name) {
+        return Mono.defer(() -> containers.stop(name, properties.termGrace()))
+                // The engine answers once the container is down, after the grace at most; a slow engine is bounded.
+                .timeout(properties.termGrace().plus(properties.killGrace()), timer)
+                .onErrorResume(error -> {
+                    log.warn("{}: could not stop container {}: {}", child, name, error.toString());
+                    return Mono.just(false);
+                })
+                .filter(Boolean::booleanValue)
+                .repeatWhenEmpty(attempts -> attempts.concatMap(attempt -> Mono.delay(STOP_RETRY, timer)))
+                .then(Mono.never());
     }
 
     private Mono<Rung> terminate(ChildProcess child, List<ProcessHandle> snapshot) {
@@ -70,15 +102,20 @@ final class TeardownLadder {
     }
 
     /**
-     * Removes the container by name. A {@code docker run} client killed while it was creating its container may
-     * have asked for it already without the engine having made it: when a forced teardown found nothing to
-     * remove, look once more a moment later rather than leave it to the periodic reaper.
+     * Removes the container by name. A {@code docker run} client signalled while it was creating its container may
+     * have asked for it already without the engine having made it: when a signalled teardown found nothing to
+     * remove, look once more a moment later rather than leave it to the periodic reaper. A client that exited by
+     * itself (EOF, stop) saw its container through.
      */
     private Mono<Boolean> removeContainer(ChildProcess child, Rung rung) {
         return child.containerName()
-                .map(name -> remove(child, name).flatMap(removed -> removed || rung == Rung.EOF ? Mono.just(removed)
+                .map(name -> remove(child, name).flatMap(removed -> removed || !signalled(rung) ? Mono.just(removed)
                         : Mono.delay(CONTAINER_RECHECK, timer).then(remove(child, name))))
                 .orElseGet(() -> Mono.just(false));
+    }
+
+    private static boolean signalled(Rung rung) {
+        return rung == Rung.TERM || rung == Rung.KILL;
     }
 
     private Mono<Boolean> remove(ChildProcess child, String name) {

@@ -21,6 +21,8 @@ public record TeardownReport(String childId, Rung rung, Optional<Integer> exitCo
     public enum Rung {
         /** The child exited after its stdin was closed. */
         EOF,
+        /** A {@code docker run} child exited by itself after its container was stopped through the engine. */
+        STOP,
         /** The tree exited after SIGTERM. */
         TERM,
         /** The tree had to be killed with SIGKILL. */

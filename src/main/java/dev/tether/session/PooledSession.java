@@ -1,5 +1,6 @@
 package dev.tether.session;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,7 +23,8 @@ import dev.tether.store.ConnectionKey;
 /**
  * One warm session of a connection, shared by every lease. The pool's subscription to the session
  * ({@link #start}) owns the child: it ends, and the child with it, when the session is retired (idle,
- * broken, deleted, all askers of a half-made session gone) or when the server dies.
+ * broken, deleted, a half-made session nobody joined within {@code tether.session.abandoned-start-linger}) or when
+ * the server dies.
  */
 final class PooledSession {
 
@@ -38,6 +40,7 @@ final class PooledSession {
     private final AtomicInteger leases = new AtomicInteger();
     private final Disposable.Swap idleEviction = Disposables.swap();
     private final Disposable.Swap lifetime = Disposables.swap();
+    private final Disposable.Swap abandonment = Disposables.swap();
     private volatile boolean isReady;
     private volatile boolean ended;
     private volatile long lastReleased;
@@ -67,13 +70,19 @@ final class PooledSession {
                 .doFinally(signal -> {
                     ended = true;
                     idleEviction.dispose();
+                    abandonment.dispose();
                     // Out of the pool before anyone hears of it: a waiter that retries must find room, not us.
                     onEnd.accept(this);
                     ready.tryEmitError(new SessionRetiredException(key, "it ended before it was ready"));
                 })
                 .subscribe(session -> {
                     isReady = true;
+                    abandonment.dispose();
                     ready.tryEmitValue(session);
+                    if (leases.get() == 0) {
+                        // Every asker left during the start: it is the warm session now, and idles out like any.
+                        startIdleClock();
+                    }
                 }, error -> {
                     ready.tryEmitError(error);
                     log.debug("session of {} ended: {}", key, error.toString());
@@ -147,20 +156,40 @@ final class PooledSession {
     }
 
     private void askerLeft() {
-        // Nobody is left to use a session that is still being made: stop making it.
         if (leases.decrementAndGet() == 0 && !isReady) {
-            retirement.tryEmitEmpty();
-            log.debug("every asker of the half-made session of {} left; tearing it down", key);
+            abandoned();
+        }
+    }
+
+    /**
+     * Every asker of the half-made session left. The start goes on for a while: an app that reloads faster than a
+     * server starts asks again within seconds, and joining the start it left costs nothing where starting afresh
+     * costs a child per reload. The pool's subscription keeps owning it; the linger runs from the last departure.
+     */
+    private void abandoned() {
+        Duration linger = properties.abandonedStartLinger();
+        log.debug("every asker of the half-made session of {} left; it goes on for {} for the next to join", key, linger);
+        abandonment.update(timer.schedule(this::giveUpIfAbandoned, linger.toMillis(), TimeUnit.MILLISECONDS));
+    }
+
+    private void giveUpIfAbandoned() {
+        if (leases.get() == 0 && !isReady && retirement.tryEmitEmpty().isSuccess()) {
+            log.debug("nobody joined the half-made session of {} within {}; tearing it down", key,
+                    properties.abandonedStartLinger());
         }
     }
 
     private Mono<Void> release() {
         return Mono.fromRunnable(() -> {
             if (leases.decrementAndGet() == 0 && !ended) {
-                lastReleased = timer.now(TimeUnit.MILLISECONDS);
-                idleEviction.update(timer.schedule(() -> retireIfIdle("idle for " + properties.idleTtl()),
-                        properties.idleTtl().toMillis(), TimeUnit.MILLISECONDS));
+                startIdleClock();
             }
         });
+    }
+
+    private void startIdleClock() {
+        lastReleased = timer.now(TimeUnit.MILLISECONDS);
+        idleEviction.update(timer.schedule(() -> retireIfIdle("idle for " + properties.idleTtl()),
+                properties.idleTtl().toMillis(), TimeUnit.MILLISECONDS));
     }
 }

@@ -63,10 +63,11 @@ public final class SessionPool {
     }
 
     /**
-     * Runs {@code body} on the connection's warm session, starting the server when there is none. Cancelling
-     * while the session is still being made tears it down if no other asker waits for it; cancelling later
-     * leaves the session warm for the next asker. Fails with a not-found error for an unknown connection and
-     * with {@link SessionLimitException} when a cap is reached.
+     * Runs {@code body} on the connection's warm session, starting the server when there is none. When every
+     * asker of a session still being made cancels, the start goes on under the pool for
+     * {@code tether.session.abandoned-start-linger}, for the next asker to join, and is torn down if none does;
+     * cancelling later leaves the session warm for the next asker. Fails with a not-found error for an unknown
+     * connection and with {@link SessionLimitException} when a cap is reached.
      */
     public <T> Mono<T> withSession(ConnectionKey key, Function<McpSession, Mono<T>> body) {
         return integrationOf(key)

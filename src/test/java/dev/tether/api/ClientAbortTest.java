@@ -39,7 +39,9 @@ import dev.tether.testsupport.RequiresDocker;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "tether.process.eof-grace=500ms", "tether.process.term-grace=500ms", "tether.process.kill-grace=1s",
         "tether.mcp.discovery-timeout=120s", "tether.mcp.ping-timeout=120s", "tether.health.timeout=120s",
-        "tether.session.idle-ttl=100ms", "tether.docker.reap-interval=1h" })
+        "tether.session.idle-ttl=100ms", "tether.docker.reap-interval=1h",
+        // An abandoned start is torn down at once here, as these tests are about what an abort tears down.
+        "tether.session.abandoned-start-linger=0s" })
 @DirtiesContext
 @InProcess
 class ClientAbortTest {

@@ -1,6 +1,7 @@
 package dev.tether.bench;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /** A benchmark's {@code name=value} arguments, each with a default when not given. */
@@ -28,5 +29,11 @@ record BenchArguments(Map<String, String> given) {
 
     double decimal(String name, double fallback) {
         return given.containsKey(name) ? Double.parseDouble(given.get(name)) : fallback;
+    }
+
+    /** Arguments named like daemon settings ({@code --tether.x=y}), to hand to the daemon as given. */
+    List<String> daemonSettings() {
+        return given.entrySet().stream().filter(e -> e.getKey().startsWith("--tether."))
+                .map(e -> e.getKey() + "=" + e.getValue()).sorted().toList();
     }
 }

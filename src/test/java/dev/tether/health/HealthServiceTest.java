@@ -21,6 +21,7 @@ import reactor.test.StepVerifier;
 import dev.tether.mcp.McpProperties;
 import dev.tether.process.ProcessProperties;
 import dev.tether.session.PoolHarness;
+import dev.tether.session.SessionProperties;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.HealthVerdict;
@@ -94,7 +95,8 @@ class HealthServiceTest {
      */
     @Test
     void newerGenerationDropsUnstartedChecksAndSharesTheOneBothWant() {
-        harness = PoolHarness.builder(dir).build();
+        // No linger in the pool: beta's abandoned start is torn down at once rather than kept for a next asker.
+        harness = PoolHarness.builder(dir).sessions(new SessionProperties(null, null, null, Duration.ZERO)).build();
         HealthService health = harness.health(new HealthProperties(null, 2, null));
         ConnectionKey alpha = harness.connect("alpha", harness.fixture("alpha", "--slow-start=1500"));
         ConnectionKey beta = harness.connect("beta", harness.fixture("beta", "--slow-start=1500"));

@@ -41,9 +41,9 @@ import dev.tether.testsupport.OsProcesses;
  * {@link ChildProcesses#live()} for the spawn phase: only to know when to cancel), disposes the subscription,
  * and then asks the OS and the Docker engine, never Tether, whether anything is left.
  *
- * <p>One window is not the ladder's alone: a cancel that lands while {@code docker run} is still creating its
- * container can kill the client after it asked for the container and before the engine made it, so the
- * ladder's removal finds nothing and the container appears, never started, a moment later. The daemon's
+ * <p>One window is not the ladder's alone: a client still creating its container when the stop rung's
+ * {@code docker-stop-grace} runs out is signalled, and may die after it asked for the container and before the engine
+ * made it, so the ladder's removal finds nothing and the container appears, never started, a moment later. The daemon's
  * periodic {@link dev.tether.docker.ContainerReaper} is what removes it, so the spawn-phase and random-instant
  * cases run one, as the daemon does (with a short interval), and allow its interval on top of the ladder's.
  *
@@ -234,7 +234,9 @@ abstract class CancellationMatrix {
     }
 
     private Duration ladderBound(ProcessProperties graces) {
-        return graces.eofGrace().plus(graces.termGrace()).plus(graces.killGrace()).plus(slack());
+        // Only docker children climb the stop rung.
+        Duration stop = containers() == ContainerRemover.NONE ? Duration.ZERO : graces.dockerStopGrace();
+        return graces.eofGrace().plus(stop).plus(graces.termGrace()).plus(graces.killGrace()).plus(slack());
     }
 
     private void awaitNoContainer(Launch launch, long cancelled, Duration bound) {

@@ -239,6 +239,20 @@ class ChildProcessesTest {
         }
     }
 
+    @Test
+    void noChildIsStartedOnceShutdownHasBegun() {
+        // What the pool keeps going on its own (an abandoned start's linger) may ask for a child during shutdown.
+        Launch launch = guard.plain();
+        children.stop();
+
+        StepVerifier.create(children.using(spec(launch), child -> Mono.never()))
+                .expectErrorSatisfies(error -> assertTrue(assertInstanceOf(ChildSpawnException.class, error)
+                        .getMessage().contains("the daemon is shutting down"), error.getMessage()))
+                .verify(BOUND);
+        assertTrue(launch.hostPids().isEmpty(), "no process was started");
+        assertNothingLive();
+    }
+
     /** The registry forgets a child just after its teardown reported, so this waits a little. */
     private void assertNothingLive() {
         Await.until(() -> children.live().isEmpty(), BOUND, () -> "no live child: " + children.live());

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
@@ -172,6 +173,129 @@ class TeardownLadderTest {
                 .expectComplete()
                 .verify(BOUND);
         assertFalse(OsProcesses.alive(grandchild), OsProcesses.describe(grandchild));
+    }
+
+    @Test
+    void dockerChildIgnoringEofHasItsContainerStoppedAtEofGraceAndExitsWithoutASignalFromUs() {
+        // The engine's stop ends the container; its client then exits by itself. Here the stand-in engine ends the
+        // client as the real one's stop would, and records when it was asked.
+        List<String> stops = new CopyOnWriteArrayList<>();
+        AtomicReference<ChildProcess> started = new AtomicReference<>();
+        ContainerRemover engine = new ContainerRemover() {
+            @Override
+            public Mono<Boolean> stop(String name, Duration grace) {
+                return Mono.fromCallable(() -> {
+                    stops.add(name + " t=" + grace + " at " + VirtualTimeScheduler.get().now(TimeUnit.MILLISECONDS));
+                    started.get().closeStdin();
+                    ProcessHandle.of(started.get().pid()).ifPresent(ProcessHandle::destroy);
+                    return true;
+                });
+            }
+
+            @Override
+            public Mono<Boolean> remove(String name) {
+                return Mono.just(false); // --rm got there first
+            }
+        };
+        Launch launch = guard.plain("--ignore-eof");
+        ChildProcess child = RealChildren.start(guard, launch, Optional.of("tether-test-container"), RealChildren::notReleased);
+        started.set(child);
+        launch.awaitHostPids(1, BOUND);
+
+        StepVerifier.withVirtualTime(() -> new TeardownLadder(GRACES, engine, VirtualTimeScheduler.get()).climb(child))
+                .expectSubscription()
+                .then(() -> awaitStderr(child, "staying alive (--ignore-eof)"))
+                .expectNoEvent(GRACES.eofGrace().minusMillis(1))
+                .then(() -> assertEquals(List.of(), stops, "no stop before eofGrace"))
+                .thenAwait(Duration.ofMillis(1))
+                .assertNext(report -> {
+                    assertEquals(Rung.STOP, report.rung());
+                    assertEquals(GRACES.eofGrace(), report.took(), "no recheck of the container: the client saw it through");
+                    assertFalse(report.containerRemoved());
+                })
+                .expectComplete()
+                .verify(BOUND);
+        assertEquals(List.of("tether-test-container t=" + GRACES.termGrace() + " at " + GRACES.eofGrace().toMillis()), stops);
+    }
+
+    @Test
+    void engineIsAskedAgainWhileItHasNoContainerYetAndTheClientIsSignalledAtTheStopGrace() {
+        // The client is still asking for its container: the engine has none by that name to end yet. The EOF sent
+        // may still arrive once the container runs, so the ladder keeps asking the engine, then signals.
+        List<Long> stops = new CopyOnWriteArrayList<>();
+        ContainerRemover engine = new ContainerRemover() {
+            @Override
+            public Mono<Boolean> stop(String name, Duration grace) {
+                return Mono.fromCallable(() -> stops.add(VirtualTimeScheduler.get().now(TimeUnit.MILLISECONDS))).thenReturn(false);
+            }
+
+            @Override
+            public Mono<Boolean> remove(String name) {
+                return Mono.just(false);
+            }
+        };
+        Launch launch = guard.plain("--ignore-eof");
+        ChildProcess child = RealChildren.start(guard, launch, Optional.of("tether-test-container"), RealChildren::notReleased);
+        launch.awaitHostPids(1, BOUND);
+        long eof = GRACES.eofGrace().toMillis();
+
+        StepVerifier.withVirtualTime(() -> new TeardownLadder(GRACES, engine, VirtualTimeScheduler.get()).climb(child))
+                .expectSubscription()
+                .then(() -> awaitStderr(child, "staying alive (--ignore-eof)"))
+                .expectNoEvent(GRACES.eofGrace())
+                .expectNoEvent(GRACES.dockerStopGrace().minusMillis(1))
+                .then(() -> {
+                    Await.pause(SETTLE);
+                    assertTrue(OsProcesses.alive(child.pid()), "no SIGTERM before eofGrace + dockerStopGrace");
+                    assertEquals(eof, stops.get(0), "asked first at eofGrace");
+                    assertEquals(eof + 250, stops.get(1), "then every 250 ms");
+                    assertEquals(GRACES.dockerStopGrace().toMillis() / 250, stops.size());
+                })
+                .thenAwait(Duration.ofMillis(1))
+                .then(() -> {
+                    // SIGTERM ends it; then the container is looked for once more, after the recheck delay.
+                    OsProcesses.awaitGone(List.of(child.pid()), BOUND);
+                    Await.pause(SETTLE);
+                })
+                .thenAwait(Duration.ofSeconds(2))
+                .assertNext(report -> {
+                    assertEquals(Rung.TERM, report.rung());
+                    assertEquals(Optional.of(143), report.exitCode());
+                })
+                .expectComplete()
+                .verify(BOUND);
+        int asked = stops.size();
+        Await.pause(SETTLE);
+        assertEquals(asked, stops.size(), "no more asking once the rung is over");
+    }
+
+    @Test
+    void plainChildIsNeverStoppedThroughTheEngine() {
+        List<String> stops = new CopyOnWriteArrayList<>();
+        ContainerRemover engine = new ContainerRemover() {
+            @Override
+            public Mono<Boolean> stop(String name, Duration grace) {
+                stops.add(name);
+                return Mono.just(true);
+            }
+
+            @Override
+            public Mono<Boolean> remove(String name) {
+                return Mono.just(false);
+            }
+        };
+        Launch launch = guard.plain("--ignore-eof");
+        ChildProcess child = RealChildren.start(guard, launch, RealChildren::notReleased);
+        launch.awaitHostPids(1, BOUND);
+
+        StepVerifier.withVirtualTime(() -> new TeardownLadder(GRACES, engine, VirtualTimeScheduler.get()).climb(child))
+                .expectSubscription()
+                .then(() -> awaitStderr(child, "staying alive (--ignore-eof)"))
+                .thenAwait(GRACES.eofGrace())
+                .assertNext(report -> assertEquals(Rung.TERM, report.rung()))
+                .expectComplete()
+                .verify(BOUND);
+        assertEquals(List.of(), stops);
     }
 
     @Test

@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
+import reactor.test.StepVerifier;
+import reactor.test.scheduler.VirtualTimeScheduler;
 
 import dev.tether.health.HealthProperties;
 import dev.tether.health.HealthService;
@@ -22,14 +24,15 @@ import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.RequiresDocker;
 
 /**
- * The pool with {@code docker run -i --rm} servers: a storm of checks starts one container, and a session whose
- * askers all leave during the handshake leaves no container. Containers are counted by the Docker engine, by
+ * The pool with {@code docker run -i --rm} servers: a storm of checks starts one container, and a start every asker
+ * left is joined by the next asker or, when nobody comes within the linger, leaves no container. Containers are counted by the Docker engine, by
  * the {@code tether.instance} label of this test's harness.
  */
 @RequiresDocker
 class DockerSessionTest {
 
     private static final Duration BOUND = Duration.ofSeconds(60);
+    private static final Duration LINGER = Duration.ofSeconds(15);
 
     @TempDir
     Path dir;
@@ -67,22 +70,38 @@ class DockerSessionTest {
     }
 
     @Test
-    void cancelDuringHandshakeRemovesContainer() {
-        harness = PoolHarness.builder(dir).docker().build();
-        ConnectionKey key = harness.connect("mute", harness.dockerFixture("mute", "--hang-on-initialize"));
+    void abandonedDockerStartIsJoinedByTheNextAskerOrRemovedWhenTheLingerRunsOut() {
+        VirtualTimeScheduler timer = VirtualTimeScheduler.create();
+        try {
+            harness = PoolHarness.builder(dir).docker().sessions(new SessionProperties(null, null, null, LINGER)).timer(timer).build();
+            ConnectionKey joined = harness.connect("joined", harness.dockerFixture("joined", "--slow-start=2000"));
+            ConnectionKey mute = harness.connect("mute", harness.dockerFixture("mute", "--hang-on-initialize"));
 
-        Disposable first = harness.pool().withSession(key, session -> session.ping()).subscribe(ignored -> { }, error -> { });
-        Disposable second = harness.pool().withSession(key, session -> session.ping()).subscribe(ignored -> { }, error -> { });
-        await().atMost(BOUND).until(() -> harness.recorded("mute", "initialize") == 1);
-        assertThat(containers()).as("the half-made session's container runs").isEqualTo(1);
+            Disposable first = harness.pool().withSession(joined, session -> session.ping()).subscribe(ignored -> { }, error -> { });
+            Disposable second = harness.pool().withSession(mute, session -> session.ping()).subscribe(ignored -> { }, error -> { });
+            await().atMost(BOUND).until(() -> containers() == 2);
+            first.dispose(); // both reloads abandon their requests while the containers start
+            second.dispose();
 
-        first.dispose();
-        second.dispose();
+            StepVerifier.create(harness.pool().withSession(joined, session -> session.ping().thenReturn("pong")))
+                    .expectNext("pong").expectComplete().verify(BOUND);
+            assertThat(harness.recorded("joined", "initialize")).as("the next asker joined the start").isEqualTo(1);
+            await().atMost(BOUND).until(() -> harness.recorded("mute", "initialize") == 1);
 
-        DockerContainers.awaitNoneWithLabel(PoolHarness.INSTANCE_LABEL, harness.instanceId(), Duration.ofSeconds(30));
-        await().atMost(BOUND).until(() -> harness.liveProcesses().isEmpty());
-        assertThat(harness.pool().size()).isZero();
-        assertThat(harness.counter("tether.children.spawned", "kind", "docker")).isEqualTo(1.0);
+            timer.advanceTimeBy(LINGER.minusMillis(1));
+            assertThat(containers()).as("1 ms before the linger ends, both containers run").isEqualTo(2);
+            timer.advanceTimeBy(Duration.ofMillis(1));
+            await().atMost(BOUND).until(() -> containers() == 1);
+            assertThat(harness.pool().size()).as("the joined session stays warm").isEqualTo(1);
+            assertThat(harness.counter("tether.children.spawned", "kind", "docker")).isEqualTo(2.0);
+            // Counted once the ladder is done, which is after the container is gone.
+            await("the lingering one obeyed EOF").atMost(BOUND)
+                    .until(() -> harness.counter("tether.children.teardown", "rung", "eof") == 1.0);
+            assertThat(harness.counter("tether.children.teardown", "rung", "container")).isZero();
+        }
+        finally {
+            timer.dispose();
+        }
     }
 
     private int containers() {
