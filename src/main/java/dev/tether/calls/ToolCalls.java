@@ -1,6 +1,7 @@
 package dev.tether.calls;
 
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -23,6 +24,7 @@ public final class ToolCalls {
     private final SessionPool sessions;
     private final CatalogStore catalogs;
     private final MeterRegistry registry;
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
 
     public ToolCalls(SessionPool sessions, CatalogStore catalogs, MeterRegistry registry) {
         this.sessions = sessions;
@@ -77,6 +79,7 @@ public final class ToolCalls {
     }
 
     private Timer timer(String outcome) {
-        return Timer.builder("tether.calls").tag("outcome", outcome).description("agent tool calls").register(registry);
+        return timers.computeIfAbsent(outcome, o -> Timer.builder("tether.calls").tag("outcome", o)
+                .description("agent tool calls").register(registry));
     }
 }

@@ -64,6 +64,7 @@ public final class CatalogService implements SmartLifecycle {
     private final CatalogProperties properties;
     private final Clock clock;
     private final MeterRegistry registry;
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Map<ConnectionKey, Mono<ConnectionTools>> syncing = new ConcurrentHashMap<>();
     private final Set<ConnectionKey> announcedChanged = ConcurrentHashMap.newKeySet();
     private final Sinks.Many<SyncJob> jobs = Sinks.many().unicast().onBackpressureBuffer();
@@ -166,8 +167,8 @@ public final class CatalogService implements SmartLifecycle {
     }
 
     private Timer timer(String outcome) {
-        return Timer.builder("tether.catalog.sync").tag("outcome", outcome)
-                .description("tool catalog syncs").register(registry);
+        return timers.computeIfAbsent(outcome, o -> Timer.builder("tether.catalog.sync").tag("outcome", o)
+                .description("tool catalog syncs").register(registry));
     }
 
     @Override

@@ -49,6 +49,10 @@ public final class HealthService implements SmartLifecycle {
     private record Generation(long id, List<ConnectionKey> keys) {
     }
 
+    /** One key of a generation settled: with its verdict, or without one when the connection vanished meanwhile. */
+    private record Settled(long generation, Optional<HealthEvent> event) {
+    }
+
     private final SessionPool sessions;
     private final ConnectionStore connections;
     private final HealthProperties properties;
@@ -56,10 +60,11 @@ public final class HealthService implements SmartLifecycle {
     private final MeterRegistry registry;
     private final Map<ConnectionKey, Mono<HealthVerdict>> inFlight = new ConcurrentHashMap<>();
     private final Sinks.Many<HealthEvent> verdicts = Sinks.many().multicast().directBestEffort();
-    private final Sinks.Many<HealthEvent> generationVerdicts = Sinks.many().multicast().directBestEffort();
+    private final Sinks.Many<Settled> generationVerdicts = Sinks.many().multicast().directBestEffort();
     private final Sinks.Many<Long> generationStarts = Sinks.many().multicast().directBestEffort();
     private final Sinks.Many<Generation> generations = Sinks.many().unicast().onBackpressureBuffer();
     private final AtomicLong generationIds = new AtomicLong();
+    private final Map<String, Counter> checks = new ConcurrentHashMap<>();
     private volatile Disposable generationRunner;
 
     public HealthService(SessionPool sessions, ConnectionStore connections, HealthProperties properties, Clock clock,
@@ -108,9 +113,11 @@ public final class HealthService implements SmartLifecycle {
                 .collectList()
                 .flatMapMany(keys -> {
                     Generation generation = new Generation(generationIds.incrementAndGet(), keys);
+                    // Every key settles once, verdict or not: a connection deleted mid-generation still counts.
                     Flux<HealthEvent> observed = generationVerdicts.asFlux()
-                            .filter(event -> event.generation() == generation.id())
+                            .filter(settled -> settled.generation() == generation.id())
                             .take(keys.size())
+                            .flatMap(settled -> Mono.justOrEmpty(settled.event()))
                             .takeUntilOther(generationStarts.asFlux().filter(started -> started > generation.id()).next());
                     return keys.isEmpty() ? Flux.empty()
                             : observed.doOnSubscribe(subscription -> generations.emitNext(generation, Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1))));
@@ -167,8 +174,19 @@ public final class HealthService implements SmartLifecycle {
                 .flatMap(verdict -> connections.saveHealth(key, verdict).thenReturn(verdict))
                 .doOnNext(verdict -> {
                     count(verdict.status());
-                    verdicts.tryEmitNext(new HealthEvent(0, key, verdict));
+                    publish(new HealthEvent(0, key, verdict));
                 });
+    }
+
+    /**
+     * Probes end on many threads at once, and a sink refuses a concurrent emission ({@code FAIL_NON_SERIALIZED})
+     * rather than queue it: the lock makes them take turns. It is held only for the hand-over to subscribers,
+     * which never block (the event stream's subscribers are HTTP responses with buffers of their own).
+     */
+    private void publish(HealthEvent event) {
+        synchronized (verdicts) {
+            verdicts.tryEmitNext(event);
+        }
     }
 
     private String describe(Throwable error) {
@@ -181,16 +199,18 @@ public final class HealthService implements SmartLifecycle {
     }
 
     private void count(String outcome) {
-        Counter.builder("tether.health.checks").tag("outcome", outcome)
-                .description("connection health checks by outcome").register(registry).increment();
+        checks.computeIfAbsent(outcome, o -> Counter.builder("tether.health.checks").tag("outcome", o)
+                .description("connection health checks by outcome").register(registry)).increment();
     }
 
-    private Flux<HealthEvent> run(Generation generation) {
+    private Flux<Settled> run(Generation generation) {
         generationStarts.tryEmitNext(generation.id());
         return Flux.fromIterable(generation.keys())
                 .flatMap(key -> shared(key)
-                        .map(verdict -> new HealthEvent(generation.id(), key, verdict))
-                        .onErrorResume(error -> Mono.empty()), properties.concurrency());
+                        .map(verdict -> new Settled(generation.id(), Optional.of(new HealthEvent(generation.id(), key, verdict))))
+                        // Only a lookup failure gets here (a connection deleted since the generation was formed).
+                        .onErrorResume(error -> Mono.just(new Settled(generation.id(), Optional.empty()))),
+                        properties.concurrency());
     }
 
     @Override

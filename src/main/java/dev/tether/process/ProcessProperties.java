@@ -3,6 +3,7 @@ package dev.tether.process;
 import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 
 import dev.tether.Settings;
 import org.springframework.util.unit.DataSize;
@@ -15,12 +16,21 @@ import org.springframework.util.unit.DataSize;
  * @param killGrace       how long to wait for the tree to vanish after SIGKILL before reporting survivors; default 2 s
  * @param stderrTail      how much of a child's most recent stderr is kept for errors and logs; default 8 KB
  * @param shutdownTimeout how long daemon shutdown waits for in-flight teardowns; default 15 s
+ * @param stdoutBufferLines lines a child may write to stdout ahead of Tether's reading before its session fails
+ *                        and the child is torn down; default 10000
+ * @param stdoutBuffer    the same bound in bytes, which also bounds one line; default 16 MB
  */
 @ConfigurationProperties("tether.process")
 public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration killGrace, DataSize stderrTail,
-        Duration shutdownTimeout) {
+        Duration shutdownTimeout, Integer stdoutBufferLines, DataSize stdoutBuffer) {
 
+    @ConstructorBinding
     public ProcessProperties {
+        stdoutBufferLines = Settings.atLeastOne("tether.process.stdout-buffer-lines", stdoutBufferLines, 10_000);
+        stdoutBuffer = stdoutBuffer == null ? DataSize.ofMegabytes(16) : stdoutBuffer;
+        if (stdoutBuffer.toBytes() < 1024) {
+            throw new IllegalArgumentException("tether.process.stdout-buffer must be at least 1KB, was " + stdoutBuffer);
+        }
         eofGrace = Settings.positive("tether.process.eof-grace", eofGrace, Duration.ofSeconds(1));
         termGrace = Settings.positive("tether.process.term-grace", termGrace, Duration.ofSeconds(2));
         killGrace = Settings.positive("tether.process.kill-grace", killGrace, Duration.ofSeconds(2));
@@ -29,6 +39,16 @@ public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration 
         if (stderrTail.toBytes() < 256 || stderrTail.toBytes() > DataSize.ofMegabytes(1).toBytes()) {
             throw new IllegalArgumentException("tether.process.stderr-tail must be between 256B and 1MB, was " + stderrTail);
         }
+    }
+
+    /** The bounds without the stdout buffer settings, which keep their defaults. */
+    public ProcessProperties(Duration eofGrace, Duration termGrace, Duration killGrace, DataSize stderrTail,
+            Duration shutdownTimeout) {
+        this(eofGrace, termGrace, killGrace, stderrTail, shutdownTimeout, null, null);
+    }
+
+    ChildProcess.StdoutBound stdoutBound() {
+        return new ChildProcess.StdoutBound(stdoutBufferLines, stdoutBuffer.toBytes());
     }
 
     /** The defaults, for code that builds a pipeline outside Spring (tests, benchmarks). */

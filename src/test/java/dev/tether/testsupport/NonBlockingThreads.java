@@ -1,0 +1,35 @@
+package dev.tether.testsupport;
+
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingOperationError;
+import reactor.blockhound.integration.BlockHoundIntegration;
+
+/**
+ * What BlockHound, installed for every test by its JUnit platform integration, lets through on non-blocking
+ * threads (Netty event loops, Reactor's parallel scheduler). Everything else that blocks there fails the call,
+ * and with it the test that made it. Each allowance says why it is not a defect.
+ */
+public final class NonBlockingThreads implements BlockHoundIntegration {
+
+    @Override
+    public void applyTo(BlockHound.Builder builder) {
+        builder
+                // r2dbc-h2 wraps embedded H2, which is synchronous by design: each statement runs on the calling
+                // thread. The in-memory store keeps it off the warm request path; PostgreSQL is non-blocking.
+                .allowBlockingCallsInside("io.r2dbc.h2.H2Statement", "execute")
+                .allowBlockingCallsInside("io.r2dbc.h2.H2Connection", "close")
+                .allowBlockingCallsInside("io.r2dbc.h2.H2Connection", "beginTransaction")
+                .allowBlockingCallsInside("io.r2dbc.h2.H2Connection", "commitTransaction")
+                .allowBlockingCallsInside("io.r2dbc.h2.H2Connection", "rollbackTransaction")
+                .allowBlockingCallsInside("io.r2dbc.h2.H2ConnectionFactory", "create")
+                .allowBlockingCallsInside("io.r2dbc.h2.H2Result", "map")
+                // Logback appends under a lock of its own, to a console buffered by the test runner.
+                .allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "writeBytes")
+                .blockingMethodCallback(method -> {
+                    BlockingOperationError error = new BlockingOperationError(method);
+                    // The callers catch and translate errors; print where it happened so the failure is findable.
+                    error.printStackTrace();
+                    throw error;
+                });
+    }
+}
