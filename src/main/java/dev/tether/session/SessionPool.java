@@ -60,6 +60,8 @@ public final class SessionPool {
         this.properties = properties;
         this.timer = timer;
         Gauge.builder("tether.sessions.live", pool, Map::size).description("warm MCP sessions in the pool").register(registry);
+        Gauge.builder("tether.sessions.lease.waiting", pool, live -> live.values().stream().mapToInt(PooledSession::waiting).sum())
+                .description("requests waiting for a lease on a session at max-leases-per-session").register(registry);
     }
 
     /**

@@ -23,6 +23,9 @@ public final class NonBlockingThreads implements BlockHoundIntegration {
                 .allowBlockingCallsInside("io.r2dbc.h2.H2Connection", "rollbackTransaction")
                 .allowBlockingCallsInside("io.r2dbc.h2.H2ConnectionFactory", "create")
                 .allowBlockingCallsInside("io.r2dbc.h2.H2Result", "map")
+                // SecureRandom (UUIDs, child ids) reads /dev/urandom, which on Linux never blocks once the kernel's
+                // pool is seeded at boot: a short read syscall, not a wait.
+                .allowBlockingCallsInside("java.security.SecureRandom", "nextBytes")
                 // Logback appends under a lock of its own, to a console buffered by the test runner.
                 .allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "writeBytes")
                 .blockingMethodCallback(method -> {
