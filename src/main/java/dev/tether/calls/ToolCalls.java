@@ -44,8 +44,7 @@ public final class ToolCalls {
     }
 
     private Mono<StoredTool> find(ToolAddress parsed, String address) {
-        return catalogs.catalog(parsed.connection())
-                .flatMap(catalog -> Mono.justOrEmpty(catalog.tools().stream().filter(t -> t.name().equals(parsed.tool())).findFirst()))
+        return catalogs.tool(parsed.connection(), parsed.tool())
                 .switchIfEmpty(Mono.error(() -> new ToolNotFoundException(address, "no stored catalog has this tool")));
     }
 

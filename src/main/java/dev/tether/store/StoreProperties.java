@@ -1,0 +1,29 @@
+package dev.tether.store;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import dev.tether.Settings;
+
+/**
+ * The store as this daemon holds it in memory.
+ *
+ * @param writeBehind   health verdicts are written to the database at most this long after they are reached,
+ *                      only the newest per connection; default 500 ms
+ * @param changePoll    how often to look for rows other replicas changed in a shared PostgreSQL; default 1 s
+ * @param flushTimeout  how long a graceful stop waits for pending verdicts to reach the database; default 5 s
+ */
+@ConfigurationProperties("tether.store")
+public record StoreProperties(Duration writeBehind, Duration changePoll, Duration flushTimeout) {
+
+    public StoreProperties {
+        writeBehind = Settings.positive("tether.store.write-behind", writeBehind, Duration.ofMillis(500));
+        changePoll = Settings.positive("tether.store.change-poll", changePoll, Duration.ofSeconds(1));
+        flushTimeout = Settings.positive("tether.store.flush-timeout", flushTimeout, Duration.ofSeconds(5));
+    }
+
+    public static StoreProperties defaults() {
+        return new StoreProperties(null, null, null);
+    }
+}
