@@ -126,7 +126,10 @@ public final class CatalogService implements SmartLifecycle {
         }
         // Queued only once registered, never inside a map update: a sync that ends at once (refused by the pool,
         // say) runs on this thread and must be able to remove its entry, or the connection never syncs again.
-        jobs.emitNext(new SyncJob(key, outcome), Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofSeconds(1)));
+        // Askers on many threads queue jobs: the lock makes them take turns rather than spin on a refused emission.
+        synchronized (jobs) {
+            jobs.tryEmitNext(new SyncJob(key, outcome));
+        }
         return outcome.asMono();
     }
 

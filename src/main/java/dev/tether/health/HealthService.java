@@ -46,11 +46,12 @@ public final class HealthService implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(HealthService.class);
 
-    private record Generation(long id, List<ConnectionKey> keys) {
-    }
-
-    /** One key of a generation settled: with its verdict, or without one when the connection vanished meanwhile. */
-    private record Settled(long generation, Optional<HealthEvent> event) {
+    /**
+     * A batch of checks, and its verdicts as they come, kept for whoever observes it: the runner is their only
+     * producer, and completes them when the generation is done or superseded. Nothing counts verdicts, so a
+     * connection deleted mid-generation (no verdict) cannot keep the batch open.
+     */
+    private record Generation(long id, List<ConnectionKey> keys, Sinks.Many<HealthEvent> verdicts) {
     }
 
     private final SessionPool sessions;
@@ -60,8 +61,6 @@ public final class HealthService implements SmartLifecycle {
     private final MeterRegistry registry;
     private final Map<ConnectionKey, Mono<HealthVerdict>> inFlight = new ConcurrentHashMap<>();
     private final Sinks.Many<HealthEvent> verdicts = Sinks.many().multicast().directBestEffort();
-    private final Sinks.Many<Settled> generationVerdicts = Sinks.many().multicast().directBestEffort();
-    private final Sinks.Many<Long> generationStarts = Sinks.many().multicast().directBestEffort();
     private final Sinks.Many<Generation> generations = Sinks.many().unicast().onBackpressureBuffer();
     private final AtomicLong generationIds = new AtomicLong();
     private final Map<String, Counter> checks = new ConcurrentHashMap<>();
@@ -112,16 +111,19 @@ public final class HealthService implements SmartLifecycle {
                 .map(Connection::key)
                 .collectList()
                 .flatMapMany(keys -> {
-                    Generation generation = new Generation(generationIds.incrementAndGet(), keys);
-                    // Every key settles once, verdict or not: a connection deleted mid-generation still counts.
-                    Flux<HealthEvent> observed = generationVerdicts.asFlux()
-                            .filter(settled -> settled.generation() == generation.id())
-                            .take(keys.size())
-                            .flatMap(settled -> Mono.justOrEmpty(settled.event()))
-                            .takeUntilOther(generationStarts.asFlux().filter(started -> started > generation.id()).next());
-                    return keys.isEmpty() ? Flux.empty()
-                            : observed.doOnSubscribe(subscription -> generations.emitNext(generation, Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1))));
+                    if (keys.isEmpty()) {
+                        return Flux.empty();
+                    }
+                    Generation generation = new Generation(generationIds.incrementAndGet(), keys, Sinks.many().replay().all());
+                    return generation.verdicts().asFlux().doOnSubscribe(subscription -> start(generation));
                 });
+    }
+
+    /** Callers on many threads start generations; the lock makes their emissions take turns instead of spinning. */
+    private void start(Generation generation) {
+        synchronized (generations) {
+            generations.tryEmitNext(generation);
+        }
     }
 
     /** Every verdict reached from now on, of single and batch checks alike, each once. */
@@ -203,21 +205,23 @@ public final class HealthService implements SmartLifecycle {
                 .description("connection health checks by outcome").register(registry)).increment();
     }
 
-    private Flux<Settled> run(Generation generation) {
-        generationStarts.tryEmitNext(generation.id());
+    /** The generation's checks; its verdicts go to its observers, one emitter at a time (flatMap serialises). */
+    private Flux<HealthEvent> run(Generation generation) {
         return Flux.fromIterable(generation.keys())
                 .flatMap(key -> shared(key)
-                        .map(verdict -> new Settled(generation.id(), Optional.of(new HealthEvent(generation.id(), key, verdict))))
+                        .map(verdict -> new HealthEvent(generation.id(), key, verdict))
                         // Only a lookup failure gets here (a connection deleted since the generation was formed).
-                        .onErrorResume(error -> Mono.just(new Settled(generation.id(), Optional.empty()))),
-                        properties.concurrency());
+                        .onErrorResume(error -> Mono.empty()), properties.concurrency())
+                .doOnNext(generation.verdicts()::tryEmitNext)
+                // Done, or superseded (switchMap cancels it): either way its observers are finished.
+                .doFinally(signal -> generation.verdicts().tryEmitComplete());
     }
 
     @Override
     public void start() {
         generationRunner = generations.asFlux()
                 .switchMap(this::run)
-                .subscribe(generationVerdicts::tryEmitNext, error -> log.error("health generations stopped", error));
+                .subscribe(null, error -> log.error("health generations stopped", error));
     }
 
     @Override

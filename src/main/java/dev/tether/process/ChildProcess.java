@@ -44,6 +44,8 @@ public final class ChildProcess implements Disposable {
     private final AtomicLong bufferedBytes = new AtomicLong();
     private final LinkedBlockingQueue<String> stdinLines = new LinkedBlockingQueue<>();
     private volatile IOException stdinFailure;
+    private final Sinks.One<Boolean> overflowed = Sinks.one();
+    private volatile ChildOutputOverflowException overflowError;
     private final StderrTail stderr;
     private final Sinks.Empty<Void> stderrClosed = Sinks.empty();
     private final Function<ChildProcess, Mono<TeardownReport>> teardownAction;
@@ -98,10 +100,14 @@ public final class ChildProcess implements Disposable {
      * bound ahead of this subscriber.
      */
     public Flux<String> stdout() {
-        return stdoutLines.asFlux().doOnNext(line -> {
-            bufferedLines.decrementAndGet();
-            bufferedBytes.addAndGet(-line.length());
-        });
+        return stdoutLines.asFlux()
+                .doOnNext(line -> {
+                    bufferedLines.decrementAndGet();
+                    bufferedBytes.addAndGet(-line.length());
+                })
+                // The overflow overtakes the buffered lines: a reader that has stopped reading must hear of it too.
+                .takeUntilOther(overflowed.asMono())
+                .concatWith(Mono.defer(() -> overflowError == null ? Mono.empty() : Mono.error(overflowError)));
     }
 
     /**
@@ -282,7 +288,8 @@ public final class ChildProcess implements Disposable {
     }
 
     private void overflow(String what) {
-        stdoutLines.tryEmitError(new ChildOutputOverflowException(this, what));
+        overflowError = new ChildOutputOverflowException(this, what);
+        overflowed.tryEmitValue(true);
         release("stdout overflowed");
     }
 

@@ -26,6 +26,9 @@ public final class NonBlockingThreads implements BlockHoundIntegration {
                 // SecureRandom (UUIDs, child ids) reads /dev/urandom, which on Linux never blocks once the kernel's
                 // pool is seeded at boot: a short read syscall, not a wait.
                 .allowBlockingCallsInside("java.security.SecureRandom", "nextBytes")
+                // Netty loads its native epoll transport once per JVM, in a static initializer, on whichever thread
+                // first touches it: a one-time read of the jar, not a wait in a request.
+                .allowBlockingCallsInside("io.netty.util.internal.NativeLibraryLoader", "load")
                 // Logback appends under a lock of its own, to a console buffered by the test runner.
                 .allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "writeBytes")
                 .blockingMethodCallback(method -> {
