@@ -89,9 +89,10 @@ abstract class MemoryStoreContract {
 
         clock.advanceTimeBy(StoreProperties.defaults().writeBehind());
         // The write itself is I/O that started at that tick: wait for it, not for time.
-        await().atMost(BOUND).untilAsserted(() ->
-                assertThat(replica.database().find(key).block(BOUND).lastHealth()).contains(HealthVerdict.healthy(2)));
-        assertThat(verdictWrites(replica, key)).as("the create, then one write for both verdicts").isEqualTo(2);
+        await().atMost(BOUND).untilAsserted(() -> {
+            assertThat(replica.database().find(key).block(BOUND).lastHealth()).contains(HealthVerdict.healthy(2));
+            assertThat(verdictWrites(replica, key)).as("the create, then one write for both verdicts").isEqualTo(2);
+        });
     }
 
     @Test
