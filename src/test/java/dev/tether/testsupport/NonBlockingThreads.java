@@ -29,6 +29,10 @@ public final class NonBlockingThreads implements BlockHoundIntegration {
                 // Netty loads its native epoll transport once per JVM, in a static initializer, on whichever thread
                 // first touches it: a one-time read of the jar, not a wait in a request.
                 .allowBlockingCallsInside("io.netty.util.internal.NativeLibraryLoader", "load")
+                // springdoc builds the OpenAPI document on the first GET /api/docs, scanning class files on the
+                // event loop, and caches it. A known cost of the first docs request (pre-loading it instead would
+                // add to start-up), not of the request path.
+                .allowBlockingCallsInside("org.springdoc.api.AbstractOpenApiResource", "getOpenApi")
                 // Logback appends under a lock of its own, to a console buffered by the test runner.
                 .allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "writeBytes")
                 .blockingMethodCallback(method -> {
