@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -45,6 +46,7 @@ public final class ToolCalls {
     private final CatalogService catalogSyncs;
     private final JsonMapper json;
     private final MeterRegistry registry;
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
 
     public ToolCalls(SessionPool sessions, CatalogStore catalogs, BuiltinTools builtins, CatalogService catalogSyncs,
             JsonMapper json, MeterRegistry registry) {
@@ -169,8 +171,7 @@ public final class ToolCalls {
 
     /** From the stored catalog; when it lacks the tool and is stale, from a sync awaited for the catalog grace. */
     private Mono<StoredTool> find(ToolAddress parsed, String address) {
-        return catalogs.catalog(parsed.connection())
-                .flatMap(catalog -> named(catalog.tools(), parsed.tool()))
+        return catalogs.tool(parsed.connection(), parsed.tool())
                 .switchIfEmpty(Mono.defer(() -> catalogSyncs.syncIfStale(parsed.connection())
                         .flatMap(synced -> named(synced.tools(), parsed.tool()))))
                 .switchIfEmpty(Mono.error(() -> new ToolNotFoundException(address, "no stored catalog has this tool")));
@@ -210,6 +211,7 @@ public final class ToolCalls {
     }
 
     private Timer timer(String outcome) {
-        return Timer.builder("tether.calls").tag("outcome", outcome).description("agent tool calls").register(registry);
+        return timers.computeIfAbsent(outcome, o -> Timer.builder("tether.calls").tag("outcome", o)
+                .description("agent tool calls").register(registry));
     }
 }

@@ -64,6 +64,7 @@ public final class CatalogService implements SmartLifecycle {
     private final CatalogProperties properties;
     private final Clock clock;
     private final MeterRegistry registry;
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Map<ConnectionKey, Mono<ConnectionTools>> syncing = new ConcurrentHashMap<>();
     private final Set<ConnectionKey> announcedChanged = ConcurrentHashMap.newKeySet();
     private final Sinks.Many<SyncJob> jobs = Sinks.many().unicast().onBackpressureBuffer();
@@ -157,7 +158,10 @@ public final class CatalogService implements SmartLifecycle {
         }
         // Queued only once registered, never inside a map update: a sync that ends at once (refused by the pool,
         // say) runs on this thread and must be able to remove its entry, or the connection never syncs again.
-        jobs.emitNext(new SyncJob(key, outcome), Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofSeconds(1)));
+        // Askers on many threads queue jobs: the lock makes them take turns rather than spin on a refused emission.
+        synchronized (jobs) {
+            jobs.tryEmitNext(new SyncJob(key, outcome));
+        }
         return outcome.asMono();
     }
 
@@ -209,8 +213,8 @@ public final class CatalogService implements SmartLifecycle {
     }
 
     private Timer timer(String outcome) {
-        return Timer.builder("tether.catalog.sync").tag("outcome", outcome)
-                .description("tool catalog syncs").register(registry);
+        return timers.computeIfAbsent(outcome, o -> Timer.builder("tether.catalog.sync").tag("outcome", o)
+                .description("tool catalog syncs").register(registry));
     }
 
     @Override

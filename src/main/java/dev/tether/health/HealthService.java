@@ -46,7 +46,12 @@ public final class HealthService implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(HealthService.class);
 
-    private record Generation(long id, List<ConnectionKey> keys) {
+    /**
+     * A batch of checks, and its verdicts as they come, kept for whoever observes it: the runner is their only
+     * producer, and completes them when the generation is done or superseded. Nothing counts verdicts, so a
+     * connection deleted mid-generation (no verdict) cannot keep the batch open.
+     */
+    private record Generation(long id, List<ConnectionKey> keys, Sinks.Many<HealthEvent> verdicts) {
     }
 
     private final SessionPool sessions;
@@ -56,10 +61,9 @@ public final class HealthService implements SmartLifecycle {
     private final MeterRegistry registry;
     private final Map<ConnectionKey, Mono<HealthVerdict>> inFlight = new ConcurrentHashMap<>();
     private final Sinks.Many<HealthEvent> verdicts = Sinks.many().multicast().directBestEffort();
-    private final Sinks.Many<HealthEvent> generationVerdicts = Sinks.many().multicast().directBestEffort();
-    private final Sinks.Many<Long> generationStarts = Sinks.many().multicast().directBestEffort();
     private final Sinks.Many<Generation> generations = Sinks.many().unicast().onBackpressureBuffer();
     private final AtomicLong generationIds = new AtomicLong();
+    private final Map<String, Counter> checks = new ConcurrentHashMap<>();
     private volatile Disposable generationRunner;
 
     public HealthService(SessionPool sessions, ConnectionStore connections, HealthProperties properties, Clock clock,
@@ -107,14 +111,19 @@ public final class HealthService implements SmartLifecycle {
                 .map(Connection::key)
                 .collectList()
                 .flatMapMany(keys -> {
-                    Generation generation = new Generation(generationIds.incrementAndGet(), keys);
-                    Flux<HealthEvent> observed = generationVerdicts.asFlux()
-                            .filter(event -> event.generation() == generation.id())
-                            .take(keys.size())
-                            .takeUntilOther(generationStarts.asFlux().filter(started -> started > generation.id()).next());
-                    return keys.isEmpty() ? Flux.empty()
-                            : observed.doOnSubscribe(subscription -> generations.emitNext(generation, Sinks.EmitFailureHandler.busyLooping(Duration.ofSeconds(1))));
+                    if (keys.isEmpty()) {
+                        return Flux.empty();
+                    }
+                    Generation generation = new Generation(generationIds.incrementAndGet(), keys, Sinks.many().replay().all());
+                    return generation.verdicts().asFlux().doOnSubscribe(subscription -> start(generation));
                 });
+    }
+
+    /** Callers on many threads start generations; the lock makes their emissions take turns instead of spinning. */
+    private void start(Generation generation) {
+        synchronized (generations) {
+            generations.tryEmitNext(generation);
+        }
     }
 
     /** Every verdict reached from now on, of single and batch checks alike, each once. */
@@ -167,8 +176,19 @@ public final class HealthService implements SmartLifecycle {
                 .flatMap(verdict -> connections.saveHealth(key, verdict).thenReturn(verdict))
                 .doOnNext(verdict -> {
                     count(verdict.status());
-                    verdicts.tryEmitNext(new HealthEvent(0, key, verdict));
+                    publish(new HealthEvent(0, key, verdict));
                 });
+    }
+
+    /**
+     * Probes end on many threads at once, and a sink refuses a concurrent emission ({@code FAIL_NON_SERIALIZED})
+     * rather than queue it: the lock makes them take turns. It is held only for the hand-over to subscribers,
+     * which never block (the event stream's subscribers are HTTP responses with buffers of their own).
+     */
+    private void publish(HealthEvent event) {
+        synchronized (verdicts) {
+            verdicts.tryEmitNext(event);
+        }
     }
 
     private String describe(Throwable error) {
@@ -181,23 +201,27 @@ public final class HealthService implements SmartLifecycle {
     }
 
     private void count(String outcome) {
-        Counter.builder("tether.health.checks").tag("outcome", outcome)
-                .description("connection health checks by outcome").register(registry).increment();
+        checks.computeIfAbsent(outcome, o -> Counter.builder("tether.health.checks").tag("outcome", o)
+                .description("connection health checks by outcome").register(registry)).increment();
     }
 
+    /** The generation's checks; its verdicts go to its observers, one emitter at a time (flatMap serialises). */
     private Flux<HealthEvent> run(Generation generation) {
-        generationStarts.tryEmitNext(generation.id());
         return Flux.fromIterable(generation.keys())
                 .flatMap(key -> shared(key)
                         .map(verdict -> new HealthEvent(generation.id(), key, verdict))
-                        .onErrorResume(error -> Mono.empty()), properties.concurrency());
+                        // Only a lookup failure gets here (a connection deleted since the generation was formed).
+                        .onErrorResume(error -> Mono.empty()), properties.concurrency())
+                .doOnNext(generation.verdicts()::tryEmitNext)
+                // Done, or superseded (switchMap cancels it): either way its observers are finished.
+                .doFinally(signal -> generation.verdicts().tryEmitComplete());
     }
 
     @Override
     public void start() {
         generationRunner = generations.asFlux()
                 .switchMap(this::run)
-                .subscribe(generationVerdicts::tryEmitNext, error -> log.error("health generations stopped", error));
+                .subscribe(null, error -> log.error("health generations stopped", error));
     }
 
     @Override

@@ -14,6 +14,8 @@ import java.util.stream.Collectors;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 import dev.tether.DataDir;
 
@@ -49,6 +51,11 @@ final class ChildLedger {
 
     private final Path file;
     private final Map<String, Entry> entries = new LinkedHashMap<>();
+    /**
+     * Removals come from whatever thread finished a teardown, often a Netty event loop, where file I/O must
+     * not run: they are written on this thread of the ledger's own instead.
+     */
+    private final Scheduler writer = Schedulers.newSingle("tether-ledger", true);
 
     ChildLedger(Path file) {
         this.file = file;
@@ -59,10 +66,15 @@ final class ChildLedger {
         write();
     }
 
-    synchronized void remove(ChildProcess child) {
-        if (entries.remove(child.id()) != null) {
-            write();
-        }
+    /** Forgets a child that is gone; the file is rewritten on the ledger's own thread, soon after. */
+    void remove(ChildProcess child) {
+        writer.schedule(() -> {
+            synchronized (this) {
+                if (entries.remove(child.id()) != null) {
+                    write();
+                }
+            }
+        });
     }
 
     /**

@@ -1,9 +1,8 @@
 package dev.tether.process;
 
-import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -13,8 +12,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 import reactor.core.Disposable;
@@ -22,7 +23,6 @@ import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * A live stdio child. Only {@link ChildProcesses#using} creates one, and the pipeline that asked for it owns
@@ -35,7 +35,17 @@ public final class ChildProcess implements Disposable {
     private final Process process;
     private final Instant startedAt;
     private final OutputStream stdin;
+    /** The writer thread's end-of-input marker; compared by identity. */
+    private static final String CLOSE = new String("close");
+
     private final Sinks.Many<String> stdoutLines = Sinks.many().unicast().onBackpressureBuffer();
+    private final StdoutBound stdoutBound;
+    private final AtomicLong bufferedLines = new AtomicLong();
+    private final AtomicLong bufferedBytes = new AtomicLong();
+    private final LinkedBlockingQueue<String> stdinLines = new LinkedBlockingQueue<>();
+    private volatile IOException stdinFailure;
+    private final Sinks.One<Boolean> overflowed = Sinks.one();
+    private volatile ChildOutputOverflowException overflowError;
     private final StderrTail stderr;
     private final Sinks.Empty<Void> stderrClosed = Sinks.empty();
     private final Function<ChildProcess, Mono<TeardownReport>> teardownAction;
@@ -43,9 +53,17 @@ public final class ChildProcess implements Disposable {
     private final Sinks.One<TeardownReport> teardown = Sinks.one();
     private volatile String teardownReason = "disposed";
 
-    ChildProcess(ChildSpec spec, Process process, int stderrTailBytes,
+    /**
+     * How much of its stdout a child may have written ahead of the reader: a server that floods stdout faster
+     * than it is read (or writes one endless line) fails its session instead of growing the heap.
+     */
+    record StdoutBound(long lines, long bytes) {
+    }
+
+    ChildProcess(ChildSpec spec, Process process, int stderrTailBytes, StdoutBound stdoutBound,
             Function<ChildProcess, Mono<TeardownReport>> teardownAction) {
         this.spec = spec;
+        this.stdoutBound = stdoutBound;
         this.process = process;
         this.startedAt = process.toHandle().info().startInstant().orElseGet(Instant::now);
         this.stdin = process.getOutputStream();
@@ -53,6 +71,7 @@ public final class ChildProcess implements Disposable {
         this.teardownAction = teardownAction;
         startDaemon("tether-stdout-" + spec.id(), () -> readLines(process.getInputStream()));
         startDaemon("tether-stderr-" + spec.id(), () -> drain(process.getErrorStream()));
+        startDaemon("tether-stdin-" + spec.id(), this::writeLines);
     }
 
     public String id() {
@@ -75,14 +94,35 @@ public final class ChildProcess implements Disposable {
         return spec.containerName();
     }
 
-    /** Lines the child writes to stdout, completing when it closes stdout. One subscriber only. */
+    /**
+     * Lines the child writes to stdout, completing when it closes stdout. One subscriber only. Fails with
+     * {@link ChildOutputOverflowException}, and the child is torn down, when the child writes more than the
+     * bound ahead of this subscriber.
+     */
     public Flux<String> stdout() {
-        return stdoutLines.asFlux();
+        return stdoutLines.asFlux()
+                .doOnNext(line -> {
+                    bufferedLines.decrementAndGet();
+                    bufferedBytes.addAndGet(-line.length());
+                })
+                // The overflow overtakes the buffered lines: a reader that has stopped reading must hear of it too.
+                .takeUntilOther(overflowed.asMono())
+                .concatWith(Mono.defer(() -> overflowError == null ? Mono.empty() : Mono.error(overflowError)));
     }
 
-    /** Writes one line to the child's stdin. */
+    /**
+     * Queues one line for the child's stdin. The child's own writer thread writes it, in order: a full pipe
+     * blocks that thread, never the caller's (often a Netty event loop), and no scheduler hop is paid per
+     * message. Fails with {@link ChildStdinClosedException} once a write has failed.
+     */
     public Mono<Void> send(String line) {
-        return Mono.<Void>fromRunnable(() -> write(line)).subscribeOn(Schedulers.boundedElastic());
+        return Mono.fromRunnable(() -> {
+            IOException failed = stdinFailure;
+            if (failed != null) {
+                throw new ChildStdinClosedException(this, failed);
+            }
+            stdinLines.add(line);
+        });
     }
 
     /** The most recent stderr output, for error messages. */
@@ -175,6 +215,7 @@ public final class ChildProcess implements Disposable {
     }
 
     void closeStdin() {
+        stdinLines.add(CLOSE);
         try {
             stdin.close();
         }
@@ -183,30 +224,73 @@ public final class ChildProcess implements Disposable {
         }
     }
 
-    private void write(String line) {
+    private void writeLines() {
         try {
-            synchronized (stdin) {
+            String line;
+            while ((line = stdinLines.take()) != CLOSE) {
                 stdin.write(line.getBytes(StandardCharsets.UTF_8));
                 stdin.write('\n');
-                stdin.flush();
+                if (stdinLines.isEmpty()) {
+                    stdin.flush();
+                }
             }
         }
         catch (IOException ex) {
-            throw new ChildStdinClosedException(this, ex);
+            stdinFailure = ex;
         }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        stdinLines.clear();
     }
 
     private void readLines(InputStream out) {
-        try (BufferedReader reader = new BufferedReader(new InputStreamReader(out, StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = reader.readLine()) != null) {
-                stdoutLines.tryEmitNext(line);
+        byte[] chunk = new byte[16384];
+        ByteArrayOutputStream line = new ByteArrayOutputStream(256);
+        try (out) {
+            int read;
+            while ((read = out.read(chunk)) >= 0) {
+                int start = 0;
+                for (int i = 0; i < read; i++) {
+                    if (chunk[i] == '\n') {
+                        line.write(chunk, start, i - start);
+                        start = i + 1;
+                        if (!emit(line)) {
+                            return;
+                        }
+                    }
+                }
+                line.write(chunk, start, read - start);
+                if (line.size() > stdoutBound.bytes()) {
+                    overflow("a line longer than " + stdoutBound.bytes() + " bytes");
+                    return;
+                }
             }
         }
         catch (IOException ignored) {
             // Closed under us during teardown: the stream has ended either way.
         }
         stdoutLines.tryEmitComplete();
+    }
+
+    /** Hands a complete line to the reader; false when that overflowed the bound. */
+    private boolean emit(ByteArrayOutputStream line) {
+        int size = line.size();
+        String text = line.toString(StandardCharsets.UTF_8);
+        line.reset();
+        if (bufferedLines.incrementAndGet() > stdoutBound.lines() || bufferedBytes.addAndGet(text.length()) > stdoutBound.bytes()
+                || size > stdoutBound.bytes()) {
+            overflow("more than " + stdoutBound.lines() + " lines or " + stdoutBound.bytes() + " bytes not yet read");
+            return false;
+        }
+        stdoutLines.tryEmitNext(text);
+        return true;
+    }
+
+    private void overflow(String what) {
+        overflowError = new ChildOutputOverflowException(this, what);
+        overflowed.tryEmitValue(true);
+        release("stdout overflowed");
     }
 
     private void drain(InputStream err) {

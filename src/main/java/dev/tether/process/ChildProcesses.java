@@ -134,7 +134,8 @@ public final class ChildProcesses implements SmartLifecycle {
         starting.add(spec.id());
         try {
             Process process = builder.start();
-            ChildProcess child = new ChildProcess(spec, process, (int) properties.stderrTail().toBytes(), this::tearDown);
+            ChildProcess child = new ChildProcess(spec, process, (int) properties.stderrTail().toBytes(),
+                    properties.stdoutBound(), this::tearDown);
             live.add(child);
             ledger.add(child);
             meters.spawned(child);

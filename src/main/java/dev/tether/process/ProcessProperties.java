@@ -25,10 +25,14 @@ import org.springframework.util.unit.DataSize;
  *                        its container, including the time the engine takes to create a container the client is still
  *                        asking for; default 15 s, about the time 20 containers took to be created at once on a busy
  *                        2-core machine
+ * @param stdoutBufferLines lines a child may write to stdout ahead of Tether's reading before its session fails
+ *                        and the child is torn down; default 10000
+ * @param stdoutBuffer    the same bound in bytes, which also bounds one line; default 16 MB
  */
 @ConfigurationProperties("tether.process")
 public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration killGrace, DataSize stderrTail,
-        Duration shutdownTimeout, List<String> passEnv, Duration dockerStopGrace) {
+        Duration shutdownTimeout, List<String> passEnv, Duration dockerStopGrace, Integer stdoutBufferLines,
+        DataSize stdoutBuffer) {
 
     @ConstructorBinding
     public ProcessProperties {
@@ -37,6 +41,11 @@ public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration 
             throw new IllegalArgumentException("tether.process.pass-env must not list " + name
                     + ": TETHER_* and SPRING_* variables configure Tether and never reach a child");
         });
+        stdoutBufferLines = Settings.atLeastOne("tether.process.stdout-buffer-lines", stdoutBufferLines, 10_000);
+        stdoutBuffer = stdoutBuffer == null ? DataSize.ofMegabytes(16) : stdoutBuffer;
+        if (stdoutBuffer.toBytes() < 1024) {
+            throw new IllegalArgumentException("tether.process.stdout-buffer must be at least 1KB, was " + stdoutBuffer);
+        }
         eofGrace = Settings.positive("tether.process.eof-grace", eofGrace, Duration.ofSeconds(1));
         termGrace = Settings.positive("tether.process.term-grace", termGrace, Duration.ofSeconds(2));
         dockerStopGrace = Settings.positive("tether.process.docker-stop-grace", dockerStopGrace, Duration.ofSeconds(15));
@@ -48,10 +57,14 @@ public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration 
         }
     }
 
-    /** The graces and bounds of any child, with no inherited names and the docker stop rung's default. */
+    /** The graces and bounds of any child, with no inherited names and the defaults of the rest. */
     public ProcessProperties(Duration eofGrace, Duration termGrace, Duration killGrace, DataSize stderrTail,
             Duration shutdownTimeout) {
-        this(eofGrace, termGrace, killGrace, stderrTail, shutdownTimeout, null, null);
+        this(eofGrace, termGrace, killGrace, stderrTail, shutdownTimeout, null, null, null, null);
+    }
+
+    ChildProcess.StdoutBound stdoutBound() {
+        return new ChildProcess.StdoutBound(stdoutBufferLines, stdoutBuffer.toBytes());
     }
 
     /** The defaults, for code that builds a pipeline outside Spring (tests, benchmarks). */

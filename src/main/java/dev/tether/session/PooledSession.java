@@ -2,6 +2,7 @@ package dev.tether.session;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -13,6 +14,7 @@ import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 
@@ -38,6 +40,7 @@ final class PooledSession {
     private final Sinks.One<McpSession> ready = Sinks.one();
     private final Sinks.Empty<Void> retirement = Sinks.empty();
     private final AtomicInteger leases = new AtomicInteger();
+    private final ArrayDeque<Slot> queue = new ArrayDeque<>();
     private final Disposable.Swap idleEviction = Disposables.swap();
     private final Disposable.Swap lifetime = Disposables.swap();
     private final Disposable.Swap abandonment = Disposables.swap();
@@ -90,15 +93,23 @@ final class PooledSession {
     }
 
     /**
-     * Runs {@code body} on the session. A lease that completes or is cancelled leaves a healthy session for
-     * the next; a lease whose server failed or timed out retires the session.
+     * Runs {@code body} on the session. At {@code max-leases-per-session} the asker waits its turn, first come
+     * first served, for at most {@code lease-wait}. A lease that completes or is cancelled leaves a healthy
+     * session for the next; a lease whose server failed or timed out retires the session.
      */
     <T> Mono<T> lease(Function<McpSession, Mono<T>> body) {
-        return Mono.usingWhen(acquire(), body,
-                session -> release(),
-                (session, error) -> error instanceof McpServerException ? retire("lease failed: " + error.getMessage()).then(release())
-                        : release(),
-                session -> release());
+        return Mono.usingWhen(slot(), slot -> ready.asMono().flatMap(body),
+                Slot::free,
+                (slot, error) -> error instanceof McpServerException ? retire("lease failed: " + error.getMessage()).then(slot.free())
+                        : slot.free(),
+                Slot::free);
+    }
+
+    /** Askers waiting for a lease now. */
+    int waiting() {
+        synchronized (queue) {
+            return queue.size();
+        }
     }
 
     /** Ends the session unless it is in use; true when it was idle and is now retiring. */
@@ -140,24 +151,128 @@ final class PooledSession {
         return lastReleased;
     }
 
-    private Mono<McpSession> acquire() {
-        return Mono.defer(() -> {
-            if (leases.incrementAndGet() > properties.maxLeasesPerSession()) {
-                leases.decrementAndGet();
-                return Mono.error(new SessionLimitException("tether.session.max-leases-per-session",
-                        "connection " + key + " already has " + properties.maxLeasesPerSession()
-                                + " requests in flight (tether.session.max-leases-per-session)"));
+    /**
+     * One asker's claim on a lease: granted at once below the cap, else queued. Whoever moves it out of
+     * {@code WAITING} decides what happens to the place: a grant hands it over, a cancellation gives it up, and
+     * freeing a granted slot (once, whoever comes first: the lease's end or its cancellation) passes it on.
+     */
+    private final class Slot {
+
+        private static final int WAITING = 0;
+        private static final int GRANTED = 1;
+        private static final int CANCELLED = 2;
+        private static final int FREED = 3;
+
+        private final AtomicInteger state;
+        private final MonoSink<Slot> sink;
+        private final Disposable.Swap deadline = Disposables.swap();
+
+        Slot(MonoSink<Slot> sink, boolean granted) {
+            this.sink = sink;
+            this.state = new AtomicInteger(granted ? GRANTED : WAITING);
+        }
+
+        boolean grant() {
+            if (state.compareAndSet(WAITING, GRANTED)) {
+                deadline.dispose();
+                sink.success(this);
+                return true;
+            }
+            return false;
+        }
+
+        /** The asker left: a waiter leaves the queue at once, a granted place is passed on. */
+        void cancel() {
+            if (!leaveQueue()) {
+                free().subscribe();
+            }
+        }
+
+        void expire() {
+            if (leaveQueue()) {
+                sink.error(refusal("none came free within " + properties.leaseWait() + " (tether.session.lease-wait)"));
+            }
+        }
+
+        private boolean leaveQueue() {
+            if (state.compareAndSet(WAITING, CANCELLED)) {
+                deadline.dispose();
+                synchronized (queue) {
+                    queue.remove(this);
+                }
+                return true;
+            }
+            return false;
+        }
+
+        Mono<Void> free() {
+            return Mono.fromRunnable(() -> {
+                if (state.compareAndSet(GRANTED, FREED)) {
+                    handOver();
+                }
+            });
+        }
+    }
+
+    private Mono<Slot> slot() {
+        return Mono.create(sink -> {
+            Slot claim;
+            boolean now = false;
+            synchronized (queue) {
+                if (leases.get() < properties.maxLeasesPerSession()) {
+                    leases.incrementAndGet();
+                    claim = new Slot(sink, true);
+                    now = true;
+                }
+                else if (queue.size() >= properties.maxLeaseWaiters()) {
+                    sink.error(refusal(properties.maxLeaseWaiters() + " more are already waiting (tether.session.max-lease-waiters)"));
+                    return;
+                }
+                else {
+                    claim = new Slot(sink, false);
+                    queue.add(claim);
+                }
             }
             idleEviction.update(Disposables.disposed());
-            return ready.asMono()
-                    .doOnError(error -> leases.decrementAndGet())
-                    .doOnCancel(this::askerLeft);
+            sink.onCancel(claim::cancel);
+            if (now) {
+                sink.success(claim);
+            }
+            else {
+                // Only a waiter pays for a timer; a lease granted at once schedules nothing.
+                claim.deadline.update(timer.schedule(claim::expire, properties.leaseWait().toMillis(), TimeUnit.MILLISECONDS));
+            }
         });
     }
 
-    private void askerLeft() {
-        if (leases.decrementAndGet() == 0 && !isReady) {
-            abandoned();
+    private SessionLimitException refusal(String why) {
+        return new SessionLimitException("tether.session.max-leases-per-session", "connection " + key + " already has "
+                + properties.maxLeasesPerSession() + " requests in flight (tether.session.max-leases-per-session) and "
+                + why);
+    }
+
+    /** A lease ended: its place goes to the longest waiter, or back to the session. */
+    private void handOver() {
+        while (true) {
+            Slot next;
+            synchronized (queue) {
+                next = queue.poll();
+                if (next == null) {
+                    leases.decrementAndGet();
+                    break;
+                }
+            }
+            if (next.grant()) {
+                return;
+            }
+        }
+        if (leases.get() == 0) {
+            if (!isReady && !ended) {
+                abandoned();
+            }
+            else if (!ended) {
+                startIdleClock();
+            }
         }
     }
 
@@ -177,14 +292,6 @@ final class PooledSession {
             log.debug("nobody joined the half-made session of {} within {}; tearing it down", key,
                     properties.abandonedStartLinger());
         }
-    }
-
-    private Mono<Void> release() {
-        return Mono.fromRunnable(() -> {
-            if (leases.decrementAndGet() == 0 && !ended) {
-                startIdleClock();
-            }
-        });
     }
 
     private void startIdleClock() {

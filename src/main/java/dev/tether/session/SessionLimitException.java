@@ -1,6 +1,6 @@
 package dev.tether.session;
 
-/** A cap of the session pool was reached; the request is refused rather than queued. */
+/** A cap of the session pool was reached (for leases: and the wait in line ran out); the request is refused. */
 public final class SessionLimitException extends RuntimeException {
 
     private final String limit;

@@ -60,6 +60,8 @@ public final class SessionPool {
         this.properties = properties;
         this.timer = timer;
         Gauge.builder("tether.sessions.live", pool, Map::size).description("warm MCP sessions in the pool").register(registry);
+        Gauge.builder("tether.sessions.lease.waiting", pool, live -> live.values().stream().mapToInt(PooledSession::waiting).sum())
+                .description("requests waiting for a lease on a session at max-leases-per-session").register(registry);
     }
 
     /**
@@ -123,7 +125,7 @@ public final class SessionPool {
         return making.then(credentials.credentials(key)).map(values -> {
             makeRoom(key);
             PooledSession fresh = new PooledSession(key, integration.configChangedAt(), sessions.open(IntegrationServers.of(integration, values)),
-                    properties, timer, toolsChanged::tryEmitNext);
+                    properties, timer, this::announceToolsChanged);
             PooledSession raced = pool.putIfAbsent(key, fresh);
             if (raced != null) {
                 return raced; // another asker won; ours was never started, so there is nothing to clean up
@@ -131,6 +133,13 @@ public final class SessionPool {
             fresh.start(ended -> pool.remove(key, ended));
             return fresh;
         });
+    }
+
+    /** Sessions announce on their own threads; the lock keeps the sink from refusing a concurrent emission. */
+    private void announceToolsChanged(ConnectionKey key) {
+        synchronized (toolsChanged) {
+            toolsChanged.tryEmitNext(key);
+        }
     }
 
     /** At the cap, the least recently used idle session gives way; when every session is busy, the asker is refused. */

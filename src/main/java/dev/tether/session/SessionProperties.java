@@ -13,15 +13,20 @@ import dev.tether.Settings;
  * @param idleTtl            a session nobody has leased for this long is torn down; default 5 min
  * @param maxSessions        live sessions (so live children) at most, across all connections; default 64
  * @param maxLeasesPerSession parallel leases (tool calls, checks, syncs) on one session; default 16
+ * @param leaseWait          how long an asker beyond {@code max-leases-per-session} waits in line (first come,
+ *                           first served) before it is refused with a 429; default 5 s
+ * @param maxLeaseWaiters    askers waiting in line for one session at most; one more is refused at once; default 1024
  * @param abandonedStartLinger how long a session start every asker left goes on under the pool, for the next asker
  *                           to join; 0 tears it down at once; default 15 s, the default handshake bound
  */
 @ConfigurationProperties("tether.session")
-public record SessionProperties(Duration idleTtl, Integer maxSessions, Integer maxLeasesPerSession,
-        Duration abandonedStartLinger) {
+public record SessionProperties(Duration idleTtl, Integer maxSessions, Integer maxLeasesPerSession, Duration leaseWait,
+        Integer maxLeaseWaiters, Duration abandonedStartLinger) {
 
     @ConstructorBinding
     public SessionProperties {
+        leaseWait = Settings.notNegative("tether.session.lease-wait", leaseWait, Duration.ofSeconds(5));
+        maxLeaseWaiters = Settings.atLeastOne("tether.session.max-lease-waiters", maxLeaseWaiters, 1024);
         idleTtl = Settings.positive("tether.session.idle-ttl", idleTtl, Duration.ofMinutes(5));
         maxSessions = Settings.atLeastOne("tether.session.max-sessions", maxSessions, 64);
         maxLeasesPerSession = Settings.atLeastOne("tether.session.max-leases-per-session", maxLeasesPerSession, 16);
@@ -29,9 +34,9 @@ public record SessionProperties(Duration idleTtl, Integer maxSessions, Integer m
                 Duration.ofSeconds(15));
     }
 
-    /** The pool's caps, with the default linger. */
+    /** The pool's caps, with the defaults of the lease queue and the linger. */
     public SessionProperties(Duration idleTtl, Integer maxSessions, Integer maxLeasesPerSession) {
-        this(idleTtl, maxSessions, maxLeasesPerSession, null);
+        this(idleTtl, maxSessions, maxLeasesPerSession, null, null, null);
     }
 
     public static SessionProperties defaults() {

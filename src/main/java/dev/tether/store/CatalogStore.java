@@ -9,4 +9,9 @@ public interface CatalogStore {
     Mono<StoredCatalog> catalog(ConnectionKey key);
 
     Mono<Void> saveCatalog(ConnectionKey key, StoredCatalog catalog);
+
+    /** One tool of the stored catalog, by the name in its address; empty when there is none. */
+    default Mono<StoredTool> tool(ConnectionKey key, String name) {
+        return catalog(key).flatMap(catalog -> Mono.justOrEmpty(catalog.tools().stream().filter(t -> t.name().equals(name)).findFirst()));
+    }
 }

@@ -25,6 +25,6 @@ public interface ConnectionStore {
 
     Mono<Boolean> delete(ConnectionKey key);
 
-    /** Persists a verdict as the connection's {@code lastHealth}; empty when the connection is gone. */
-    Mono<Connection> saveHealth(ConnectionKey key, HealthVerdict verdict);
+    /** Persists a verdict as the connection's {@code lastHealth}; emits false when the connection is gone. */
+    Mono<Boolean> saveHealth(ConnectionKey key, HealthVerdict verdict);
 }

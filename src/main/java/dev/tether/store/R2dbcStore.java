@@ -198,13 +198,13 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
     }
 
     @Override
-    public Mono<Connection> saveHealth(ConnectionKey key, HealthVerdict verdict) {
+    public Mono<Boolean> saveHealth(ConnectionKey key, HealthVerdict verdict) {
         GenericExecuteSpec spec = db.sql("UPDATE connection SET health_status = :status, health_checked_at = :checked, "
                         + "health_detail = :detail WHERE owner = :owner AND integration = :integration AND name = :name")
                 .bind("status", verdict.status())
                 .bind("checked", verdict.checkedAt());
         spec = verdict.detail().isPresent() ? spec.bind("detail", verdict.detail().get()) : spec.bindNull("detail", String.class);
-        return keyed(spec, key).flatMap(rows -> rows == 0 ? Mono.empty() : find(key));
+        return keyed(spec, key).map(rows -> rows > 0);
     }
 
     // ---- credentials -----------------------------------------------------------------------

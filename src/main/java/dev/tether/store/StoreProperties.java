@@ -1,20 +1,39 @@
 package dev.tether.store;
 
+import java.time.Duration;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import dev.tether.Settings;
+
 /**
- * How the store keeps secrets.
+ * The store: how this daemon holds it in memory and how it keeps secrets.
  *
- * @param secretKey the AES-256 key that encrypts secret values at rest, base64 (32 bytes); default none, and then
- *                  {@code <data-dir>/secret.key} (created {@code 0600} on first start). Set it
- *                  ({@code TETHER_STORE_SECRET_KEY}) where the data dir is not kept, e.g. with PostgreSQL in
- *                  Kubernetes: the key must never live in the database it protects.
+ * @param writeBehind   health verdicts are written to the database at most this long after they are reached,
+ *                      only the newest per connection; default 500 ms
+ * @param changePoll    how often to look for rows other replicas changed in a shared PostgreSQL; default 1 s
+ * @param flushTimeout  how long a graceful stop waits for pending verdicts to reach the database; default 5 s
+ * @param secretKey     the AES-256 key that encrypts secret values at rest, base64 (32 bytes); default none, and then
+ *                      {@code <data-dir>/secret.key} (created {@code 0600} on first start). Set it
+ *                      ({@code TETHER_STORE_SECRET_KEY}) where the data dir is not kept, e.g. with PostgreSQL in
+ *                      Kubernetes: the key must never live in the database it protects.
  */
 @ConfigurationProperties("tether.store")
-public record StoreProperties(String secretKey) {
+public record StoreProperties(Duration writeBehind, Duration changePoll, Duration flushTimeout, String secretKey) {
+
+    public StoreProperties {
+        writeBehind = Settings.positive("tether.store.write-behind", writeBehind, Duration.ofMillis(500));
+        changePoll = Settings.positive("tether.store.change-poll", changePoll, Duration.ofSeconds(1));
+        flushTimeout = Settings.positive("tether.store.flush-timeout", flushTimeout, Duration.ofSeconds(5));
+    }
+
+    public static StoreProperties defaults() {
+        return new StoreProperties(null, null, null, null);
+    }
 
     @Override
     public String toString() {
-        return "StoreProperties[secretKey=" + (secretKey == null || secretKey.isBlank() ? "unset" : "***") + "]";
+        return "StoreProperties[writeBehind=" + writeBehind + ", changePoll=" + changePoll + ", flushTimeout=" + flushTimeout
+                + ", secretKey=" + (secretKey == null || secretKey.isBlank() ? "unset" : "***") + "]";
     }
 }

@@ -215,7 +215,7 @@ public final class StormBenchmark {
      */
     private static void poolStorm(int count, int rounds, int abortMillis, int intervalMillis, Duration linger) throws Exception {
         PoolHarness harness = PoolHarness.builder(Files.createTempDirectory("tether-bench-pool")).docker()
-                .sessions(new SessionProperties(IDLE_TTL, null, null, linger)).build();
+                .sessions(new SessionProperties(IDLE_TTL, null, null, null, null, linger)).build();
         List<ConnectionKey> keys = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             keys.add(harness.connect("pool" + i, Fixture.everythingDockerCommand()));

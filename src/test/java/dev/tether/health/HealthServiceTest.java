@@ -96,7 +96,7 @@ class HealthServiceTest {
     @Test
     void newerGenerationDropsUnstartedChecksAndSharesTheOneBothWant() {
         // No linger in the pool: beta's abandoned start is torn down at once rather than kept for a next asker.
-        harness = PoolHarness.builder(dir).sessions(new SessionProperties(null, null, null, Duration.ZERO)).build();
+        harness = PoolHarness.builder(dir).sessions(new SessionProperties(null, null, null, null, null, Duration.ZERO)).build();
         HealthService health = harness.health(new HealthProperties(null, 2, null));
         ConnectionKey alpha = harness.connect("alpha", harness.fixture("alpha", "--slow-start=1500"));
         ConnectionKey beta = harness.connect("beta", harness.fixture("beta", "--slow-start=1500"));

@@ -44,7 +44,7 @@ class ChildEnvironmentTest {
         daemon.put("AWS_SECRET_ACCESS_KEY", "not-listed");
         daemon.put("EXTRA_LISTED", "listed-value");
         ProcessProperties properties = new ProcessProperties(Duration.ofMillis(300), Duration.ofMillis(500),
-                Duration.ofMillis(500), null, null, List.of("EXTRA_LISTED"), null);
+                Duration.ofMillis(500), null, null, List.of("EXTRA_LISTED"), null, null, null);
         ChildProcesses children = new ChildProcesses(properties, ContainerRemover.NONE, guard.tether(),
                 new SimpleMeterRegistry(), Schedulers.newSingle("test-teardown", true), daemon);
 
@@ -69,7 +69,7 @@ class ChildEnvironmentTest {
         ChildEnvironment environment = new ChildEnvironment(Map.of("TETHER_API_TOKEN", "t", "SPRING_DATASOURCE_PASSWORD", "p",
                 "OK_NAME", "ok"), List.of("TETHER_API_TOKEN", "SPRING_DATASOURCE_PASSWORD", "OK_NAME"));
         assertThat(environment.of(ChildSpec.of("x", List.of("true")))).containsExactly(Map.entry("OK_NAME", "ok"));
-        assertThatThrownBy(() -> new ProcessProperties(null, null, null, null, null, List.of("TETHER_API_TOKEN"), null))
+        assertThatThrownBy(() -> new ProcessProperties(null, null, null, null, null, List.of("TETHER_API_TOKEN"), null, null, null))
                 .hasMessageContaining("tether.process.pass-env").hasMessageContaining("TETHER_API_TOKEN");
     }
 }

@@ -30,7 +30,7 @@ final class RealChildren {
             guard.watch(process.pid());
             ChildSpec spec = ChildSpec.of("test-" + process.pid(), launch.argv());
             return new ChildProcess(containerName.map(name -> spec.withArgv(spec.argv(), name)).orElse(spec), process,
-                    STDERR_TAIL, teardown);
+                    STDERR_TAIL, ProcessProperties.defaults().stdoutBound(), teardown);
         }
         catch (IOException ex) {
             throw new UncheckedIOException(ex);

@@ -38,7 +38,7 @@ class AbandonedStartTest {
     private PoolHarness harness;
 
     private PoolHarness harness(Integer maxSessions) {
-        harness = PoolHarness.builder(dir).sessions(new SessionProperties(IDLE_TTL, maxSessions, null, LINGER)).timer(timer).build();
+        harness = PoolHarness.builder(dir).sessions(new SessionProperties(IDLE_TTL, maxSessions, null, null, null, LINGER)).timer(timer).build();
         return harness;
     }
 

@@ -73,7 +73,7 @@ class DockerSessionTest {
     void abandonedDockerStartIsJoinedByTheNextAskerOrRemovedWhenTheLingerRunsOut() {
         VirtualTimeScheduler timer = VirtualTimeScheduler.create();
         try {
-            harness = PoolHarness.builder(dir).docker().sessions(new SessionProperties(null, null, null, LINGER)).timer(timer).build();
+            harness = PoolHarness.builder(dir).docker().sessions(new SessionProperties(null, null, null, null, null, LINGER)).timer(timer).build();
             ConnectionKey joined = harness.connect("joined", harness.dockerFixture("joined", "--slow-start=2000"));
             ConnectionKey mute = harness.connect("mute", harness.dockerFixture("mute", "--hang-on-initialize"));
 

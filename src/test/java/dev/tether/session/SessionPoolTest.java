@@ -198,8 +198,8 @@ class SessionPoolTest {
     }
 
     @Test
-    void leasesBeyondMaxLeasesPerSessionAreRefused() {
-        PoolHarness h = harness(new SessionProperties(null, null, 2));
+    void leasesBeyondMaxLeasesPerSessionAreRefusedWhenTheyMayNotWait() {
+        PoolHarness h = harness(new SessionProperties(null, null, 2, Duration.ZERO, null, null));
         ConnectionKey key = h.connect("busy", h.fixture("busy"));
         Disposable one = hold(h, key);
         Disposable two = hold(h, key);
@@ -220,7 +220,7 @@ class SessionPoolTest {
     /** A pool of one lease: if a cancelled, failed or completed lease leaked its count, the last request would be refused. */
     @Test
     void everyWayALeaseEndsGivesItsPlaceBack() {
-        PoolHarness h = harness(new SessionProperties(null, null, 1));
+        PoolHarness h = harness(new SessionProperties(null, null, 1, Duration.ZERO, null, null));
         ConnectionKey key = h.connect("single", h.fixture("single"));
 
         ping(h, key);

@@ -11,8 +11,8 @@ import org.springframework.r2dbc.core.DatabaseClient;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The real store on an embedded H2 database of its own, for tests that wire services by hand: one instance
- * behind every store interface, as Spring wires it.
+ * The real store (held in memory, written through to an embedded H2 database of its own), for tests that wire
+ * services by hand: one instance behind every store interface, as Spring wires it.
  */
 public final class TestStores {
 
@@ -30,8 +30,12 @@ public final class TestStores {
         Flyway.configure().dataSource("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "").load().migrate();
         ConnectionFactory factory = ConnectionFactories.get(ConnectionFactoryOptions.parse("r2dbc:h2:mem:///" + name + "?DB_CLOSE_DELAY=-1")
                 .mutate().option(ConnectionFactoryOptions.USER, "sa").option(ConnectionFactoryOptions.PASSWORD, "").build());
-        R2dbcStore store = new R2dbcStore(DatabaseClient.create(factory), new R2dbcTransactionManager(factory),
-                JsonMapper.builder().build(), SecretBox.random());
-        return new Stores(store, store, store, store, store);
+        DatabaseClient db = DatabaseClient.create(factory);
+        R2dbcStore database = new R2dbcStore(db, new R2dbcTransactionManager(factory), JsonMapper.builder().build(),
+                SecretBox.random());
+        // Not started: one replica reads everything from memory, and a started store would keep polling and
+        // flushing on its timers after the test that made it has ended.
+        MemoryStore store = MemoryStore.over(database, db, StoreProperties.defaults());
+        return new Stores(store, store, store, store, database);
     }
 }

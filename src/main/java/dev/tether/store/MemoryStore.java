@@ -1,0 +1,337 @@
+package dev.tether.store;
+
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Primary;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.stereotype.Component;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The store as every other part of Tether sees it: integrations, connections and parsed catalogs held in
+ * memory, so that a warm request never waits for the database. The database stays the truth:
+ *
+ * <ul>
+ * <li>Everything is loaded on first use (the lifecycle starts that before the server takes requests).
+ * <li>Every write goes through here: to the database first, then into memory, then into the change log
+ *     ({@code store_change}) that replicas sharing a PostgreSQL poll every {@code tether.store.change-poll} to
+ *     reload exactly the rows another replica changed.
+ * <li>Health verdicts are the exception: they are in memory at once and reach the database behind, at most
+ *     {@code tether.store.write-behind} later and only the newest per connection. A graceful stop flushes what is
+ *     pending; a {@code kill -9} loses at most the verdicts of that last interval.
+ * </ul>
+ * Credentials are not held here: they are needed only to start a server, and stay in the database until then.
+ */
+@Primary
+@Component
+final class MemoryStore implements IntegrationStore, ConnectionStore, CredentialStore, CatalogStore, SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(MemoryStore.class);
+    private static final Duration CHANGE_LOG_KEPT = Duration.ofHours(1);
+    /** Identity values are handed out before commit, so a change may become visible after a later one was read. */
+    private static final long LOOKBACK = 64;
+
+    /** A catalog with its tools indexed by the name in their address. */
+    private record Indexed(StoredCatalog catalog, Map<String, StoredTool> byName) {
+
+        static Indexed of(StoredCatalog catalog) {
+            Map<String, StoredTool> byName = new HashMap<>();
+            catalog.tools().forEach(tool -> byName.putIfAbsent(tool.name(), tool));
+            return new Indexed(catalog, byName);
+        }
+    }
+
+    private final R2dbcStore store;
+    private final StoreChanges changes;
+    private final StoreProperties properties;
+    private final Scheduler timer;
+    private final Map<String, Integration> integrations = new ConcurrentHashMap<>();
+    private final Map<ConnectionKey, Connection> connections = new ConcurrentHashMap<>();
+    private final Map<ConnectionKey, Optional<Indexed>> catalogs = new ConcurrentHashMap<>();
+    private final Map<ConnectionKey, HealthVerdict> pendingVerdicts = new ConcurrentHashMap<>();
+    private final Mono<Boolean> loaded;
+    private final Disposable.Composite running = Disposables.composite();
+    private final AtomicBoolean started = new AtomicBoolean();
+
+    @Autowired
+    MemoryStore(R2dbcStore store, DatabaseClient db, StoreProperties properties) {
+        this(store, new StoreChanges(db), properties, Schedulers.parallel());
+    }
+
+    MemoryStore(R2dbcStore store, StoreChanges changes, StoreProperties properties, Scheduler timer) {
+        this.store = store;
+        this.changes = changes;
+        this.properties = properties;
+        this.timer = timer;
+        // A failed load is not remembered: the next asker tries again.
+        this.loaded = Mono.defer(this::load).cache(ok -> Duration.ofMillis(Long.MAX_VALUE), error -> Duration.ZERO,
+                () -> Duration.ZERO);
+    }
+
+    /** Wraps a store for code that wires services by hand (tests, benchmarks). */
+    static MemoryStore over(R2dbcStore store, DatabaseClient db, StoreProperties properties) {
+        return new MemoryStore(store, new StoreChanges(db), properties, Schedulers.parallel());
+    }
+
+    private Mono<Boolean> load() {
+        // The change log's position first: whatever changes while loading is applied again afterwards.
+        return changes.latest().flatMap(position -> store.all()
+                .doOnNext(integration -> integrations.put(integration.slug(), integration))
+                .thenMany(store.all(Optional.empty(), Optional.empty()))
+                .doOnNext(connection -> connections.put(connection.key(), connection))
+                .then(Mono.fromRunnable(() -> changes.seen(position)))
+                .thenReturn(true));
+    }
+
+    private <T> Mono<T> read(java.util.function.Supplier<T> value) {
+        return loaded.then(Mono.fromSupplier(value));
+    }
+
+    // ---- integrations ----------------------------------------------------------------------
+
+    @Override
+    public Mono<Integration> create(Integration integration) {
+        return loaded.then(store.create(integration))
+                .doOnNext(created -> integrations.put(created.slug(), created))
+                .flatMap(created -> changes.record("integration", created.slug()).thenReturn(created));
+    }
+
+    @Override
+    public Mono<Integration> update(Integration integration) {
+        return loaded.then(store.update(integration))
+                .doOnNext(updated -> integrations.put(updated.slug(), updated))
+                .flatMap(updated -> changes.record("integration", updated.slug()).thenReturn(updated));
+    }
+
+    @Override
+    public Mono<Integration> find(String slug) {
+        return read(() -> integrations.get(slug));
+    }
+
+    @Override
+    public Flux<Integration> all() {
+        return read(() -> integrations.values().stream().sorted(Comparator.comparing(Integration::slug)).toList())
+                .flatMapIterable(list -> list);
+    }
+
+    @Override
+    public Mono<Boolean> delete(String slug) {
+        return loaded.then(store.delete(slug))
+                .doOnNext(existed -> forgetIntegration(slug))
+                .flatMap(existed -> changes.record("integration", slug).thenReturn(existed));
+    }
+
+    private void forgetIntegration(String slug) {
+        integrations.remove(slug);
+        connections.keySet().removeIf(key -> key.integration().equals(slug));
+        catalogs.keySet().removeIf(key -> key.integration().equals(slug));
+        pendingVerdicts.keySet().removeIf(key -> key.integration().equals(slug));
+    }
+
+    // ---- connections -----------------------------------------------------------------------
+
+    @Override
+    public Mono<Connection> create(Connection connection, Map<String, String> credentials) {
+        return loaded.then(store.create(connection, credentials))
+                .doOnNext(created -> connections.put(created.key(), created))
+                .flatMap(created -> changes.record("connection", StoreChanges.item(created.key())).thenReturn(created));
+    }
+
+    @Override
+    public Mono<Connection> update(Connection connection, Optional<Map<String, String>> credentials) {
+        return loaded.then(store.update(connection, credentials))
+                // The database's row, with the verdict this daemon reached but has not written yet.
+                .map(updated -> Optional.ofNullable(pendingVerdicts.get(updated.key())).map(updated::withHealth).orElse(updated))
+                .doOnNext(updated -> connections.put(updated.key(), updated))
+                .flatMap(updated -> changes.record("connection", StoreChanges.item(updated.key())).thenReturn(updated));
+    }
+
+    @Override
+    public Mono<Connection> find(ConnectionKey key) {
+        return read(() -> connections.get(key));
+    }
+
+    @Override
+    public Flux<Connection> all(Optional<String> integration, Optional<Owner> owner) {
+        return read(() -> connections.values().stream()
+                .filter(c -> integration.map(c.key().integration()::equals).orElse(true))
+                .filter(c -> owner.map(c.key().owner()::equals).orElse(true))
+                .sorted(Comparator.comparing((Connection c) -> c.key().integration())
+                        .thenComparing(c -> c.key().owner().wire())
+                        .thenComparing(c -> c.key().name()))
+                .toList())
+                .flatMapIterable(list -> list);
+    }
+
+    @Override
+    public Mono<Boolean> delete(ConnectionKey key) {
+        return loaded.then(store.delete(key))
+                .doOnNext(existed -> {
+                    connections.remove(key);
+                    catalogs.remove(key);
+                    pendingVerdicts.remove(key);
+                })
+                .flatMap(existed -> changes.record("connection", StoreChanges.item(key)).thenReturn(existed));
+    }
+
+    /** In memory at once; in the database within {@code tether.store.write-behind}. */
+    @Override
+    public Mono<Boolean> saveHealth(ConnectionKey key, HealthVerdict verdict) {
+        return read(() -> {
+            Connection updated = connections.computeIfPresent(key, (k, connection) -> connection.withHealth(verdict));
+            if (updated == null) {
+                return false;
+            }
+            pendingVerdicts.put(key, verdict);
+            return true;
+        });
+    }
+
+    /** Writes every pending verdict, the newest of each connection; a verdict reached meanwhile waits for the next. */
+    Mono<Void> flush() {
+        return Flux.fromIterable(List.copyOf(pendingVerdicts.keySet()))
+                .concatMap(key -> Mono.justOrEmpty(pendingVerdicts.get(key))
+                        .flatMap(verdict -> store.saveHealth(key, verdict)
+                                .doOnNext(saved -> pendingVerdicts.remove(key, verdict))
+                                .flatMap(saved -> saved ? changes.record("connection", StoreChanges.item(key)) : Mono.empty())))
+                .then();
+    }
+
+    // ---- credentials -----------------------------------------------------------------------
+
+    @Override
+    public Mono<Map<String, String>> credentials(ConnectionKey key) {
+        return store.credentials(key);
+    }
+
+    // ---- catalogs --------------------------------------------------------------------------
+
+    @Override
+    public Mono<StoredCatalog> catalog(ConnectionKey key) {
+        return indexed(key).map(Indexed::catalog);
+    }
+
+    @Override
+    public Mono<StoredTool> tool(ConnectionKey key, String name) {
+        return indexed(key).flatMap(indexed -> Mono.justOrEmpty(indexed.byName().get(name)));
+    }
+
+    /** Catalogs are read from the database once each, on first use: most are never asked for before they are synced. */
+    private Mono<Indexed> indexed(ConnectionKey key) {
+        return loaded.then(Mono.defer(() -> {
+            Optional<Indexed> known = catalogs.get(key);
+            if (known != null) {
+                return Mono.justOrEmpty(known);
+            }
+            if (!connections.containsKey(key)) {
+                return Mono.empty();
+            }
+            return store.catalog(key).map(Indexed::of).map(Optional::of).defaultIfEmpty(Optional.empty())
+                    // A sync that saved meanwhile wins over what was read before it.
+                    .map(read -> catalogs.computeIfAbsent(key, k -> read))
+                    .flatMap(Mono::justOrEmpty);
+        }));
+    }
+
+    @Override
+    public Mono<Void> saveCatalog(ConnectionKey key, StoredCatalog catalog) {
+        return loaded.then(store.saveCatalog(key, catalog))
+                .then(Mono.fromRunnable(() -> {
+                    if (connections.containsKey(key)) {
+                        catalogs.put(key, Optional.of(Indexed.of(catalog)));
+                    }
+                }))
+                .then(changes.record("catalog", StoreChanges.item(key)));
+    }
+
+    // ---- other replicas --------------------------------------------------------------------
+
+    /** Reloads what other replicas changed since the last look. */
+    Mono<Void> catchUp() {
+        return loaded.thenMany(changes.since(LOOKBACK))
+                .concatMap(change -> switch (change.kind()) {
+                    case "integration" -> store.find(change.item()).map(Optional::of).defaultIfEmpty(Optional.empty())
+                            .doOnNext(found -> found.ifPresentOrElse(i -> integrations.put(i.slug(), i),
+                                    () -> forgetIntegration(change.item())));
+                    case "connection" -> reloadConnection(StoreChanges.key(change.item()));
+                    case "catalog" -> Mono.fromRunnable(() -> catalogs.remove(StoreChanges.key(change.item())));
+                    default -> Mono.empty();
+                })
+                .then();
+    }
+
+    private Mono<?> reloadConnection(ConnectionKey key) {
+        return store.find(key).map(Optional::of).defaultIfEmpty(Optional.empty())
+                .doOnNext(found -> found.ifPresentOrElse(c -> connections.put(key,
+                                Optional.ofNullable(pendingVerdicts.get(key)).map(c::withHealth).orElse(c)),
+                        () -> {
+                            connections.remove(key);
+                            catalogs.remove(key);
+                            pendingVerdicts.remove(key);
+                        }));
+    }
+
+    @Override
+    public void start() {
+        if (!started.compareAndSet(false, true)) {
+            return;
+        }
+        running.add(loaded.subscribe(null, error -> log.warn("store not loaded yet: {}", error.toString())));
+        running.add(Flux.interval(properties.writeBehind(), timer)
+                .onBackpressureDrop()
+                .concatMap(tick -> flush().onErrorResume(error -> {
+                    log.warn("health verdicts not written yet, retrying: {}", error.toString());
+                    return Mono.empty();
+                }), 1)
+                .subscribe());
+        running.add(Flux.interval(properties.changePoll(), timer)
+                .onBackpressureDrop()
+                .concatMap(tick -> catchUp().then(changes.prune(CHANGE_LOG_KEPT)).onErrorResume(error -> {
+                    log.warn("cannot read the store's change log: {}", error.toString());
+                    return Mono.empty();
+                }), 1)
+                .subscribe());
+    }
+
+    /** Flushes the pending verdicts, bounded by {@code tether.store.flush-timeout}, before the database closes. */
+    @Override
+    public void stop(Runnable callback) {
+        running.dispose();
+        flush().timeout(properties.flushTimeout())
+                .doFinally(signal -> callback.run())
+                .subscribe(null, error -> log.warn("{} health verdict(s) not written at shutdown: {}", pendingVerdicts.size(),
+                        error.toString()));
+    }
+
+    @Override
+    public void stop() {
+        stop(() -> { });
+    }
+
+    @Override
+    public boolean isRunning() {
+        return started.get() && !running.isDisposed();
+    }
+
+    /** Stops after the health checks (phase 10), before the children (phase 0), so their last verdicts are flushed. */
+    @Override
+    public int getPhase() {
+        return 5;
+    }
+}

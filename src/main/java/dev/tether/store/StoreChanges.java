@@ -1,0 +1,91 @@
+package dev.tether.store;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.springframework.r2dbc.core.DatabaseClient;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The {@code store_change} log: one row per write, so that a replica holding the store in memory finds what
+ * another one changed by reading a few rows of one table. Rows this replica wrote itself are skipped.
+ */
+final class StoreChanges {
+
+    /** A change another replica made. */
+    record Change(long seq, String kind, String item) {
+    }
+
+    private final DatabaseClient db;
+    private final String origin = UUID.randomUUID().toString();
+    private final AtomicLong latest = new AtomicLong();
+    /** Changes read in the look-back window, so that one read twice is not applied twice. */
+    private final Map<Long, Boolean> applied = Collections.synchronizedMap(new LinkedHashMap<>(256, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
+            return size() > 4096;
+        }
+    });
+    private volatile long lastPrune;
+
+    StoreChanges(DatabaseClient db) {
+        this.db = db;
+    }
+
+    static String item(ConnectionKey key) {
+        return key.owner().wire() + "/" + key.integration() + "/" + key.name();
+    }
+
+    static ConnectionKey key(String item) {
+        String[] parts = item.split("/", 3);
+        return new ConnectionKey(Owner.parse(parts[0]).orElseThrow(), parts[1], parts[2]);
+    }
+
+    Mono<Void> record(String kind, String item) {
+        return db.sql("INSERT INTO store_change (kind, item, origin, changed_at) VALUES (:kind, :item, :origin, :at)")
+                .bind("kind", kind).bind("item", item).bind("origin", origin).bind("at", System.currentTimeMillis())
+                .fetch().rowsUpdated().then();
+    }
+
+    /** The newest change now, where reading starts. */
+    Mono<Long> latest() {
+        return db.sql("SELECT COALESCE(MAX(seq), 0) AS latest FROM store_change")
+                .map(row -> row.get("latest", Long.class))
+                .one();
+    }
+
+    void seen(long position) {
+        latest.accumulateAndGet(position, Math::max);
+    }
+
+    /** Changes of other replicas after the last seen, re-reading {@code lookback} before it for late commits. */
+    Flux<Change> since(long lookback) {
+        return Flux.defer(() -> db.sql("SELECT seq, kind, item, origin FROM store_change WHERE seq > :after ORDER BY seq")
+                .bind("after", Math.max(0, latest.get() - lookback))
+                .map(row -> new Object[] { row.get("seq", Long.class), row.get("kind", String.class), row.get("item", String.class),
+                        row.get("origin", String.class) })
+                .all()
+                .filter(row -> applied.put((Long) row[0], Boolean.TRUE) == null)
+                .doOnNext(row -> seen((Long) row[0]))
+                .filter(row -> !origin.equals(row[3]))
+                .map(row -> new Change((Long) row[0], (String) row[1], (String) row[2])));
+    }
+
+    /** Drops rows older than {@code kept}, at most once a minute. */
+    Mono<Void> prune(Duration kept) {
+        return Mono.defer(() -> {
+            long now = System.currentTimeMillis();
+            if (now - lastPrune < 60_000) {
+                return Mono.empty();
+            }
+            lastPrune = now;
+            return db.sql("DELETE FROM store_change WHERE changed_at < :before").bind("before", now - kept.toMillis())
+                    .fetch().rowsUpdated().then();
+        });
+    }
+}

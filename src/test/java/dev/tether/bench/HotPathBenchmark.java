@@ -1,0 +1,292 @@
+package dev.tether.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.PackagedDaemon;
+import dev.tether.testsupport.TestImages;
+
+/**
+ * The hot path of the packaged daemon against the raw limit of the same server: server-everything in one
+ * {@code docker run -i --rm}, reached through Tether over HTTP (keep-alive) and, in the same run, directly over
+ * the stdio of its own container with JSON-RPC. Prints warm health checks, tool calls from 1, 8 and 32
+ * concurrent clients on one connection, and {@code GET /api/tools} over a large stored catalog, each beside
+ * the raw figure and their ratio. Run it with {@code bench/hotpath.sh}.
+ *
+ * <p>Arguments: {@code samples=500 seconds=5 connections=50 tools=100}.
+ */
+public final class HotPathBenchmark {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    /** The fixture's own tools; {@code --tools=N} adds N generated ones. */
+    private static final int FIXTURE_TOOLS = 5;
+
+    private final int samples;
+    private final int seconds;
+    private final int connections;
+    private final int tools;
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final List<String[]> rows = new ArrayList<>();
+
+    private HotPathBenchmark(BenchArguments args) {
+        samples = args.integer("samples", 500);
+        seconds = args.integer("seconds", 5);
+        connections = args.integer("connections", 50);
+        tools = args.integer("tools", 100);
+    }
+
+    public static void main(String[] argv) throws Exception {
+        new HotPathBenchmark(BenchArguments.parse(argv)).run();
+        System.exit(0);
+    }
+
+    /** Latencies in microseconds, sorted. */
+    private record Latencies(List<Long> micros) {
+
+        static Latencies of(List<Long> micros) {
+            List<Long> sorted = new ArrayList<>(micros);
+            Collections.sort(sorted);
+            return new Latencies(sorted);
+        }
+
+        double p50() {
+            return micros.get(micros.size() / 2) / 1000.0;
+        }
+
+        double p99() {
+            return micros.get((int) Math.ceil(micros.size() * 0.99) - 1) / 1000.0;
+        }
+    }
+
+    private void run() throws Exception {
+        Path jar = PackagedDaemon.jar().orElseThrow(() -> new IllegalStateException("build the jar first: ./mvnw -DskipTests package"));
+        List<String> everything = Fixture.everythingDockerCommand(); // builds the test image when missing
+        Path dataDir = Files.createTempDirectory("tether-bench-hotpath");
+        System.out.printf("Tether hot-path benchmark: %s, %d cores, java %s%n", TestImages.NODE_IMAGE,
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+
+        Latencies rawPing;
+        Latencies rawEcho;
+        try (RawServer raw = RawServer.start(everything)) {
+            rawPing = raw.measure("ping", "{}", samples);
+            rawEcho = raw.measure("tools/call", "{\"name\":\"echo\",\"arguments\":{\"message\":\"hot path\"}}", samples);
+        }
+        System.out.printf("raw JSON-RPC over the container's stdio: ping p50 %.2f ms p99 %.2f ms; tools/call echo p50 %.2f ms%n",
+                rawPing.p50(), rawPing.p99(), rawEcho.p50());
+
+        try (PackagedDaemon daemon = PackagedDaemon.start(jar, dataDir, List.of(), Map.of())) {
+            send(daemon, "POST", "/api/mcp/servers", Map.of("transport", "stdio", "name", "Everything", "slug", "everything",
+                    "command", everything.get(0), "args", everything.subList(1, everything.size())));
+            send(daemon, "POST", "/api/connections/org/everything/default/refresh", null);
+
+            Latencies health = sequential(daemon, "POST", "/api/connections/org/everything/default/health", null);
+            rows.add(new String[] { "warm POST …/health p50 / p99", ms(health.p50()) + " / " + ms(health.p99()),
+                    "ping " + ms(rawPing.p50()) + " / " + ms(rawPing.p99()), ratio(health.p50(), rawPing.p50()) });
+
+            Map<String, Object> echo = Map.of("address", "tools.everything.org.default.echo", "args", Map.of("message", "hot path"));
+            for (int clients : new int[] { 1, 8, 32 }) {
+                Load load = concurrent(daemon, clients, echo);
+                rows.add(new String[] { "POST /api/tools/call echo, " + clients + " client" + (clients == 1 ? "" : "s"),
+                        String.format("%.0f/s, p50 %s, %d errors", load.rate(), ms(load.latencies().p50()), load.errors()),
+                        "echo p50 " + ms(rawEcho.p50()), ratio(load.latencies().p50(), rawEcho.p50()) });
+            }
+            System.out.printf("after the load: RSS %.0f MiB%n", daemon.residentMiB());
+        }
+
+        Path catalogDir = Files.createTempDirectory("tether-bench-hotpath-tools");
+        try (PackagedDaemon daemon = PackagedDaemon.start(jar, catalogDir, List.of(), Map.of())) {
+            registerAndSync(daemon);
+            Latencies list = sequential(daemon, "GET", "/api/tools", null);
+            rows.add(new String[] { "GET /api/tools, " + connections * tools + " stored tools",
+                    "p50 " + ms(list.p50()) + ", p99 " + ms(list.p99()), "", "" });
+        }
+
+        System.out.println();
+        System.out.println("| figure | Tether | raw stdio, same run | ratio |");
+        System.out.println("|---|---|---|---|");
+        rows.forEach(row -> System.out.printf("| %s | %s | %s | %s |%n", (Object[]) row));
+    }
+
+    private static String ms(double millis) {
+        return String.format("%.2f ms", millis);
+    }
+
+    private static String ratio(double tether, double raw) {
+        return String.format("%.1f×", tether / raw);
+    }
+
+    private Latencies sequential(PackagedDaemon daemon, String method, String path, Object body) throws Exception {
+        for (int i = 0; i < Math.max(50, samples / 5); i++) {
+            send(daemon, method, path, body); // warm-up: JIT, caches, the connection
+        }
+        List<Long> micros = new ArrayList<>();
+        for (int i = 0; i < samples; i++) {
+            long start = System.nanoTime();
+            send(daemon, method, path, body);
+            micros.add((System.nanoTime() - start) / 1_000);
+        }
+        return Latencies.of(micros);
+    }
+
+    private record Load(double rate, Latencies latencies, int errors) {
+    }
+
+    /** {@code clients} threads calling back to back for {@code seconds}, after a warm-up of the same length. */
+    private Load concurrent(PackagedDaemon daemon, int clients, Object body) throws Exception {
+        byte[] payload = JSON.writeValueAsBytes(body);
+        for (boolean warmUp : new boolean[] { true, false }) {
+            ConcurrentLinkedQueue<Long> micros = new ConcurrentLinkedQueue<>();
+            AtomicInteger errors = new AtomicInteger();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            CountDownLatch done = new CountDownLatch(clients);
+            long began = System.nanoTime();
+            for (int c = 0; c < clients; c++) {
+                Thread client = new Thread(() -> {
+                    try {
+                        while (System.nanoTime() < deadline) {
+                            long start = System.nanoTime();
+                            HttpResponse<String> response = http.send(daemon.request("/api/tools/call")
+                                    .header("Content-Type", "application/json")
+                                    .POST(HttpRequest.BodyPublishers.ofByteArray(payload)).build(), HttpResponse.BodyHandlers.ofString());
+                            if (response.statusCode() == 200 && !response.body().contains("\"isError\":true")) {
+                                micros.add((System.nanoTime() - start) / 1_000);
+                            }
+                            else {
+                                errors.incrementAndGet();
+                            }
+                        }
+                    }
+                    catch (Exception ex) {
+                        errors.incrementAndGet();
+                    }
+                    finally {
+                        done.countDown();
+                    }
+                });
+                client.setDaemon(true);
+                client.start();
+            }
+            done.await();
+            if (!warmUp) {
+                double took = (System.nanoTime() - began) / 1e9;
+                return new Load(micros.size() / took, Latencies.of(new ArrayList<>(micros)), errors.get());
+            }
+        }
+        throw new IllegalStateException("unreachable");
+    }
+
+    private void registerAndSync(PackagedDaemon daemon) throws Exception {
+        List<String> command = Fixture.command("--tools=" + (tools - FIXTURE_TOOLS));
+        for (int i = 0; i < connections; i++) {
+            String slug = "bench_" + i;
+            send(daemon, "POST", "/api/mcp/servers", Map.of("transport", "stdio", "name", "Bench " + i, "slug", slug,
+                    "command", command.get(0), "args", command.subList(1, command.size())));
+            int synced = send(daemon, "POST", "/api/connections/org/" + slug + "/default/refresh", null).size();
+            if (synced != tools) {
+                throw new IllegalStateException(slug + " synced " + synced + " tools, not " + tools);
+            }
+        }
+    }
+
+    private JsonNode send(PackagedDaemon daemon, String method, String path, Object body) throws Exception {
+        HttpRequest.Builder request = daemon.request(path)
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)));
+        if (body != null) {
+            request.header("Content-Type", "application/json");
+        }
+        HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException(method + " " + path + ": " + response.statusCode() + " " + response.body());
+        }
+        return JSON.readTree(response.body());
+    }
+
+    /** server-everything in a container of its own, spoken to directly: the floor under every Tether figure. */
+    private static final class RawServer implements AutoCloseable {
+
+        private final Process process;
+        private final OutputStream in;
+        private final BufferedReader out;
+        private int ids;
+
+        private RawServer(Process process) {
+            this.process = process;
+            this.in = process.getOutputStream();
+            this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        }
+
+        static RawServer start(List<String> command) throws IOException {
+            RawServer raw = new RawServer(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start());
+            raw.call("initialize", "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                    + "\"clientInfo\":{\"name\":\"hotpath-bench\",\"version\":\"1\"}}");
+            raw.write("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+            return raw;
+        }
+
+        Latencies measure(String method, String params, int samples) throws IOException {
+            for (int i = 0; i < Math.max(50, samples / 5); i++) {
+                call(method, params);
+            }
+            List<Long> micros = new ArrayList<>();
+            for (int i = 0; i < samples; i++) {
+                long start = System.nanoTime();
+                call(method, params);
+                micros.add((System.nanoTime() - start) / 1_000);
+            }
+            return Latencies.of(micros);
+        }
+
+        /** Sends a request and reads lines until its answer; notifications in between are skipped. */
+        private void call(String method, String params) throws IOException {
+            int id = ++ids;
+            write("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"" + method + "\",\"params\":" + params + "}");
+            String marker = "\"id\":" + id + ",";
+            String markerEnd = "\"id\":" + id + "}";
+            String line;
+            while ((line = out.readLine()) != null) {
+                if (line.contains(marker) || line.contains(markerEnd)) {
+                    return;
+                }
+            }
+            throw new IOException("server-everything closed its stdout");
+        }
+
+        private void write(String line) throws IOException {
+            in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            in.flush();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            try {
+                in.close();
+            }
+            catch (IOException ignored) {
+                // gone already
+            }
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        }
+    }
+}

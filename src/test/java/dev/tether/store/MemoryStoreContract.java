@@ -1,0 +1,171 @@
+package dev.tether.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.r2dbc.spi.ConnectionFactories;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.ConnectionFactoryOptions;
+import org.flywaydb.core.Flyway;
+import org.awaitility.core.ThrowingRunnable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
+import org.springframework.r2dbc.core.DatabaseClient;
+import reactor.test.scheduler.VirtualTimeScheduler;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The store held in memory, on each real database: verdicts written behind (coalesced, flushed on stop) and two
+ * replicas on one database following each other's writes through the change log.
+ */
+abstract class MemoryStoreContract {
+
+    /** One key for every replica of a test, as replicas sharing a database share their key. */
+    private static final SecretBox SECRETS = SecretBox.random();
+
+    private static final Duration BOUND = Duration.ofSeconds(20);
+
+    /** Where a test's database is; {@code jdbcUrl} migrates it, {@code r2dbcUrl} is what the stores use. */
+    protected record Database(String jdbcUrl, String r2dbcUrl, String user, String password) {
+    }
+
+    protected abstract Database newDatabase();
+
+    private final VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+
+    @AfterEach
+    void stopClock() {
+        clock.dispose();
+    }
+
+    /** One replica: the database under it, and the store as the rest of Tether sees it. */
+    private record Replica(R2dbcStore database, MemoryStore memory, DatabaseClient db) {
+    }
+
+    private Replica replica(Database database) {
+        ConnectionFactory factory = ConnectionFactories.get(ConnectionFactoryOptions.parse(database.r2dbcUrl()).mutate()
+                .option(ConnectionFactoryOptions.USER, database.user())
+                .option(ConnectionFactoryOptions.PASSWORD, database.password())
+                .build());
+        DatabaseClient db = DatabaseClient.create(factory);
+        R2dbcStore store = new R2dbcStore(db, new R2dbcTransactionManager(factory), JsonMapper.builder().build(), SECRETS);
+        MemoryStore memory = new MemoryStore(store, new StoreChanges(db), StoreProperties.defaults(), clock);
+        memory.start();
+        return new Replica(store, memory, db);
+    }
+
+    private Database migrated() {
+        Database database = newDatabase();
+        Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password()).load().migrate();
+        return database;
+    }
+
+    private static Integration stdio(String slug, long changedAt) {
+        return new Integration(slug, "Server " + slug, "a server", new StdioConfig("node", List.of("server.js"), Map.of(), null),
+                Instant.ofEpochMilli(changedAt));
+    }
+
+    private static Connection connection(ConnectionKey key) {
+        return new Connection(key, "none", Optional.empty(), Optional.empty());
+    }
+
+    @Test
+    void aVerdictIsInMemoryAtOnceAndInTheDatabaseWithinTheWriteBehindNewestOnly() {
+        Replica replica = replica(migrated());
+        ConnectionKey key = new ConnectionKey(Owner.ORG, "alpha", "default");
+        replica.memory().create(stdio("alpha", 1)).then(replica.memory().create(connection(key), Map.of())).block(BOUND);
+
+        replica.memory().saveHealth(key, HealthVerdict.degraded(1, "first")).block(BOUND);
+        replica.memory().saveHealth(key, HealthVerdict.healthy(2)).block(BOUND);
+
+        assertThat(replica.memory().find(key).block(BOUND).lastHealth()).contains(HealthVerdict.healthy(2));
+        assertThat(replica.database().find(key).block(BOUND).lastHealth()).as("not written yet").isEmpty();
+
+        clock.advanceTimeBy(StoreProperties.defaults().writeBehind());
+        // The write itself is I/O that started at that tick: wait for it, not for time.
+        await().atMost(BOUND).untilAsserted(() -> {
+            assertThat(replica.database().find(key).block(BOUND).lastHealth()).contains(HealthVerdict.healthy(2));
+            assertThat(verdictWrites(replica, key)).as("the create, then one write for both verdicts").isEqualTo(2);
+        });
+    }
+
+    @Test
+    void aGracefulStopWritesEveryPendingVerdict() throws InterruptedException {
+        Database database = migrated();
+        Replica replica = replica(database);
+        ConnectionKey one = new ConnectionKey(Owner.ORG, "alpha", "one");
+        ConnectionKey two = new ConnectionKey(Owner.USER, "alpha", "two");
+        replica.memory().create(stdio("alpha", 1)).then(replica.memory().create(connection(one), Map.of())).block(BOUND);
+        replica.memory().create(connection(two), Map.of()).block(BOUND);
+        replica.memory().saveHealth(one, HealthVerdict.healthy(5)).block(BOUND);
+        replica.memory().saveHealth(two, HealthVerdict.degraded(6, "down")).block(BOUND);
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        replica.memory().stop(stopped::countDown);
+
+        assertThat(stopped.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(replica.database().find(one).block(BOUND).lastHealth()).contains(HealthVerdict.healthy(5));
+        assertThat(replica.database().find(two).block(BOUND).lastHealth()).contains(HealthVerdict.degraded(6, "down"));
+    }
+
+    @Test
+    void aReplicaFollowsWhatAnotherOneWrites() {
+        Database database = migrated();
+        Replica a = replica(database);
+        Replica b = replica(database);
+        ConnectionKey key = new ConnectionKey(Owner.ORG, "shared", "default");
+        assertThat(b.memory().all().collectList().block(BOUND)).isEmpty(); // b has loaded, before a writes
+
+        a.memory().create(stdio("shared", 1)).then(a.memory().create(connection(key), Map.of())).block(BOUND);
+        assertThat(b.memory().find("shared").block(BOUND)).as("b has not looked yet").isNull();
+        polled(() -> {
+            assertThat(b.memory().find("shared").block(BOUND)).isEqualTo(stdio("shared", 1));
+            assertThat(b.memory().find(key).block(BOUND)).isNotNull();
+        });
+
+        a.memory().update(stdio("shared", 2)).block(BOUND);
+        StoredTool tool = new StoredTool("echo", "echo", "Echoes", false, Map.of("type", "object"), null);
+        b.memory().catalog(key).block(BOUND); // b remembers there is no catalog
+        a.memory().saveCatalog(key, new StoredCatalog(List.of(tool), Instant.ofEpochMilli(9))).block(BOUND);
+        a.memory().saveHealth(key, HealthVerdict.healthy(10)).block(BOUND);
+        polled(() -> {
+            assertThat(b.memory().find("shared").block(BOUND).configChangedAt()).isEqualTo(Instant.ofEpochMilli(2));
+            assertThat(b.memory().tool(key, "echo").block(BOUND)).isEqualTo(tool);
+            assertThat(b.memory().find(key).block(BOUND).lastHealth()).contains(HealthVerdict.healthy(10));
+        });
+
+        a.memory().delete(key).block(BOUND);
+        polled(() -> {
+            assertThat(b.memory().find(key).block(BOUND)).isNull();
+            assertThat(b.memory().catalog(key).block(BOUND)).isNull();
+        });
+
+        a.memory().delete("shared").block(BOUND);
+        polled(() -> assertThat(b.memory().find("shared").block(BOUND)).isNull());
+    }
+
+    /** Lets the replicas' timers tick (virtual time) until {@code assertion} holds; the reloads themselves are I/O. */
+    private void polled(ThrowingRunnable assertion) {
+        await().atMost(BOUND).untilAsserted(() -> {
+            clock.advanceTimeBy(StoreProperties.defaults().changePoll());
+            assertion.run();
+        });
+    }
+
+    private static long verdictWrites(Replica replica, ConnectionKey key) {
+        return replica.db().sql("SELECT COUNT(*) AS n FROM store_change WHERE kind = 'connection' AND item = :item")
+                .bind("item", StoreChanges.item(key))
+                .map(row -> row.get("n", Long.class))
+                .one()
+                .block(BOUND);
+    }
+}

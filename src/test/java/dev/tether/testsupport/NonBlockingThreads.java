@@ -1,0 +1,45 @@
+package dev.tether.testsupport;
+
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingOperationError;
+import reactor.blockhound.integration.BlockHoundIntegration;
+
+/**
+ * What BlockHound, installed for every test by its JUnit platform integration, lets through on non-blocking
+ * threads (Netty event loops, Reactor's parallel scheduler). Everything else that blocks there fails the call,
+ * and with it the test that made it. Each allowance says why it is not a defect.
+ */
+public final class NonBlockingThreads implements BlockHoundIntegration {
+
+    @Override
+    public void applyTo(BlockHound.Builder builder) {
+        builder
+                // r2dbc-h2 wraps embedded H2, which is synchronous by design: each statement runs on the calling
+                // thread. The in-memory store keeps it off the warm request path; PostgreSQL is non-blocking.
+                .allowBlockingCallsInside("io.r2dbc.h2.H2Statement", "execute")
+                .allowBlockingCallsInside("io.r2dbc.h2.H2Connection", "close")
+                .allowBlockingCallsInside("io.r2dbc.h2.H2Connection", "beginTransaction")
+                .allowBlockingCallsInside("io.r2dbc.h2.H2Connection", "commitTransaction")
+                .allowBlockingCallsInside("io.r2dbc.h2.H2Connection", "rollbackTransaction")
+                .allowBlockingCallsInside("io.r2dbc.h2.H2ConnectionFactory", "create")
+                .allowBlockingCallsInside("io.r2dbc.h2.H2Result", "map")
+                // SecureRandom (UUIDs, child ids) reads /dev/urandom, which on Linux never blocks once the kernel's
+                // pool is seeded at boot: a short read syscall, not a wait.
+                .allowBlockingCallsInside("java.security.SecureRandom", "nextBytes")
+                // Netty loads its native epoll transport once per JVM, in a static initializer, on whichever thread
+                // first touches it: a one-time read of the jar, not a wait in a request.
+                .allowBlockingCallsInside("io.netty.util.internal.NativeLibraryLoader", "load")
+                // springdoc builds the OpenAPI document on the first GET /api/docs, scanning class files on the
+                // event loop, and caches it. A known cost of the first docs request (pre-loading it instead would
+                // add to start-up), not of the request path.
+                .allowBlockingCallsInside("org.springdoc.api.AbstractOpenApiResource", "getOpenApi")
+                // Logback appends under a lock of its own, to a console buffered by the test runner.
+                .allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "writeBytes")
+                .blockingMethodCallback(method -> {
+                    BlockingOperationError error = new BlockingOperationError(method);
+                    // The callers catch and translate errors; print where it happened so the failure is findable.
+                    error.printStackTrace();
+                    throw error;
+                });
+    }
+}
