@@ -31,8 +31,22 @@ let listChanged;
 const listChangedArrived = new Promise((resolve) => { listChanged = resolve; });
 client.setNotificationHandler(ToolListChangedNotificationSchema, () => listChanged());
 
+// What reached the transport, before the SDK's own dispatch: the SDK hands notifications to their handlers a
+// microtask late but answers synchronously, so a last progress read in one chunk with its answer never reaches
+// `onprogress` (typescript-sdk#2580). The wire shows what Tether sent; `onprogress` what the SDK delivered.
+const wire = [];
+const tapWire = () => {
+  const dispatch = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (message.method === 'notifications/progress') wire.push({ progress: message.params.progress });
+    else if (message.id !== undefined && ('result' in message || 'error' in message)) wire.push({ answer: message.id });
+    dispatch(message, extra);
+  };
+};
+
 try {
   await client.connect(transport);
+  tapWire();
   print({ step: 'initialized', server: client.getServerVersion().name, capabilities: client.getServerCapabilities() });
 
   const { tools } = await client.listTools();
@@ -42,9 +56,10 @@ try {
   print({ step: 'echo', text: echoed.content[0].text });
 
   const progress = [];
+  wire.length = 0;
   const done = await client.callTool({ name: args.prefix + 'progress', arguments: { steps: 3, ms: 200 } }, undefined,
     { onprogress: (p) => progress.push(p) });
-  print({ step: 'progress', progress, text: done.content[0].text });
+  print({ step: 'progress', progress, wire: [...wire], text: done.content[0].text });
 
   // Cancelled while its answer streams: asked for progress, aborted once the first progress arrived.
   const abort = new AbortController();

@@ -102,11 +102,16 @@ class McpClientsTest {
 
             JsonNode progress = step(agent, "progress");
             assertThat(progress.path("text").asString()).isEqualTo("done after 3 steps");
-            assertThat(progress.path("progress")).as("every step, under the agent's own token, in order").hasSize(3);
-            for (int i = 0; i < 3; i++) {
-                assertThat(progress.path("progress").get(i).path("progress").asInt()).isEqualTo(i + 1);
-                assertThat(progress.path("progress").get(i).path("total").asInt()).isEqualTo(3);
-                assertThat(progress.path("progress").get(i).path("message").asString()).isEqualTo("step " + (i + 1));
+            assertThat(progress.path("wire").toString()).as("every step on the wire, in order, then the answer")
+                    .matches("\\[\\{\"progress\":1},\\{\"progress\":2},\\{\"progress\":3},\\{\"answer\":[^}]+}]");
+            // The SDK drops a last step that it reads in one chunk with the answer (typescript-sdk#2580): what it
+            // delivers is the steps in order, under the agent's own token, the last one perhaps missing.
+            JsonNode delivered = progress.path("progress");
+            assertThat(delivered.size()).as(delivered.toString()).isBetween(2, 3);
+            for (int i = 0; i < delivered.size(); i++) {
+                assertThat(delivered.get(i).path("progress").asInt()).isEqualTo(i + 1);
+                assertThat(delivered.get(i).path("total").asInt()).isEqualTo(3);
+                assertThat(delivered.get(i).path("message").asString()).isEqualTo("step " + (i + 1));
             }
 
             assertThat(step(agent, "cancelled").path("error").asString()).contains("changed its mind");
