@@ -1,8 +1,5 @@
 package dev.tether.bench;
 
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -11,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.PackagedDaemon;
@@ -25,10 +21,8 @@ import dev.tether.testsupport.PackagedDaemon;
  */
 public final class ExecutionsBenchmark {
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final int samples;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     private ExecutionsBenchmark(BenchArguments args) {
         samples = args.integer("samples", 200);
@@ -45,22 +39,19 @@ public final class ExecutionsBenchmark {
         System.out.printf("Tether executions benchmark on Java %d, %d samples%n", Runtime.version().feature(), samples);
         try (PackagedDaemon daemon = PackagedDaemon.start(jar, dataDir, List.of(), Map.of())) {
             System.out.printf("started in %d ms, RSS %.0f MiB before any execution%n", daemon.startedIn().toMillis(), daemon.residentMiB());
-            List<String> command = Fixture.command();
-            send(daemon, "/api/mcp/servers", Map.of("transport", "stdio", "name", "Bench", "slug", "bench",
-                    "command", command.get(0), "args", command.subList(1, command.size())));
-            send(daemon, "/api/connections", Map.of("owner", "org", "name", "default", "integration", "bench", "template", "none",
-                    "values", Map.of()), true);
-            send(daemon, "/api/connections/org/bench/default/refresh", null);
+            BenchClient client = new BenchClient(daemon);
+            client.addStdioServer("bench", Fixture.command());
+            client.refresh("bench");
 
             long first = System.nanoTime();
-            JsonNode answer = execute(daemon, "return 1");
+            JsonNode answer = execute(client, "return 1");
             System.out.printf("first execution (builds the engine): %d ms, answer %s%n", (System.nanoTime() - first) / 1_000_000,
                     answer.path("text").asString());
             System.out.printf("RSS after the first execution: %.0f MiB%n", daemon.residentMiB());
 
-            latency("execution, no tool call", () -> execute(daemon, "return [1, 2, 3].map(x => x * 2)"));
-            latency("execution, one tool call", () -> execute(daemon, "return await tools.bench.org.default.echo({text: 'hi'})"));
-            latency("POST /api/tools/call, the same call", () -> send(daemon, "/api/tools/call",
+            latency("execution, no tool call", () -> execute(client, "return [1, 2, 3].map(x => x * 2)"));
+            latency("execution, one tool call", () -> execute(client, "return await tools.bench.org.default.echo({text: 'hi'})"));
+            latency("POST /api/tools/call, the same call", () -> client.post("/api/tools/call",
                     Map.of("address", "tools.bench.org.default.echo", "args", Map.of("text", "hi"))));
             System.out.printf("RSS after the load: %.0f MiB%n", daemon.residentMiB());
         }
@@ -85,26 +76,12 @@ public final class ExecutionsBenchmark {
                 micros.get((int) Math.ceil(micros.size() * 0.99) - 1) / 1000.0, micros.get(micros.size() - 1) / 1000.0);
     }
 
-    private JsonNode execute(PackagedDaemon daemon, String code) throws Exception {
-        JsonNode answer = send(daemon, "/api/executions", Map.of("code", code));
+    private JsonNode execute(BenchClient client, String code) throws Exception {
+        JsonNode answer = client.post("/api/executions", Map.of("code", code));
         if (answer.path("isError").asBoolean()) {
             throw new IllegalStateException("the execution failed: " + answer);
         }
         return answer;
     }
 
-    private JsonNode send(PackagedDaemon daemon, String path, Object body) throws Exception {
-        return send(daemon, path, body, false);
-    }
-
-    private JsonNode send(PackagedDaemon daemon, String path, Object body, boolean anyStatus) throws Exception {
-        HttpRequest request = daemon.request(path)
-                .method("POST", body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
-                .build();
-        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() != 200 && !anyStatus) {
-            throw new IllegalStateException("POST " + path + ": " + response.statusCode() + " " + response.body());
-        }
-        return response.body().isEmpty() ? JSON.nullNode() : JSON.readTree(response.body());
-    }
 }

@@ -4,7 +4,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -18,9 +17,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.PackagedDaemon;
@@ -37,7 +33,6 @@ import dev.tether.testsupport.TestImages;
  */
 public final class HotPathBenchmark {
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
     /** The fixture's own tools; {@code --tools=N} adds N generated ones. */
     private static final int FIXTURE_TOOLS = 5;
 
@@ -45,7 +40,6 @@ public final class HotPathBenchmark {
     private final int seconds;
     private final int connections;
     private final int tools;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final List<String[]> rows = new ArrayList<>();
 
     private HotPathBenchmark(BenchArguments args) {
@@ -95,17 +89,17 @@ public final class HotPathBenchmark {
                 rawPing.p50(), rawPing.p99(), rawEcho.p50());
 
         try (PackagedDaemon daemon = PackagedDaemon.start(jar, dataDir, List.of(), Map.of())) {
-            send(daemon, "POST", "/api/mcp/servers", Map.of("transport", "stdio", "name", "Everything", "slug", "everything",
-                    "command", everything.get(0), "args", everything.subList(1, everything.size())));
-            send(daemon, "POST", "/api/connections/org/everything/default/refresh", null);
+            BenchClient client = new BenchClient(daemon);
+            client.addStdioServer("everything", everything);
+            client.refresh("everything");
 
-            Latencies health = sequential(daemon, "POST", "/api/connections/org/everything/default/health", null);
+            Latencies health = sequential(client, "POST", "/api/connections/org/everything/default/health", null);
             rows.add(new String[] { "warm POST …/health p50 / p99", ms(health.p50()) + " / " + ms(health.p99()),
                     "ping " + ms(rawPing.p50()) + " / " + ms(rawPing.p99()), ratio(health.p50(), rawPing.p50()) });
 
             Map<String, Object> echo = Map.of("address", "tools.everything.org.default.echo", "args", Map.of("message", "hot path"));
             for (int clients : new int[] { 1, 8, 32 }) {
-                Load load = concurrent(daemon, clients, echo);
+                Load load = concurrent(daemon, client, clients, echo);
                 rows.add(new String[] { "POST /api/tools/call echo, " + clients + " client" + (clients == 1 ? "" : "s"),
                         String.format("%.0f/s, p50 %s, %d errors", load.rate(), ms(load.latencies().p50()), load.errors()),
                         "echo p50 " + ms(rawEcho.p50()), ratio(load.latencies().p50(), rawEcho.p50()) });
@@ -115,8 +109,9 @@ public final class HotPathBenchmark {
 
         Path catalogDir = Files.createTempDirectory("tether-bench-hotpath-tools");
         try (PackagedDaemon daemon = PackagedDaemon.start(jar, catalogDir, List.of(), Map.of())) {
-            registerAndSync(daemon);
-            Latencies list = sequential(daemon, "GET", "/api/tools", null);
+            BenchClient client = new BenchClient(daemon);
+            registerAndSync(client);
+            Latencies list = sequential(client, "GET", "/api/tools", null);
             rows.add(new String[] { "GET /api/tools, " + connections * tools + " stored tools",
                     "p50 " + ms(list.p50()) + ", p99 " + ms(list.p99()), "", "" });
         }
@@ -135,14 +130,16 @@ public final class HotPathBenchmark {
         return String.format("%.1f×", tether / raw);
     }
 
-    private Latencies sequential(PackagedDaemon daemon, String method, String path, Object body) throws Exception {
-        for (int i = 0; i < Math.max(50, samples / 5); i++) {
-            send(daemon, method, path, body); // warm-up: JIT, caches, the connection
+    private Latencies sequential(BenchClient client, String method, String path, Object body) throws Exception {
+        // Warmed up as long as the loads are: JIT, caches, the connection.
+        long warm = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < warm) {
+            client.send(method, path, body);
         }
         List<Long> micros = new ArrayList<>();
         for (int i = 0; i < samples; i++) {
             long start = System.nanoTime();
-            send(daemon, method, path, body);
+            client.send(method, path, body);
             micros.add((System.nanoTime() - start) / 1_000);
         }
         return Latencies.of(micros);
@@ -152,8 +149,8 @@ public final class HotPathBenchmark {
     }
 
     /** {@code clients} threads calling back to back for {@code seconds}, after a warm-up of the same length. */
-    private Load concurrent(PackagedDaemon daemon, int clients, Object body) throws Exception {
-        byte[] payload = JSON.writeValueAsBytes(body);
+    private Load concurrent(PackagedDaemon daemon, BenchClient client, int clients, Object body) throws Exception {
+        byte[] payload = BenchClient.JSON.writeValueAsBytes(body);
         for (boolean warmUp : new boolean[] { true, false }) {
             ConcurrentLinkedQueue<Long> micros = new ConcurrentLinkedQueue<>();
             AtomicInteger errors = new AtomicInteger();
@@ -161,11 +158,11 @@ public final class HotPathBenchmark {
             CountDownLatch done = new CountDownLatch(clients);
             long began = System.nanoTime();
             for (int c = 0; c < clients; c++) {
-                Thread client = new Thread(() -> {
+                Thread caller = new Thread(() -> {
                     try {
                         while (System.nanoTime() < deadline) {
                             long start = System.nanoTime();
-                            HttpResponse<String> response = http.send(daemon.request("/api/tools/call")
+                            HttpResponse<String> response = client.http().send(daemon.request("/api/tools/call")
                                     .header("Content-Type", "application/json")
                                     .POST(HttpRequest.BodyPublishers.ofByteArray(payload)).build(), HttpResponse.BodyHandlers.ofString());
                             if (response.statusCode() == 200 && !response.body().contains("\"isError\":true")) {
@@ -183,8 +180,8 @@ public final class HotPathBenchmark {
                         done.countDown();
                     }
                 });
-                client.setDaemon(true);
-                client.start();
+                caller.setDaemon(true);
+                caller.start();
             }
             done.await();
             if (!warmUp) {
@@ -195,30 +192,16 @@ public final class HotPathBenchmark {
         throw new IllegalStateException("unreachable");
     }
 
-    private void registerAndSync(PackagedDaemon daemon) throws Exception {
+    private void registerAndSync(BenchClient client) throws Exception {
         List<String> command = Fixture.command("--tools=" + (tools - FIXTURE_TOOLS));
         for (int i = 0; i < connections; i++) {
             String slug = "bench_" + i;
-            send(daemon, "POST", "/api/mcp/servers", Map.of("transport", "stdio", "name", "Bench " + i, "slug", slug,
-                    "command", command.get(0), "args", command.subList(1, command.size())));
-            int synced = send(daemon, "POST", "/api/connections/org/" + slug + "/default/refresh", null).size();
+            client.addStdioServer(slug, command);
+            int synced = client.refresh(slug).size();
             if (synced != tools) {
                 throw new IllegalStateException(slug + " synced " + synced + " tools, not " + tools);
             }
         }
-    }
-
-    private JsonNode send(PackagedDaemon daemon, String method, String path, Object body) throws Exception {
-        HttpRequest.Builder request = daemon.request(path)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)));
-        if (body != null) {
-            request.header("Content-Type", "application/json");
-        }
-        HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() != 200) {
-            throw new IllegalStateException(method + " " + path + ": " + response.statusCode() + " " + response.body());
-        }
-        return JSON.readTree(response.body());
     }
 
     /** server-everything in a container of its own, spoken to directly: the floor under every Tether figure. */

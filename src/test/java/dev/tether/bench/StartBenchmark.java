@@ -1,9 +1,6 @@
 package dev.tether.bench;
 
 import java.io.IOException;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -16,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 import java.util.stream.Stream;
 
-import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.PackagedDaemon;
@@ -35,14 +31,12 @@ import dev.tether.testsupport.PackagedDaemon;
 public final class StartBenchmark {
 
     private static final int FIXTURE_TOOLS = 5;
-    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final int runs;
     private final int connections;
     private final int tools;
     private final Duration settle;
     private final Path java17;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     private StartBenchmark(BenchArguments args) {
         runs = args.integer("runs", 5);
@@ -76,7 +70,7 @@ public final class StartBenchmark {
         Path stored = Files.createTempDirectory("tether-bench-start-stored");
         long seeding = System.nanoTime();
         try (PackagedDaemon seed = PackagedDaemon.start(jar, stored, List.of(), Map.of())) {
-            registerAndSync(seed);
+            registerAndSync(new BenchClient(seed));
         }
         System.out.printf("seeded a data dir with %d stored tools in %.0f s%n", connections * tools, (System.nanoTime() - seeding) / 1e9);
 
@@ -163,23 +157,12 @@ public final class StartBenchmark {
         }
     }
 
-    private void registerAndSync(PackagedDaemon daemon) throws Exception {
+    private void registerAndSync(BenchClient client) throws Exception {
         List<String> command = Fixture.command("--tools=" + (tools - FIXTURE_TOOLS));
         for (int i = 0; i < connections; i++) {
             String slug = "bench_" + i;
-            send(daemon, "POST", "/api/mcp/servers", Map.of("transport", "stdio", "name", "Bench " + i, "slug", slug,
-                    "command", command.get(0), "args", command.subList(1, command.size())));
-            send(daemon, "POST", "/api/connections/org/" + slug + "/default/refresh", null);
-        }
-    }
-
-    private void send(PackagedDaemon daemon, String method, String path, Object body) throws Exception {
-        HttpRequest request = daemon.request(path)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
-                .build();
-        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() != 200) {
-            throw new IllegalStateException(method + " " + path + ": " + response.statusCode() + " " + response.body());
+            client.addStdioServer(slug, command);
+            client.refresh(slug);
         }
     }
 

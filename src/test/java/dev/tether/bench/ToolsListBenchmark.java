@@ -1,8 +1,5 @@
 package dev.tether.bench;
 
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,8 +7,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.PackagedDaemon;
@@ -29,12 +24,10 @@ public final class ToolsListBenchmark {
 
     /** The fixture's own tools; {@code --tools=N} adds N generated ones. */
     private static final int FIXTURE_TOOLS = 5;
-    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final int connections;
     private final int tools;
     private final int samples;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     private ToolsListBenchmark(BenchArguments args) {
         connections = args.integer("connections", 50);
@@ -57,13 +50,14 @@ public final class ToolsListBenchmark {
                     daemon.startedIn().toMillis(), daemon.residentMiB(),
                     daemon.metrics().sum("jvm_memory_used_bytes", "area", "heap") / (1024 * 1024));
             long syncStart = System.nanoTime();
-            List<String> slugs = registerAndSync(daemon);
+            BenchClient client = new BenchClient(daemon);
+            List<String> slugs = registerAndSync(client);
             System.out.printf("registered and synced %d servers in %d ms%n", slugs.size(), (System.nanoTime() - syncStart) / 1_000_000);
 
             int expected = connections * tools;
-            latency(daemon, "GET /api/tools (all " + expected + " tools)", "/api/tools", expected);
-            latency(daemon, "GET /api/tools?integration=<one> (" + tools + " tools)", "/api/tools?integration=" + slugs.get(0), tools);
-            latency(daemon, "GET /api/tools?query=tool_42 (one per connection)", "/api/tools?query=tool_42", connections);
+            latency(client, "GET /api/tools (all " + expected + " tools)", "/api/tools", expected);
+            latency(client, "GET /api/tools?integration=<one> (" + tools + " tools)", "/api/tools?integration=" + slugs.get(0), tools);
+            latency(client, "GET /api/tools?query=tool_42 (one per connection)", "/api/tools?query=tool_42", connections);
             System.out.printf("after the load: RSS %.0f MiB, heap in use %.0f MiB%n", daemon.residentMiB(),
                     daemon.metrics().sum("jvm_memory_used_bytes", "area", "heap") / (1024 * 1024));
         }
@@ -72,22 +66,19 @@ public final class ToolsListBenchmark {
             System.out.printf("restart over %d stored tools: %d ms to the first 200 of /api/health, RSS %.0f MiB%n",
                     connections * tools, restarted.startedIn().toMillis(), restarted.residentMiB());
             long first = System.nanoTime();
-            int listed = get(restarted, "/api/tools").size();
+            int listed = new BenchClient(restarted).send("GET", "/api/tools", null).size();
             System.out.printf("first GET /api/tools after the restart: %d tools in %d ms, %.0f servers started%n", listed,
                     (System.nanoTime() - first) / 1_000_000, restarted.metrics().spawned());
         }
     }
 
-    private List<String> registerAndSync(PackagedDaemon daemon) throws Exception {
+    private List<String> registerAndSync(BenchClient client) throws Exception {
         List<String> slugs = new ArrayList<>();
         List<String> command = Fixture.command("--tools=" + (tools - FIXTURE_TOOLS));
         for (int i = 0; i < connections; i++) {
             String slug = "bench_" + i;
-            send(daemon, "POST", "/api/mcp/servers", Map.of("transport", "stdio", "name", "Bench " + i, "slug", slug,
-                    "command", command.get(0), "args", command.subList(1, command.size())));
-            send(daemon, "POST", "/api/connections", Map.of("owner", "org", "name", "default", "integration", slug,
-                    "template", "none", "values", Map.of()));
-            int synced = send(daemon, "POST", "/api/connections/org/" + slug + "/default/refresh", null).size();
+            client.addStdioServer(slug, command);
+            int synced = client.refresh(slug).size();
             if (synced != tools) {
                 throw new IllegalStateException(slug + " synced " + synced + " tools, not " + tools);
             }
@@ -96,15 +87,15 @@ public final class ToolsListBenchmark {
         return slugs;
     }
 
-    private void latency(PackagedDaemon daemon, String label, String path, int expected) throws Exception {
+    private void latency(BenchClient client, String label, String path, int expected) throws Exception {
         for (int i = 0; i < 30; i++) {
-            get(daemon, path); // warm-up: JIT, caches, connection
+            client.send("GET", path, null); // warm-up: JIT, caches, connection
         }
         List<Long> micros = new ArrayList<>();
         int size = 0;
         for (int i = 0; i < samples; i++) {
             long start = System.nanoTime();
-            size = get(daemon, path).size();
+            size = client.send("GET", path, null).size();
             micros.add((System.nanoTime() - start) / 1_000);
         }
         if (size != expected) {
@@ -115,18 +106,4 @@ public final class ToolsListBenchmark {
                 micros.get((int) Math.ceil(micros.size() * 0.99) - 1) / 1000.0, micros.get(micros.size() - 1) / 1000.0, micros.size());
     }
 
-    private JsonNode get(PackagedDaemon daemon, String path) throws Exception {
-        return send(daemon, "GET", path, null);
-    }
-
-    private JsonNode send(PackagedDaemon daemon, String method, String path, Object body) throws Exception {
-        HttpRequest request = daemon.request(path)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
-                .build();
-        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() != 200) {
-            throw new IllegalStateException(method + " " + path + ": " + response.statusCode() + " " + response.body());
-        }
-        return JSON.readTree(response.body());
-    }
 }

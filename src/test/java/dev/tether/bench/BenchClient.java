@@ -1,0 +1,61 @@
+package dev.tether.bench;
+
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.tether.testsupport.PackagedDaemon;
+
+/**
+ * What every benchmark does to a packaged daemon before it measures: JSON requests over one keep-alive HTTP/1.1
+ * client, and stdio servers registered the way Executor's app does it (the server, then its connection).
+ */
+final class BenchClient {
+
+    static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private final PackagedDaemon daemon;
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    BenchClient(PackagedDaemon daemon) {
+        this.daemon = daemon;
+    }
+
+    HttpClient http() {
+        return http;
+    }
+
+    /** Sends a request; anything but a 2xx fails the benchmark, naming the route and the answer. */
+    JsonNode send(String method, String path, Object body) throws Exception {
+        HttpRequest request = daemon.request(path)
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
+                .build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() / 100 != 2) {
+            throw new IllegalStateException(method + " " + path + ": " + response.statusCode() + " " + response.body());
+        }
+        return response.body().isEmpty() ? JSON.nullNode() : JSON.readTree(response.body());
+    }
+
+    JsonNode post(String path, Object body) throws Exception {
+        return send("POST", path, body);
+    }
+
+    /** Registers a stdio server as {@code slug} with its connection {@code org/<slug>/default}. */
+    void addStdioServer(String slug, List<String> command) throws Exception {
+        post("/api/mcp/servers", Map.of("transport", "stdio", "name", slug, "slug", slug,
+                "command", command.get(0), "args", command.subList(1, command.size())));
+        post("/api/connections", Map.of("owner", "org", "name", "default", "integration", slug, "template", "none",
+                "values", Map.of()));
+    }
+
+    /** Syncs the catalog of {@code org/<slug>/default}; the tools it found. */
+    JsonNode refresh(String slug) throws Exception {
+        return post("/api/connections/org/" + slug + "/default/refresh", null);
+    }
+}
