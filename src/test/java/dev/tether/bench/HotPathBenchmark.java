@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +30,7 @@ import dev.tether.testsupport.TestImages;
  * concurrent clients on one connection, and {@code GET /api/tools} over a large stored catalog, each beside
  * the raw figure and their ratio. Run it with {@code bench/hotpath.sh}.
  *
- * <p>Arguments: {@code samples=500 seconds=5 connections=50 tools=100}.
+ * <p>Arguments: {@code samples=500 seconds=5 connections=50 tools=100 figures=health,calls,tools}.
  */
 public final class HotPathBenchmark {
 
@@ -40,6 +41,8 @@ public final class HotPathBenchmark {
     private final int seconds;
     private final int connections;
     private final int tools;
+    /** Which figures to measure, for a quicker run while working on one of them: health, calls, tools. */
+    private final Set<String> figures;
     private final List<String[]> rows = new ArrayList<>();
 
     private HotPathBenchmark(BenchArguments args) {
@@ -47,6 +50,7 @@ public final class HotPathBenchmark {
         seconds = args.integer("seconds", 5);
         connections = args.integer("connections", 50);
         tools = args.integer("tools", 100);
+        figures = Set.of(args.text("figures", "health,calls,tools").split(","));
     }
 
     public static void main(String[] argv) throws Exception {
@@ -93,12 +97,14 @@ public final class HotPathBenchmark {
             client.addStdioServer("everything", everything);
             client.refresh("everything");
 
-            Latencies health = sequential(client, "POST", "/api/connections/org/everything/default/health", null);
-            rows.add(new String[] { "warm POST …/health p50 / p99", ms(health.p50()) + " / " + ms(health.p99()),
-                    "ping " + ms(rawPing.p50()) + " / " + ms(rawPing.p99()), ratio(health.p50(), rawPing.p50()) });
+            if (figures.contains("health")) {
+                Latencies health = sequential(client, "POST", "/api/connections/org/everything/default/health", null);
+                rows.add(new String[] { "warm POST …/health p50 / p99", ms(health.p50()) + " / " + ms(health.p99()),
+                        "ping " + ms(rawPing.p50()) + " / " + ms(rawPing.p99()), ratio(health.p50(), rawPing.p50()) });
+            }
 
             Map<String, Object> echo = Map.of("address", "tools.everything.org.default.echo", "args", Map.of("message", "hot path"));
-            for (int clients : new int[] { 1, 8, 32 }) {
+            for (int clients : figures.contains("calls") ? new int[] { 1, 8, 32 } : new int[0]) {
                 Load load = concurrent(daemon, client, clients, echo);
                 rows.add(new String[] { "POST /api/tools/call echo, " + clients + " client" + (clients == 1 ? "" : "s"),
                         String.format("%.0f/s, p50 %s, %d errors", load.rate(), ms(load.latencies().p50()), load.errors()),
@@ -107,13 +113,14 @@ public final class HotPathBenchmark {
             System.out.printf("after the load: RSS %.0f MiB%n", daemon.residentMiB());
         }
 
-        Path catalogDir = Files.createTempDirectory("tether-bench-hotpath-tools");
-        try (PackagedDaemon daemon = PackagedDaemon.start(jar, catalogDir, List.of(), Map.of())) {
-            BenchClient client = new BenchClient(daemon);
-            registerAndSync(client);
-            Latencies list = sequential(client, "GET", "/api/tools", null);
-            rows.add(new String[] { "GET /api/tools, " + connections * tools + " stored tools",
-                    "p50 " + ms(list.p50()) + ", p99 " + ms(list.p99()), "", "" });
+        if (figures.contains("tools")) {
+            try (PackagedDaemon daemon = PackagedDaemon.start(jar, Files.createTempDirectory("tether-bench-hotpath-tools"), List.of(), Map.of())) {
+                BenchClient client = new BenchClient(daemon);
+                registerAndSync(client);
+                Latencies list = sequential(client, "GET", "/api/tools", null);
+                rows.add(new String[] { "GET /api/tools, " + connections * tools + " stored tools",
+                        "p50 " + ms(list.p50()) + ", p99 " + ms(list.p99()), "", "" });
+            }
         }
 
         System.out.println();
