@@ -9,7 +9,8 @@ import dev.tether.Settings;
 /**
  * Connection health checks.
  *
- * @param timeout     bound on one check, start-up and handshake included; default 20 s
+ * @param timeout     how long a check waits for its server to start, handshake included (a warm session's ping is
+ *                    bounded by {@code tether.mcp.ping-timeout}); default 20 s
  * @param concurrency checks of one generation that run at once; default 8
  * @param linger      how long a check nobody waits for anymore keeps running, so that a newer generation
  *                    (or a retrying client) that wants the same connection joins it instead of restarting it;

@@ -159,7 +159,9 @@ public final class HealthService implements SmartLifecycle {
                 .flux()
                 .publish()
                 .refCount(1, properties.linger())
-                .next()
+                // Ends with the probe's completion, not by cancelling after its verdict: a cancellation would
+                // arm the linger timer of every probe that ended normally.
+                .singleOrEmpty()
                 // publish() replays nothing: an asker that joins as the probe ends sees it complete without the
                 // verdict. The probe is forgotten by then, so asking again starts (or joins) the next one.
                 .switchIfEmpty(Mono.defer(() -> shared(key)));
@@ -168,8 +170,8 @@ public final class HealthService implements SmartLifecycle {
     }
 
     private Mono<HealthVerdict> probe(ConnectionKey key) {
-        return sessions.withSession(key, McpSession::ping)
-                .timeout(properties.timeout())
+        // One timer per check, the ping's own: the check's bound applies only while its server is still starting.
+        return sessions.withSession(key, properties.timeout(), McpSession::ping)
                 .then(Mono.fromSupplier(() -> HealthVerdict.healthy(clock.millis())))
                 .onErrorResume(error -> !isLookupFailure(error),
                         error -> Mono.fromSupplier(() -> HealthVerdict.degraded(clock.millis(), describe(error))))
@@ -192,7 +194,8 @@ public final class HealthService implements SmartLifecycle {
     }
 
     private String describe(Throwable error) {
-        return error instanceof TimeoutException ? "health check timed out after " + properties.timeout().toMillis() + "ms"
+        return error instanceof TimeoutException
+                ? "health check timed out after " + properties.timeout().toMillis() + "ms waiting for the server to start"
                 : error.getMessage();
     }
 

@@ -3,7 +3,9 @@ package dev.tether.session;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -41,7 +43,9 @@ final class PooledSession {
     private final Sinks.Empty<Void> retirement = Sinks.empty();
     private final AtomicInteger leases = new AtomicInteger();
     private final ArrayDeque<Slot> queue = new ArrayDeque<>();
+    /** Armed while the session idles. A lease leaves it armed, so that a busy session schedules nothing per request. */
     private final Disposable.Swap idleEviction = Disposables.swap();
+    private final AtomicBoolean idleClockArmed = new AtomicBoolean();
     private final Disposable.Swap lifetime = Disposables.swap();
     private final Disposable.Swap abandonment = Disposables.swap();
     private volatile boolean isReady;
@@ -94,15 +98,21 @@ final class PooledSession {
 
     /**
      * Runs {@code body} on the session. At {@code max-leases-per-session} the asker waits its turn, first come
-     * first served, for at most {@code lease-wait}. A lease that completes or is cancelled leaves a healthy
-     * session for the next; a lease whose server failed or timed out retires the session.
+     * first served, for at most {@code lease-wait}; with {@code readyWithin}, it waits at most that long for a
+     * server still starting (which goes on starting for the next asker). A lease that completes or is cancelled
+     * leaves a healthy session for the next; a lease whose server failed or timed out retires the session.
      */
-    <T> Mono<T> lease(Function<McpSession, Mono<T>> body) {
-        return Mono.usingWhen(slot(), slot -> ready.asMono().flatMap(body),
+    <T> Mono<T> lease(Optional<Duration> readyWithin, Function<McpSession, Mono<T>> body) {
+        return Mono.usingWhen(slot(), slot -> session(readyWithin).flatMap(body),
                 Slot::free,
                 (slot, error) -> error instanceof McpServerException ? retire("lease failed: " + error.getMessage()).then(slot.free())
                         : slot.free(),
                 Slot::free);
+    }
+
+    /** The session once ready; only a wait for a start costs a timer, a warm session is handed over at once. */
+    private Mono<McpSession> session(Optional<Duration> readyWithin) {
+        return isReady || readyWithin.isEmpty() ? ready.asMono() : ready.asMono().timeout(readyWithin.get(), timer);
     }
 
     /** Askers waiting for a lease now. */
@@ -233,7 +243,6 @@ final class PooledSession {
                     queue.add(claim);
                 }
             }
-            idleEviction.update(Disposables.disposed());
             sink.onCancel(claim::cancel);
             if (now) {
                 sink.success(claim);
@@ -294,9 +303,34 @@ final class PooledSession {
         }
     }
 
+    /** The session idles from now: its clock is armed unless it already is (it then finds the later release). */
     private void startIdleClock() {
         lastReleased = timer.now(TimeUnit.MILLISECONDS);
-        idleEviction.update(timer.schedule(() -> retireIfIdle("idle for " + properties.idleTtl()),
-                properties.idleTtl().toMillis(), TimeUnit.MILLISECONDS));
+        armIdleClock(properties.idleTtl().toMillis());
+    }
+
+    private void armIdleClock(long delayMillis) {
+        if (idleClockArmed.compareAndSet(false, true)) {
+            idleEviction.update(timer.schedule(this::idleClockRang, delayMillis, TimeUnit.MILLISECONDS));
+        }
+    }
+
+    /**
+     * Leases came and went since the clock was armed: an idle session retires if its last release is a TTL old,
+     * else the clock waits out the rest; a session in use leaves it unarmed until its next release. Disarmed
+     * first, so that a release racing this finds the clock free to arm.
+     */
+    private void idleClockRang() {
+        idleClockArmed.set(false);
+        if (leases.get() > 0) {
+            return;
+        }
+        long rest = properties.idleTtl().toMillis() - (timer.now(TimeUnit.MILLISECONDS) - lastReleased);
+        if (rest > 0) {
+            armIdleClock(rest);
+        }
+        else {
+            retireIfIdle("idle for " + properties.idleTtl());
+        }
     }
 }

@@ -1,7 +1,9 @@
 package dev.tether.session;
 
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
@@ -72,8 +74,21 @@ public final class SessionPool {
      * connection and with {@link SessionLimitException} when a cap is reached.
      */
     public <T> Mono<T> withSession(ConnectionKey key, Function<McpSession, Mono<T>> body) {
+        return lease(key, Optional.empty(), body);
+    }
+
+    /**
+     * As {@link #withSession(ConnectionKey, Function)}, waiting at most {@code readyWithin} for a server that is
+     * still starting: the start goes on for whoever asks next, and this asker fails with a
+     * {@link java.util.concurrent.TimeoutException}. A warm session is used at once, without a timer.
+     */
+    public <T> Mono<T> withSession(ConnectionKey key, Duration readyWithin, Function<McpSession, Mono<T>> body) {
+        return lease(key, Optional.of(readyWithin), body);
+    }
+
+    private <T> Mono<T> lease(ConnectionKey key, Optional<Duration> readyWithin, Function<McpSession, Mono<T>> body) {
         return integrationOf(key)
-                .flatMap(integration -> entry(key, integration).flatMap(entry -> entry.lease(body)))
+                .flatMap(integration -> entry(key, integration).flatMap(entry -> entry.lease(readyWithin, body)))
                 // An idle session may be retired between lookup and lease: take a fresh one, once.
                 .retryWhen(Retry.max(1).filter(SessionRetiredException.class::isInstance));
     }

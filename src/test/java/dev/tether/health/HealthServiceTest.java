@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
+import reactor.test.scheduler.VirtualTimeScheduler;
 
 import dev.tether.mcp.McpProperties;
 import dev.tether.process.ProcessProperties;
@@ -130,6 +132,28 @@ class HealthServiceTest {
         assertThat(lastHealth(alpha)).map(HealthVerdict::status).contains("healthy");
         assertThat(all).extracting(HealthEvent::key).containsExactly(alpha);
         events.dispose();
+    }
+
+    @Test
+    void checkOfAServerStillStartingAtTheTimeoutIsDegradedAndTheStartGoesOn() throws Exception {
+        VirtualTimeScheduler timer = VirtualTimeScheduler.create();
+        harness = PoolHarness.builder(dir).timer(timer).build();
+        HealthService health = harness.health(new HealthProperties(Duration.ofSeconds(20), null, null));
+        ConnectionKey key = harness.connect("mute", harness.fixture("mute", "--hang-on-initialize"));
+
+        CompletableFuture<HealthVerdict> verdict = health.check(key, Optional.empty()).toFuture();
+        await().atMost(BOUND).until(() -> harness.recorded("mute", "initialize") == 1);
+        timer.advanceTimeBy(Duration.ofSeconds(20).minusMillis(1));
+        assertThat(verdict).as("1 ms before the timeout").isNotDone();
+        timer.advanceTimeBy(Duration.ofMillis(1));
+
+        assertThat(verdict.get(BOUND.toSeconds(), TimeUnit.SECONDS)).satisfies(degraded -> {
+            assertThat(degraded.status()).isEqualTo("degraded");
+            assertThat(degraded.detail()).hasValue("health check timed out after 20000ms waiting for the server to start");
+        });
+        assertThat(harness.pool().size()).as("the start goes on, for the next asker to join").isEqualTo(1);
+        assertThat(OsProcesses.alive(harness.spawnedPids("mute").get(0))).isTrue();
+        timer.dispose();
     }
 
     @Test

@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -14,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
@@ -33,12 +36,13 @@ class IdleEvictionTest {
     Path dir;
 
     private VirtualTimeScheduler idleClock;
+    private final AtomicInteger timersArmed = new AtomicInteger();
     private PoolHarness harness;
 
     @BeforeEach
     void wire() {
         idleClock = VirtualTimeScheduler.create();
-        harness = PoolHarness.builder(dir).sessions(new SessionProperties(IDLE_TTL, null, null)).timer(idleClock).build();
+        harness = PoolHarness.builder(dir).sessions(new SessionProperties(IDLE_TTL, null, null)).timer(counting(idleClock)).build();
     }
 
     @AfterEach
@@ -95,6 +99,56 @@ class IdleEvictionTest {
         idleClock.advanceTimeBy(Duration.ofMillis(1));
         assertThat(harness.pool().size()).isZero();
         OsProcesses.awaitGone(harness.spawnedPids("long"), Duration.ofSeconds(10));
+    }
+
+    @Test
+    void leasesOfAWarmSessionArmNoTimerAndItStillIdlesOutFromItsLastRelease() {
+        ConnectionKey key = harness.connect("busy", harness.fixture("busy"));
+        ping(key);
+        int armed = timersArmed.get();
+        assertThat(armed).as("the idle clock, armed once").isEqualTo(1);
+
+        for (int i = 0; i < 50; i++) {
+            idleClock.advanceTimeBy(Duration.ofSeconds(10));
+            ping(key);
+            // a health check's lease is bounded while its server starts; a warm one is not timed by the pool
+            StepVerifier.create(harness.pool().withSession(key, Duration.ofSeconds(20), session -> session.ping().thenReturn("pong")))
+                    .expectNext("pong").expectComplete().verify(BOUND);
+        }
+        assertThat(timersArmed.get()).as("100 leases over 500 s armed only the clock's own re-arms").isLessThanOrEqualTo(armed + 2);
+
+        // last release at 500 s: the clock, re-armed for the rest of the TTL, retires it at 800 s and not before
+        idleClock.advanceTimeBy(IDLE_TTL.minusMillis(1));
+        assertThat(harness.pool().size()).isEqualTo(1);
+        idleClock.advanceTimeBy(Duration.ofMillis(1));
+        assertThat(harness.pool().size()).isZero();
+        OsProcesses.awaitGone(harness.spawnedPids("busy"), Duration.ofSeconds(10));
+    }
+
+    /** The clock, counting the timers armed on it. */
+    private Scheduler counting(VirtualTimeScheduler clock) {
+        return new Scheduler() {
+            @Override
+            public Disposable schedule(Runnable task) {
+                return clock.schedule(task);
+            }
+
+            @Override
+            public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+                timersArmed.incrementAndGet();
+                return clock.schedule(task, delay, unit);
+            }
+
+            @Override
+            public long now(TimeUnit unit) {
+                return clock.now(unit);
+            }
+
+            @Override
+            public Worker createWorker() {
+                return clock.createWorker();
+            }
+        };
     }
 
     private void ping(ConnectionKey key) {
