@@ -176,7 +176,7 @@ public final class McpSession {
                 // A dying server closes the session, and the SDK then fails what was pending with a bare "session
                 // terminated": once the server is known to have failed, say why instead.
                 .onErrorResume(error -> !(error instanceof McpServerException), error -> this.<T>failure().or(Mono.error(error)))
-                .timeout(timeout)
+                .timeout(timeout, RequestTimer.SHARED)
                 .onErrorMap(TimeoutException.class, ex -> new McpTimeoutException(server, name, timeout));
     }
 }

@@ -30,7 +30,7 @@ final class BenchClient {
         return http;
     }
 
-    /** Sends a request; anything but a 2xx fails the benchmark, naming the route and the answer. */
+    /** Sends a request; anything but a 2xx fails the benchmark, naming the route and the answer. A text answer comes as a string node. */
     JsonNode send(String method, String path, Object body) throws Exception {
         HttpRequest request = daemon.request(path)
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
@@ -39,7 +39,9 @@ final class BenchClient {
         if (response.statusCode() / 100 != 2) {
             throw new IllegalStateException(method + " " + path + ": " + response.statusCode() + " " + response.body());
         }
-        return response.body().isEmpty() ? JSON.nullNode() : JSON.readTree(response.body());
+        String answer = response.body();
+        boolean json = response.headers().firstValue("Content-Type").filter(type -> type.contains("json")).isPresent();
+        return answer.isEmpty() ? JSON.nullNode() : json ? JSON.readTree(answer) : JSON.getNodeFactory().stringNode(answer);
     }
 
     JsonNode post(String path, Object body) throws Exception {

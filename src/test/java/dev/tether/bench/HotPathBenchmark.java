@@ -101,6 +101,10 @@ public final class HotPathBenchmark {
                 Latencies health = sequential(client, "POST", "/api/connections/org/everything/default/health", null);
                 rows.add(new String[] { "warm POST …/health p50 / p99", ms(health.p50()) + " / " + ms(health.p99()),
                         "ping " + ms(rawPing.p50()) + " / " + ms(rawPing.p99()), ratio(health.p50(), rawPing.p50()) });
+                // The same client and server with no child behind: what HTTP alone costs, to read the rest against.
+                Latencies floor = sequential(client, "GET", "/api/health", null);
+                rows.add(new String[] { "GET /api/health (no child: the HTTP floor) p50 / p99", ms(floor.p50()) + " / " + ms(floor.p99()),
+                        "", "" });
             }
 
             Map<String, Object> echo = Map.of("address", "tools.everything.org.default.echo", "args", Map.of("message", "hot path"));

@@ -1,0 +1,67 @@
+package dev.tether.mcp;
+
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timeout;
+import reactor.core.Disposable;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * The timer of MCP request bounds ({@code Mono.timeout(bound, RequestTimer.SHARED)}). Every request arms a bound
+ * and nearly every bound is cancelled a millisecond later. On Reactor's parallel scheduler each arming of an empty
+ * queue wakes a timer thread, which on two cores costs the request about a tenth of a millisecond
+ * (docs/performance.md); on a hashed wheel arming and cancelling are queue inserts, and one thread ticks ten
+ * times a second. Bounds fire up to a tick late, which no bound of seconds notices.
+ *
+ * <p>Only timed tasks: this is not a place to run work, and {@link #createWorker()} refuses.
+ */
+public final class RequestTimer implements Scheduler {
+
+    public static final RequestTimer SHARED = new RequestTimer();
+
+    private static final long TICK_MILLIS = 100;
+
+    private final HashedWheelTimer wheel;
+
+    private RequestTimer() {
+        ThreadFactory daemon = task -> {
+            Thread thread = new Thread(task, "tether-request-timer");
+            thread.setDaemon(true);
+            return thread;
+        };
+        wheel = new HashedWheelTimer(daemon, TICK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public Disposable schedule(Runnable task) {
+        return schedule(task, 0, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+        Timeout timeout = wheel.newTimeout(ignored -> task.run(), delay, unit);
+        return new Disposable() {
+            @Override
+            public void dispose() {
+                timeout.cancel();
+            }
+
+            @Override
+            public boolean isDisposed() {
+                return timeout.isCancelled() || timeout.isExpired();
+            }
+        };
+    }
+
+    @Override
+    public Worker createWorker() {
+        throw new UnsupportedOperationException("RequestTimer arms request bounds only; run work on a Reactor scheduler");
+    }
+
+    @Override
+    public void dispose() {
+        wheel.stop();
+    }
+}
