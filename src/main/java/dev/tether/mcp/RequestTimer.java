@@ -2,6 +2,7 @@ package dev.tether.mcp;
 
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
@@ -39,18 +40,30 @@ public final class RequestTimer implements Scheduler {
         return schedule(task, 0, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * The wheel keeps a cancelled timeout until its next tick. Holding the task through a reference that
+     * cancelling clears keeps the request's whole pipeline from living that long: on a small young generation it
+     * would be promoted, and the old generation grew to the heap's maximum under load (661 MiB of RSS against 189).
+     */
     @Override
     public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
-        Timeout timeout = wheel.newTimeout(ignored -> task.run(), delay, unit);
+        AtomicReference<Runnable> armed = new AtomicReference<>(task);
+        Timeout timeout = wheel.newTimeout(ignored -> {
+            Runnable due = armed.getAndSet(null);
+            if (due != null) {
+                due.run();
+            }
+        }, delay, unit);
         return new Disposable() {
             @Override
             public void dispose() {
+                armed.set(null);
                 timeout.cancel();
             }
 
             @Override
             public boolean isDisposed() {
-                return timeout.isCancelled() || timeout.isExpired();
+                return armed.get() == null;
             }
         };
     }
