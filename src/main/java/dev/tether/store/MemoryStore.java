@@ -24,8 +24,8 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * The store as every other part of Tether sees it: integrations, connections and parsed catalogs held in
- * memory, so that a warm request never waits for the database. The database stays the truth:
+ * The store as every other part of Tether sees it: integrations, connections, parsed catalogs and policies held
+ * in memory, so that a warm request never waits for the database. The database stays the truth:
  *
  * <ul>
  * <li>Everything is loaded on first use (the lifecycle starts that before the server takes requests).
@@ -36,11 +36,13 @@ import reactor.core.scheduler.Schedulers;
  *     {@code tether.store.write-behind} later and only the newest per connection. A graceful stop flushes what is
  *     pending; a {@code kill -9} loses at most the verdicts of that last interval.
  * </ul>
- * Credentials are not held here: they are needed only to start a server, and stay in the database until then.
+ * Policies are read as a whole on first use and read again after any change (the change log names them
+ * {@code policy}, beside the kinds its migration lists). Credentials are not held here: they are needed only to
+ * start a server, and stay in the database until then.
  */
 @Primary
 @Component
-final class MemoryStore implements IntegrationStore, ConnectionStore, CredentialStore, CatalogStore, SmartLifecycle {
+final class MemoryStore implements IntegrationStore, ConnectionStore, CredentialStore, CatalogStore, PolicyStore, SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(MemoryStore.class);
     private static final Duration CHANGE_LOG_KEPT = Duration.ofHours(1);
@@ -65,6 +67,10 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
     private final Map<ConnectionKey, Connection> connections = new ConcurrentHashMap<>();
     private final Map<ConnectionKey, Optional<Indexed>> catalogs = new ConcurrentHashMap<>();
     private final Map<ConnectionKey, HealthVerdict> pendingVerdicts = new ConcurrentHashMap<>();
+    /** Every policy as last read, or null: read again after any change, by this replica or another. */
+    private List<Policy> policies;
+    /** Counts the changes, so that a read that raced one does not keep what it read. */
+    private long policyChanges;
     private final Mono<Boolean> loaded;
     private final Disposable.Composite running = Disposables.composite();
     private final AtomicBoolean started = new AtomicBoolean();
@@ -260,6 +266,67 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
                 .then(changes.record("catalog", StoreChanges.item(key)));
     }
 
+    // ---- policies --------------------------------------------------------------------------
+
+    /** Every listing of tools and every call from code asks for the policies: read once, until one changes. */
+    @Override
+    public Flux<Policy> policies() {
+        List<Policy> cached = cachedPolicies();
+        if (cached != null) {
+            return Flux.fromIterable(cached);
+        }
+        long changesBefore = policyChanges();
+        return store.policies().collectList()
+                .doOnNext(read -> keepPolicies(changesBefore, read))
+                .flatMapIterable(read -> read);
+    }
+
+    @Override
+    public Mono<Policy> find(Owner owner, String id) {
+        return policies().filter(policy -> policy.owner() == owner && policy.id().equals(id)).next();
+    }
+
+    @Override
+    public Mono<Policy> create(Policy policy) {
+        return policyChanged(store.create(policy), policy.id());
+    }
+
+    @Override
+    public Mono<Policy> update(Policy policy) {
+        return policyChanged(store.update(policy), policy.id());
+    }
+
+    @Override
+    public Mono<Boolean> delete(Owner owner, String id) {
+        return policyChanged(store.delete(owner, id), id);
+    }
+
+    /** Forgotten before the writer hears of it, so that the writer's next read sees its own write. */
+    private <T> Mono<T> policyChanged(Mono<T> write, String id) {
+        return write.flatMap(written -> changes.record("policy", id).thenReturn(written))
+                .doOnTerminate(this::forgetPolicies)
+                .doOnCancel(this::forgetPolicies);
+    }
+
+    private synchronized List<Policy> cachedPolicies() {
+        return policies;
+    }
+
+    private synchronized long policyChanges() {
+        return policyChanges;
+    }
+
+    private synchronized void keepPolicies(long changesBefore, List<Policy> read) {
+        if (policyChanges == changesBefore) {
+            policies = List.copyOf(read);
+        }
+    }
+
+    private synchronized void forgetPolicies() {
+        policyChanges++;
+        policies = null;
+    }
+
     // ---- other replicas --------------------------------------------------------------------
 
     /** Reloads what other replicas changed since the last look. */
@@ -271,6 +338,7 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
                                     () -> forgetIntegration(change.item())));
                     case "connection" -> reloadConnection(StoreChanges.key(change.item()));
                     case "catalog" -> Mono.fromRunnable(() -> catalogs.remove(StoreChanges.key(change.item())));
+                    case "policy" -> Mono.fromRunnable(this::forgetPolicies);
                     default -> Mono.empty();
                 })
                 .then();

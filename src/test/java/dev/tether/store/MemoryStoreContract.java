@@ -153,6 +153,34 @@ abstract class MemoryStoreContract {
         polled(() -> assertThat(b.memory().find("shared").block(BOUND)).isNull());
     }
 
+    @Test
+    void policiesAreReadOnceAndAgainAfterAChangeThroughAnyReplica() {
+        Database database = migrated();
+        Replica a = replica(database);
+        Replica b = replica(database);
+        a.memory().create(policy("first")).block(BOUND);
+        assertThat(policyIds(b)).as("b reads them from the database").containsExactly("first");
+
+        // Past both replicas, straight into the database: b goes on answering from memory.
+        b.database().create(policy("second")).block(BOUND);
+        assertThat(policyIds(b)).as("b answers from memory").containsExactly("first");
+
+        // A change through a replica: its writer sees it at once, the other one after its next look.
+        a.memory().delete(Owner.ORG, "first").block(BOUND);
+        assertThat(policyIds(a)).containsExactly("second");
+        polled(() -> assertThat(policyIds(b)).containsExactly("second"));
+        assertThat(b.memory().find(Owner.ORG, "second").block(BOUND)).isEqualTo(policy("second"));
+    }
+
+    private static Policy policy(String id) {
+        return new Policy(id, Owner.ORG, "tools." + id + ".*", PolicyAction.BLOCK, "a" + id, Instant.ofEpochMilli(1),
+                Instant.ofEpochMilli(1));
+    }
+
+    private static List<String> policyIds(Replica replica) {
+        return replica.memory().policies().map(Policy::id).collectList().block(BOUND);
+    }
+
     /** Lets the replicas' timers tick (virtual time) until {@code assertion} holds; the reloads themselves are I/O. */
     private void polled(ThrowingRunnable assertion) {
         await().atMost(BOUND).untilAsserted(() -> {
