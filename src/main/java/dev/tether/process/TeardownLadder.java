@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -39,6 +40,7 @@ final class TeardownLadder {
     private static final Duration CONTAINER_RECHECK = Duration.ofSeconds(2);
     private static final Duration ZOMBIE_POLL = Duration.ofMillis(100);
     private static final Duration STOP_RETRY = Duration.ofMillis(250);
+    private static final Duration EXIT_CODE_WAIT = Duration.ofSeconds(1);
 
     private final ProcessProperties properties;
     private final ContainerRemover containers;
@@ -61,10 +63,18 @@ final class TeardownLadder {
             Schedulers.boundedElastic().schedule(child::closeStdin);
             return awaitGone(tree, properties.eofGrace())
                     .flatMap(gone -> gone ? Mono.just(Rung.EOF) : stop(child, tree))
-                    .flatMap(rung -> removeContainer(child, rung).map(removed -> new TeardownReport(child.id(), rung,
-                            child.exitCode(), removed, survivors(tree),
+                    .flatMap(rung -> Mono.zip(removeContainer(child, rung), exitCode(child)).map(ended -> new TeardownReport(
+                            child.id(), rung, ended.getT2(), ended.getT1(), survivors(tree),
                             Duration.ofMillis(timer.now(TimeUnit.MILLISECONDS) - start))));
         });
+    }
+
+    /**
+     * The child's exit code. The ladder may see it gone as a zombie a moment before the JVM has reaped it and
+     * knows its code; every rung ends the child, so the code follows at once, and the bound only guards the report.
+     */
+    private Mono<Optional<Integer>> exitCode(ChildProcess child) {
+        return child.onExit().map(Optional::of).timeout(EXIT_CODE_WAIT, Mono.fromSupplier(child::exitCode), timer);
     }
 
     /** For a docker child, ends its container and waits for the client to follow; any other child goes on to SIGTERM. */
