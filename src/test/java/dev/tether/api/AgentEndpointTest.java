@@ -82,8 +82,7 @@ class AgentEndpointTest {
     void registerAServer() throws IOException {
         tether = new TetherClient(port, TOKEN);
         record = Files.createTempFile(DATA_DIR, "record-", ".log");
-        tether.register(SLUG, Fixture.command("--progress-tool", "--record=" + record));
-        assertThat(tether.post("/api/connections/org/" + SLUG + "/default/refresh", null).status()).isEqualTo(200);
+        tether.registerAndSync(SLUG, Fixture.command("--progress-tool", "--record=" + record));
         agent = McpClient.async(HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
                         .endpoint("/mcp")
                         .requestBuilder(java.net.http.HttpRequest.newBuilder().header(HttpHeaders.AUTHORIZATION, "Bearer " + TOKEN))

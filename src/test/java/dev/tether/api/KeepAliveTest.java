@@ -50,8 +50,7 @@ class KeepAliveTest {
     @Test
     void backToBackRequestsOnOneConnectionAreAllAnswered() throws Exception {
         TetherClient tether = new TetherClient(port, TOKEN);
-        String slug = tether.register("keep_alive", Fixture.command());
-        assertThat(tether.post("/api/connections/org/" + slug + "/default/refresh", null).status()).isEqualTo(200);
+        String slug = tether.registerAndSync("keep_alive", Fixture.command());
 
         // One connection, reused: the JDK client keeps it alive and never pipelines.
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

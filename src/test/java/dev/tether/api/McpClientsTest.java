@@ -60,8 +60,7 @@ class McpClientsTest {
     void registerAServer() throws IOException {
         tether = new TetherClient(port, TOKEN);
         record = Files.createTempFile(DATA_DIR, "record-", ".log");
-        tether.register(SLUG, Fixture.command("--progress-tool", "--record=" + record));
-        assertThat(tether.post("/api/connections/org/" + SLUG + "/default/refresh", null).status()).isEqualTo(200);
+        tether.registerAndSync(SLUG, Fixture.command("--progress-tool", "--record=" + record));
     }
 
     @AfterEach
@@ -119,8 +118,7 @@ class McpClientsTest {
 
             step(agent, "waiting-for-list-changed");
             // a new server, synced, changes the tools on offer
-            tether.register(OTHER, Fixture.command());
-            assertThat(tether.post("/api/connections/org/" + OTHER + "/default/refresh", null).status()).isEqualTo(200);
+            tether.registerAndSync(OTHER, Fixture.command());
             step(agent, "list-changed");
 
             Ended ended = agent.awaitExit(BOUND);

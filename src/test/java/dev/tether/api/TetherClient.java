@@ -143,6 +143,16 @@ final class TetherClient {
         return registered;
     }
 
+    /** As {@link #register(String, List)}, then syncs the connection's catalog; fails unless Tether answers all three. */
+    String registerAndSync(String slug, List<String> argv) {
+        String registered = register(slug, argv);
+        Reply synced = post("/api/connections/org/" + registered + "/default/refresh", null);
+        if (synced.status() != 200) {
+            throw new AssertionError("syncing " + registered + " failed: " + synced);
+        }
+        return registered;
+    }
+
     /** Body of {@code POST /api/connections} for {@code org/<integration>/default}, with no credentials. */
     static Map<String, Object> defaultConnection(String integration) {
         return Map.of("owner", "org", "name", "default", "integration", integration, "template", "none", "values", Map.of());

@@ -3,12 +3,14 @@ package dev.tether.bench;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.PackagedDaemon;
 
 /**
@@ -54,6 +56,28 @@ final class BenchClient {
                 "command", command.get(0), "args", command.subList(1, command.size())));
         post("/api/connections", Map.of("owner", "org", "name", "default", "integration", slug, "template", "none",
                 "values", Map.of()));
+    }
+
+    /** The fixture's own tools; {@code --tools=N} adds N generated ones, {@code tool_0} to {@code tool_<N-1>}. */
+    static final int FIXTURE_TOOLS = 5;
+
+    /**
+     * Registers and syncs {@code connections} fixture servers {@code bench_<i>} of {@code tools} tools each, the
+     * large stored catalog several benchmarks measure against; their slugs.
+     */
+    List<String> addFixtureServers(int connections, int tools) throws Exception {
+        List<String> command = Fixture.command("--tools=" + (tools - FIXTURE_TOOLS));
+        List<String> slugs = new ArrayList<>();
+        for (int i = 0; i < connections; i++) {
+            String slug = "bench_" + i;
+            addStdioServer(slug, command);
+            int synced = refresh(slug).size();
+            if (synced != tools) {
+                throw new IllegalStateException(slug + " synced " + synced + " tools, not " + tools);
+            }
+            slugs.add(slug);
+        }
+        return slugs;
     }
 
     /** Syncs the catalog of {@code org/<slug>/default}; the tools it found. */

@@ -34,8 +34,6 @@ import dev.tether.testsupport.TestImages;
  */
 public final class HotPathBenchmark {
 
-    /** The fixture's own tools; {@code --tools=N} adds N generated ones. */
-    private static final int FIXTURE_TOOLS = 5;
 
     private final int samples;
     private final int seconds;
@@ -120,7 +118,7 @@ public final class HotPathBenchmark {
         if (figures.contains("tools")) {
             try (PackagedDaemon daemon = PackagedDaemon.start(jar, Files.createTempDirectory("tether-bench-hotpath-tools"), List.of(), Map.of())) {
                 BenchClient client = new BenchClient(daemon);
-                registerAndSync(client);
+                client.addFixtureServers(connections, tools);
                 Latencies list = sequential(client, "GET", "/api/tools", null);
                 rows.add(new String[] { "GET /api/tools, " + connections * tools + " stored tools",
                         "p50 " + ms(list.p50()) + ", p99 " + ms(list.p99()), "", "" });
@@ -201,18 +199,6 @@ public final class HotPathBenchmark {
             }
         }
         throw new IllegalStateException("unreachable");
-    }
-
-    private void registerAndSync(BenchClient client) throws Exception {
-        List<String> command = Fixture.command("--tools=" + (tools - FIXTURE_TOOLS));
-        for (int i = 0; i < connections; i++) {
-            String slug = "bench_" + i;
-            client.addStdioServer(slug, command);
-            int synced = client.refresh(slug).size();
-            if (synced != tools) {
-                throw new IllegalStateException(slug + " synced " + synced + " tools, not " + tools);
-            }
-        }
     }
 
     /** server-everything in a container of its own, spoken to directly: the floor under every Tether figure. */

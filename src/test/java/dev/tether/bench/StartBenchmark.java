@@ -14,7 +14,6 @@ import java.util.function.ToDoubleFunction;
 import java.util.stream.Stream;
 
 
-import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.PackagedDaemon;
 
 /**
@@ -30,7 +29,6 @@ import dev.tether.testsupport.PackagedDaemon;
  */
 public final class StartBenchmark {
 
-    private static final int FIXTURE_TOOLS = 5;
 
     private final int runs;
     private final int connections;
@@ -70,7 +68,7 @@ public final class StartBenchmark {
         Path stored = Files.createTempDirectory("tether-bench-start-stored");
         long seeding = System.nanoTime();
         try (PackagedDaemon seed = PackagedDaemon.start(jar, stored, List.of(), Map.of())) {
-            registerAndSync(new BenchClient(seed));
+            new BenchClient(seed).addFixtureServers(connections, tools);
         }
         System.out.printf("seeded a data dir with %d stored tools in %.0f s%n", connections * tools, (System.nanoTime() - seeding) / 1e9);
 
@@ -154,15 +152,6 @@ public final class StartBenchmark {
             for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(file);
             }
-        }
-    }
-
-    private void registerAndSync(BenchClient client) throws Exception {
-        List<String> command = Fixture.command("--tools=" + (tools - FIXTURE_TOOLS));
-        for (int i = 0; i < connections; i++) {
-            String slug = "bench_" + i;
-            client.addStdioServer(slug, command);
-            client.refresh(slug);
         }
     }
 

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 
 
-import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.PackagedDaemon;
 
 /**
@@ -22,8 +21,6 @@ import dev.tether.testsupport.PackagedDaemon;
  */
 public final class ToolsListBenchmark {
 
-    /** The fixture's own tools; {@code --tools=N} adds N generated ones. */
-    private static final int FIXTURE_TOOLS = 5;
 
     private final int connections;
     private final int tools;
@@ -51,7 +48,7 @@ public final class ToolsListBenchmark {
                     daemon.metrics().sum("jvm_memory_used_bytes", "area", "heap") / (1024 * 1024));
             long syncStart = System.nanoTime();
             BenchClient client = new BenchClient(daemon);
-            List<String> slugs = registerAndSync(client);
+            List<String> slugs = client.addFixtureServers(connections, tools);
             System.out.printf("registered and synced %d servers in %d ms%n", slugs.size(), (System.nanoTime() - syncStart) / 1_000_000);
 
             // Executor's built-in tools are listed beside the stored ones, as Executor lists them.
@@ -60,7 +57,7 @@ public final class ToolsListBenchmark {
             latency(client, "GET /api/tools (all " + expected + " tools, " + builtins + " of them built in)", "/api/tools", expected);
             latency(client, "GET /api/tools?integration=<one> (" + tools + " tools)", "/api/tools?integration=" + slugs.get(0), tools);
             // The last generated tool: no other tool's name contains its name.
-            String last = "tool_" + (tools - FIXTURE_TOOLS - 1);
+            String last = "tool_" + (tools - BenchClient.FIXTURE_TOOLS - 1);
             latency(client, "GET /api/tools?query=" + last + " (one per connection)", "/api/tools?query=" + last, connections);
             System.out.printf("after the load: RSS %.0f MiB, heap in use %.0f MiB%n", daemon.residentMiB(),
                     daemon.metrics().sum("jvm_memory_used_bytes", "area", "heap") / (1024 * 1024));
@@ -74,21 +71,6 @@ public final class ToolsListBenchmark {
             System.out.printf("first GET /api/tools after the restart: %d tools in %d ms, %.0f servers started%n", listed,
                     (System.nanoTime() - first) / 1_000_000, restarted.metrics().spawned());
         }
-    }
-
-    private List<String> registerAndSync(BenchClient client) throws Exception {
-        List<String> slugs = new ArrayList<>();
-        List<String> command = Fixture.command("--tools=" + (tools - FIXTURE_TOOLS));
-        for (int i = 0; i < connections; i++) {
-            String slug = "bench_" + i;
-            client.addStdioServer(slug, command);
-            int synced = client.refresh(slug).size();
-            if (synced != tools) {
-                throw new IllegalStateException(slug + " synced " + synced + " tools, not " + tools);
-            }
-            slugs.add(slug);
-        }
-        return slugs;
     }
 
     private void latency(BenchClient client, String label, String path, int expected) throws Exception {
