@@ -1,5 +1,6 @@
 package dev.tether.mcp;
 
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -16,7 +17,8 @@ import reactor.core.scheduler.Scheduler;
  * (docs/performance.md); on a hashed wheel arming and cancelling are queue inserts, and one thread ticks ten
  * times a second. Bounds fire up to a tick late, which no bound of seconds notices.
  *
- * <p>Only timed tasks: this is not a place to run work, and {@link #createWorker()} refuses.
+ * <p>Only timed tasks: this is not a place to run work, and {@link #schedule(Runnable)} and {@link #createWorker()}
+ * refuse.
  */
 public final class RequestTimer implements Scheduler {
 
@@ -35,9 +37,10 @@ public final class RequestTimer implements Scheduler {
         wheel = new HashedWheelTimer(daemon, TICK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
+    /** Refused: work run here would wait for the next tick and hold up every bound behind it. */
     @Override
     public Disposable schedule(Runnable task) {
-        return schedule(task, 0, TimeUnit.MILLISECONDS);
+        throw new RejectedExecutionException("RequestTimer arms request bounds only; run work on a Reactor scheduler");
     }
 
     /**
@@ -70,7 +73,7 @@ public final class RequestTimer implements Scheduler {
 
     @Override
     public Worker createWorker() {
-        throw new UnsupportedOperationException("RequestTimer arms request bounds only; run work on a Reactor scheduler");
+        throw new RejectedExecutionException("RequestTimer arms request bounds only; run work on a Reactor scheduler");
     }
 
     @Override

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -70,6 +71,7 @@ class RequestTimerTest {
 
     @Test
     void runsNoWork() {
-        assertThatThrownBy(RequestTimer.SHARED::createWorker).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(RequestTimer.SHARED::createWorker).isInstanceOf(RejectedExecutionException.class);
+        assertThatThrownBy(() -> RequestTimer.SHARED.schedule(() -> { })).isInstanceOf(RejectedExecutionException.class);
     }
 }
