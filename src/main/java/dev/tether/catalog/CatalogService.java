@@ -108,13 +108,14 @@ public final class CatalogService implements SmartLifecycle {
     }
 
     /**
-     * Tools of the matching connections. Stale catalogs are synced; a catalog whose sync takes longer than
-     * the grace is answered from the store while the sync goes on.
+     * Tools of the matching connections, in the store's order of connections (so that unchanged catalogs give an
+     * equal answer, which {@code GET /api/tools} relies on to reuse its encoded listing). Stale catalogs are synced
+     * at once; a catalog whose sync takes longer than the grace is answered from the store while the sync goes on.
      */
     public Flux<ConnectionTools> tools(Optional<String> integration, Optional<Owner> owner, Optional<String> connection) {
         return connections.all(integration, owner)
                 .filter(c -> connection.map(c.key().name()::equals).orElse(true))
-                .flatMap(this::currentTools);
+                .flatMapSequential(this::currentTools);
     }
 
     /**
