@@ -1,6 +1,13 @@
 package dev.tether.api;
 
+import java.util.Map;
+
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.swagger.v3.oas.annotations.media.ArraySchema;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -9,21 +16,7 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
 import dev.tether.api.Views.ToolView;
-import dev.tether.calls.ToolAddress;
 import dev.tether.calls.ToolCalls;
-import dev.tether.calls.builtin.BuiltinTool;
-import dev.tether.calls.builtin.BuiltinTools;
-import dev.tether.store.Owner;
-import dev.tether.catalog.CatalogService;
-import dev.tether.policy.Policies;
-import dev.tether.store.Policy;
-
-import java.util.Comparator;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Optional;
-import java.util.stream.Stream;
 
 @RestController
 final class ToolsController {
@@ -32,16 +25,12 @@ final class ToolsController {
     record CallRequest(String address, Map<String, Object> args) {
     }
 
-    private final CatalogService catalogs;
     private final ToolCalls calls;
-    private final BuiltinTools builtins;
-    private final Policies policies;
+    private final ToolListings listings;
 
-    ToolsController(CatalogService catalogs, ToolCalls calls, BuiltinTools builtins, Policies policies) {
-        this.catalogs = catalogs;
+    ToolsController(ToolCalls calls, ToolListings listings) {
         this.calls = calls;
-        this.builtins = builtins;
-        this.policies = policies;
+        this.listings = listings;
     }
 
     record SchemaView(String address, String name, String description, Object inputSchema, Object outputSchema) {
@@ -66,10 +55,12 @@ final class ToolsController {
 
     /**
      * Executor's built-in tools, then the tools of every matching connection, as 1.5.9 orders them; a client that
-     * leaves cancels the syncs it started.
+     * leaves cancels the syncs it started. The answer is JSON encoded ahead by {@link ToolListings}.
      */
-    @GetMapping("/api/tools")
-    Mono<List<ToolView>> list(@RequestParam(required = false) String integration, @RequestParam(required = false) String owner,
+    @GetMapping(value = "/api/tools", produces = MediaType.APPLICATION_JSON_VALUE)
+    @ApiResponse(responseCode = "200", description = "OK",
+            content = @Content(array = @ArraySchema(schema = @Schema(implementation = ToolView.class))))
+    Mono<byte[]> list(@RequestParam(required = false) String integration, @RequestParam(required = false) String owner,
             @RequestParam(required = false) String connection, @RequestParam(required = false) String query,
             @RequestParam(required = false) String includeAnnotations, @RequestParam(required = false) String includeBlocked) {
         Bounds.check("integration", integration);
@@ -78,25 +69,8 @@ final class ToolsController {
         Bounds.check("query", query);
         Bounds.check("includeAnnotations", includeAnnotations);
         Bounds.check("includeBlocked", includeBlocked);
-        String needle = query == null ? "" : query.toLowerCase(Locale.ROOT);
-        // Tools a policy blocks are left out unless asked for, as Executor does.
-        Mono<List<Policy>> blocking = Inputs.flag(includeBlocked) ? Mono.just(List.of()) : policies.list().collectList();
-        return blocking.flatMap(rules -> Mono.defer(() -> {
-            Optional<String> inIntegration = Inputs.optional(integration);
-            Optional<Owner> ofOwner = Inputs.optionalOwner(owner);
-            Optional<String> onConnection = Inputs.optional(connection);
-            boolean wantsBuiltins = inIntegration.map(BuiltinTool.INTEGRATION::equals).orElse(true)
-                    && ofOwner.map(o -> o.wire().equals(BuiltinTool.OWNER)).orElse(true)
-                    && onConnection.map(BuiltinTool.CONNECTION::equals).orElse(true);
-            List<ToolView> listedBuiltins = wantsBuiltins ? builtins.listed().stream().map(ToolView::of).toList() : List.of();
-            return catalogs.tools(inIntegration, ofOwner, onConnection)
-                    .flatMapIterable(tools -> ToolView.listed(tools, Inputs.flag(includeAnnotations)))
-                    .collectSortedList(Comparator.comparing(ToolView::address))
-                    .map(connected -> Stream.concat(listedBuiltins.stream(), connected.stream())
-                            .filter(tool -> rules.isEmpty() || !Policies.decide(ToolAddress.path(tool.address()), false, rules).blocked())
-                            .filter(tool -> needle.isEmpty() || tool.name().toLowerCase(Locale.ROOT).contains(needle)
-                                    || tool.description().toLowerCase(Locale.ROOT).contains(needle))
-                            .toList());
-        }));
+        return Mono.fromCallable(() -> new ToolListings.Selection(Inputs.optional(integration), Inputs.optionalOwner(owner),
+                        Inputs.optional(connection), Inputs.flag(includeAnnotations), Inputs.flag(includeBlocked)))
+                .flatMap(selection -> listings.list(selection, query == null ? "" : query));
     }
 }
