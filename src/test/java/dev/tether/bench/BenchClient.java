@@ -34,16 +34,26 @@ final class BenchClient {
 
     /** Sends a request; anything but a 2xx fails the benchmark, naming the route and the answer. A text answer comes as a string node. */
     JsonNode send(String method, String path, Object body) throws Exception {
-        HttpRequest request = daemon.request(path)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
-                .build();
-        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() / 100 != 2) {
-            throw new IllegalStateException(method + " " + path + ": " + response.statusCode() + " " + response.body());
-        }
+        HttpResponse<String> response = exchange(method, path, body, HttpResponse.BodyHandlers.ofString());
         String answer = response.body();
         boolean json = response.headers().firstValue("Content-Type").filter(type -> type.contains("json")).isPresent();
         return answer.isEmpty() ? JSON.nullNode() : json ? JSON.readTree(answer) : JSON.getNodeFactory().stringNode(answer);
+    }
+
+    /** A GET's answer as it came, unparsed: what the daemon and the wire cost, apart from the client's own parse. */
+    byte[] get(String path) throws Exception {
+        return exchange("GET", path, null, HttpResponse.BodyHandlers.ofByteArray()).body();
+    }
+
+    private <T> HttpResponse<T> exchange(String method, String path, Object body, HttpResponse.BodyHandler<T> answer) throws Exception {
+        HttpRequest request = daemon.request(path)
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
+                .build();
+        HttpResponse<T> response = http.send(request, answer);
+        if (response.statusCode() / 100 != 2) {
+            throw new IllegalStateException(method + " " + path + ": " + response.statusCode() + " " + response.body());
+        }
+        return response;
     }
 
     JsonNode post(String path, Object body) throws Exception {
