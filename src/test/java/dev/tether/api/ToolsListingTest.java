@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -16,11 +15,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpMethod;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-import dev.tether.api.ApiClient.Reply;
+import dev.tether.api.TetherClient.Reply;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.OsProcesses;
 
@@ -47,7 +47,7 @@ class ToolsListingTest {
     @LocalServerPort
     int port;
 
-    private ApiClient api;
+    private TetherClient api;
 
     @DynamicPropertySource
     static void dataDir(DynamicPropertyRegistry registry) {
@@ -56,12 +56,8 @@ class ToolsListingTest {
 
     @BeforeAll
     void registerAndSync() {
-        api = new ApiClient(port, TOKEN);
-        SLUGS.forEach(slug -> {
-            assertThat(api.post("/api/mcp/servers", server(slug, "--tools=2")).status()).isEqualTo(200);
-            assertThat(api.post("/api/connections", TetherClient.defaultConnection(slug)).status()).isEqualTo(200);
-            assertThat(api.post(refreshPath(slug), null).status()).isEqualTo(200);
-        });
+        api = new TetherClient(port, TOKEN);
+        SLUGS.forEach(slug -> api.registerAndSync(slug, Fixture.command("--run=" + RUN, "--tools=2")));
     }
 
     @AfterAll
@@ -81,7 +77,7 @@ class ToolsListingTest {
         listedTwice("synced").forEach(listing -> assertThat(listing).doesNotContain(added));
 
         assertThat(api.post("/api/mcp/servers/synced/config", Map.of("config", config("--tools=3"))).status()).isEqualTo(200);
-        assertThat(api.post(refreshPath("synced"), null).json().valueStream().map(tool -> tool.path("address").asString()))
+        assertThat(api.post("/api/connections/org/synced/default/refresh", null).json().valueStream().map(tool -> tool.path("address").asString()))
                 .contains(added);
 
         listed("synced").forEach(listing -> assertThat(listing).contains(added));
@@ -110,7 +106,7 @@ class ToolsListingTest {
         assertThat(addresses("/api/tools?includeBlocked=true")).contains(blocked);
 
         String id = policy.json().path("id").asString();
-        assertThat(api.send("DELETE", "/api/policies/" + id, Map.of("owner", "org")).status()).isEqualTo(200);
+        assertThat(api.call(HttpMethod.DELETE, "/api/policies/" + id, Map.of("owner", "org")).status()).isEqualTo(200);
         listed("blocked").forEach(listing -> assertThat(listing).contains(blocked));
     }
 
@@ -132,20 +128,9 @@ class ToolsListingTest {
         return reply.json().valueStream().map(tool -> tool.path("address").asString()).toList();
     }
 
-    private static Map<String, Object> server(String slug, String tools) {
-        Map<String, Object> server = new LinkedHashMap<>(config(tools));
-        server.put("name", slug);
-        server.put("slug", slug);
-        return server;
-    }
-
     /** A fixture server with the given {@code --tools=N}. */
     private static Map<String, Object> config(String tools) {
         List<String> command = Fixture.command("--run=" + RUN, tools);
         return Map.of("transport", "stdio", "command", command.get(0), "args", new ArrayList<>(command.subList(1, command.size())));
-    }
-
-    private static String refreshPath(String slug) {
-        return "/api/connections/org/" + slug + "/default/refresh";
     }
 }
