@@ -116,7 +116,7 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
                         + "config_changed_at = :changed WHERE slug = :slug")
                 .bind("name", integration.name())
                 .bind("description", integration.description())
-                .bind("config", json.config(integration.config()))
+                .bind("config", json.config(integration.slug(), integration.config()))
                 .bind("changed", integration.configChangedAt().toEpochMilli())
                 .bind("slug", integration.slug())
                 .fetch().rowsUpdated()
@@ -213,7 +213,8 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
     public Mono<Map<String, String>> credentials(ConnectionKey key) {
         return bindKey(db.sql("SELECT name, secret FROM credential WHERE owner = :owner AND integration = :integration "
                 + "AND connection = :name ORDER BY name"), key)
-                .map(row -> Map.entry(row.get("name", String.class), json.open(row.get("secret", String.class))))
+                .map(row -> Map.entry(row.get("name", String.class),
+                        json.open(key, row.get("name", String.class), row.get("secret", String.class))))
                 .all()
                 .collect(LinkedHashMap<String, String>::new, (values, entry) -> values.put(entry.getKey(), entry.getValue()))
                 .map(Map::copyOf);
@@ -251,7 +252,7 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
                 .bind("slug", integration.slug())
                 .bind("name", integration.name())
                 .bind("description", integration.description())
-                .bind("config", json.config(integration.config()))
+                .bind("config", json.config(integration.slug(), integration.config()))
                 .bind("changed", integration.configChangedAt().toEpochMilli())
                 .bind("created", integration.configChangedAt().toEpochMilli())
                 .fetch().rowsUpdated();
@@ -272,7 +273,7 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
                 .concatMap(entry -> keyed(db.sql("INSERT INTO credential (owner, integration, connection, name, secret) "
                         + "VALUES (:owner, :integration, :name, :credential, :secret)")
                         .bind("credential", entry.getKey())
-                        .bind("secret", json.seal(entry.getValue())), key))
+                        .bind("secret", json.seal(key, entry.getKey(), entry.getValue())), key))
                 .then();
     }
 
@@ -286,7 +287,7 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
 
     private Integration integration(Readable row) {
         return new Integration(row.get("slug", String.class), row.get("name", String.class), row.get("description", String.class),
-                json.config(row.get("config", String.class)), Instant.ofEpochMilli(row.get("config_changed_at", Long.class)));
+                json.config(row.get("slug", String.class), row.get("config", String.class)), Instant.ofEpochMilli(row.get("config_changed_at", Long.class)));
     }
 
     private static Connection connection(Readable row) {

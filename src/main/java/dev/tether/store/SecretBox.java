@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.Optional;
 
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
@@ -21,9 +22,13 @@ import dev.tether.StartupFailure;
 import dev.tether.TetherProperties;
 
 /**
- * Encrypts secret values for the store: AES-256-GCM, a random 96-bit nonce for each value, the result written as
- * {@value #PREFIX}{@code base64(nonce ‖ ciphertext ‖ tag)}. The prefix tells a sealed value from a plain one left by
- * an older Tether (see {@link SecretsAtRest}) and leaves room for a next version.
+ * Encrypts secret values for the store: AES-256-GCM, a random 96-bit nonce for each value, the value's
+ * {@link SecretSlot} (table, row, field) as associated data, the result written as
+ * {@value #PREFIX}{@code base64(nonce ‖ ciphertext ‖ tag)}. Every value is sealed, whatever it looks like; a sealed
+ * value opens only in its own slot, and only a sealed value opens: plain text in the store is refused.
+ *
+ * <p>{@value #LEGACY_PREFIX} is how Tether sealed before values were bound to their rows (no associated data);
+ * the migration {@link V30__BindSecretsToRows} opens those once and seals them again.
  *
  * <p>The key comes from {@code tether.store.secret-key} when set, otherwise from {@code <data-dir>/secret.key},
  * created {@code 0600} on first start. Never from the database: a dump of it alone gives nothing away.
@@ -31,7 +36,8 @@ import dev.tether.TetherProperties;
 @Component
 final class SecretBox {
 
-    static final String PREFIX = "tether:aes-gcm:v1:";
+    static final String PREFIX = "tether:aes-gcm:v2:";
+    static final String LEGACY_PREFIX = "tether:aes-gcm:v1:";
     static final String KEY_FILE = "secret.key";
 
     private static final int KEY_BYTES = 32;
@@ -72,19 +78,21 @@ final class SecretBox {
         return source;
     }
 
+    /** Whether a stored value is sealed the current way (it may still not open: another key, another slot). */
     static boolean sealed(String stored) {
         return stored != null && stored.startsWith(PREFIX);
     }
 
-    String seal(String plain) {
-        if (plain == null || sealed(plain)) {
-            return plain;
+    /** Seals any value, one that looks sealed too: the user's value is whatever the user gave. */
+    String seal(String plain, SecretSlot slot) {
+        if (plain == null) {
+            return null;
         }
+        byte[] nonce = new byte[NONCE_BYTES];
+        RANDOM.nextBytes(nonce);
         try {
-            byte[] nonce = new byte[NONCE_BYTES];
-            RANDOM.nextBytes(nonce);
-            Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
-            cipher.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, nonce));
+            Cipher cipher = cipher(Cipher.ENCRYPT_MODE, new GCMParameterSpec(TAG_BITS, nonce));
+            cipher.updateAAD(slot.associatedData());
             byte[] sealed = cipher.doFinal(plain.getBytes(StandardCharsets.UTF_8));
             return PREFIX + Base64.getEncoder().encodeToString(ByteBuffer.allocate(nonce.length + sealed.length)
                     .put(nonce).put(sealed).array());
@@ -95,32 +103,75 @@ final class SecretBox {
     }
 
     /**
-     * The plain value of a stored one; a value without the prefix is plain already (written by an older Tether).
+     * The plain value of a stored one, sealed for {@code slot}.
      *
-     * @throws WrongKeyException when the value was sealed with another key or has been altered
+     * @throws WrongKeyException when the value was sealed with another key, for another slot, or altered
+     * @throws UnsealedSecretException when the value is not sealed at all (or sealed the old, unbound way)
      */
-    String open(String stored) {
+    String open(String stored, SecretSlot slot) {
+        if (stored == null) {
+            return null;
+        }
         if (!sealed(stored)) {
-            return stored;
+            throw new UnsealedSecretException(slot);
         }
+        return decrypt(stored.substring(PREFIX.length()), slot.associatedData())
+                .orElseThrow(() -> new WrongKeyException(source, slot));
+    }
+
+    /** A value sealed the old way ({@value #LEGACY_PREFIX}, bound to no slot), opened; empty when it does not open. */
+    Optional<String> openLegacy(String stored) {
+        return stored != null && stored.startsWith(LEGACY_PREFIX)
+                ? decrypt(stored.substring(LEGACY_PREFIX.length()), null) : Optional.empty();
+    }
+
+    /** Whether a value with the old prefix could have been sealed at all: base64 as long as a nonce and a tag. */
+    static boolean couldBeLegacySealed(String stored) {
         try {
-            byte[] bytes = Base64.getDecoder().decode(stored.substring(PREFIX.length()));
-            Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
-            cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, bytes, 0, NONCE_BYTES));
-            return new String(cipher.doFinal(bytes, NONCE_BYTES, bytes.length - NONCE_BYTES), StandardCharsets.UTF_8);
+            return Base64.getDecoder().decode(stored.substring(LEGACY_PREFIX.length())).length >= NONCE_BYTES + TAG_BITS / 8;
         }
-        catch (GeneralSecurityException | IllegalArgumentException ex) {
-            throw new WrongKeyException(source);
+        catch (IllegalArgumentException ex) {
+            return false;
         }
     }
 
-    /** A sealed value that does not open: another key, or tampering. The message names the key's source only. */
+    private Optional<String> decrypt(String base64, byte[] associatedData) {
+        try {
+            byte[] bytes = Base64.getDecoder().decode(base64);
+            Cipher cipher = cipher(Cipher.DECRYPT_MODE, new GCMParameterSpec(TAG_BITS, bytes, 0, NONCE_BYTES));
+            if (associatedData != null) {
+                cipher.updateAAD(associatedData);
+            }
+            return Optional.of(new String(cipher.doFinal(bytes, NONCE_BYTES, bytes.length - NONCE_BYTES), StandardCharsets.UTF_8));
+        }
+        catch (GeneralSecurityException | IllegalArgumentException ex) {
+            return Optional.empty();
+        }
+    }
+
+    private Cipher cipher(int mode, GCMParameterSpec parameters) throws GeneralSecurityException {
+        Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+        cipher.init(mode, key, parameters);
+        return cipher;
+    }
+
+    /** A sealed value that does not open: another key, another row, or tampering. Names the key's source and the slot. */
     static final class WrongKeyException extends RuntimeException {
 
-        WrongKeyException(String source) {
-            super("stored secrets do not decrypt with the store key from " + source
-                    + ": is it the key they were written with? (tether.store.secret-key / TETHER_STORE_SECRET_KEY)",
-                    null, false, false);
+        WrongKeyException(String source, SecretSlot slot) {
+            super("the stored secret of " + slot + " does not decrypt with the store key from " + source
+                    + ": is it the key it was written with? (tether.store.secret-key / TETHER_STORE_SECRET_KEY); "
+                    + "a sealed value copied from another row does not open either", null, false, false);
+        }
+    }
+
+    /** A value in a secret's place that is not sealed: Tether never writes one, so something else wrote it there. */
+    static final class UnsealedSecretException extends RuntimeException {
+
+        UnsealedSecretException(SecretSlot slot) {
+            super("the stored secret of " + slot + " is not encrypted: Tether seals every secret it writes (and migration"
+                    + " V30 sealed the older ones), so it was written to the database by something else; set it again"
+                    + " through the API", null, false, false);
         }
     }
 

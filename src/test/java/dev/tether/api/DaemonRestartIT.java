@@ -31,11 +31,14 @@ import dev.tether.testsupport.RequiresPostgres;
  * PostgreSQL: integrations with their configs, connections with their credentials and last verdicts, and
  * catalogs, which the restarted daemon serves from the store without starting a server. The secrets given
  * to it (a server's env, a remote server's headers, a connection's credential) show in no response and in
- * neither daemon's log, with Tether's own logging at DEBUG; the credential still reaches the server.
+ * neither daemon's log, with Tether's own logging at DEBUG; the credential still reaches the server, although it
+ * begins the way a sealed value does.
  */
 class DaemonRestartIT {
 
     private static final int GENERATED = 7;
+    /** Values that begin like sealed ones are sealed and kept all the same (an older Tether passed them through). */
+    private static final String LOOKS_SEALED = "tether:aes-gcm:v1:";
     /** The fixture's own five tools, its {@code env} tool and the generated ones. */
     private static final int TOOLS = 5 + 1 + GENERATED;
 
@@ -74,12 +77,12 @@ class DaemonRestartIT {
         PackagedDaemon first = start(store);
         TetherClient before = new TetherClient(first.port(), first.token());
         String stdio = before.register("restart_stdio", Fixture.command("--tools=" + GENERATED, "--env-tool"),
-                Map.of("FIXTURE_SECRET", "env-" + secret));
+                Map.of("FIXTURE_SECRET", LOOKS_SEALED + "env-" + secret));
         ok(before.post("/api/mcp/servers", Map.of("name", "Restart Remote", "endpoint", "http://127.0.0.1:1/mcp",
                 "remoteTransport", "sse", "headers", Map.of("X-Key", "header-" + secret), "queryParams", Map.of("tenant", "acme"))));
         ok(before.post("/api/connections", TetherClient.defaultConnection("restart_remote")));
         ok(before.post("/api/connections", Map.of("owner", "user", "name", "alice", "integration", stdio,
-                "template", "API_TOKEN", "identityLabel", "alice@example.com", "value", "value-" + secret)));
+                "template", "API_TOKEN", "identityLabel", "alice@example.com", "value", LOOKS_SEALED + "value-" + secret)));
         assertThat(ok(before.health(stdio)).path("status").asString()).isEqualTo("healthy");
         for (String connection : List.of("org/" + stdio + "/default", "user/" + stdio + "/alice")) {
             assertThat(ok(before.post("/api/connections/" + connection + "/refresh", null)).size()).isEqualTo(TOOLS);
@@ -96,7 +99,7 @@ class DaemonRestartIT {
         JsonNode digest = ok(after.post("/api/tools/call", Map.of("address", "tools." + stdio + ".user.alice.env",
                 "args", Map.of("name", "API_TOKEN"))));
         assertThat(digest.path("content").get(0).path("text").asString()).as("the stored credential reaches the server")
-                .isEqualTo("sha256:" + sha256("value-" + secret));
+                .isEqualTo("sha256:" + sha256(LOOKS_SEALED + "value-" + secret));
 
         second.stop();
         for (PackagedDaemon daemon : daemons) {

@@ -35,7 +35,8 @@ abstract class StoreContract {
     protected abstract Database newDatabase();
 
     /** One key per test, as one daemon has one key for its store. */
-    private final SecretBox secrets = SecretBox.random();
+    private final byte[] key = new java.security.SecureRandom().generateSeed(32);
+    private final SecretBox secrets = new SecretBox(key, "the test's key");
 
     private R2dbcStore open(Database database) {
         Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password()).load().migrate();
@@ -122,6 +123,125 @@ abstract class StoreContract {
                 });
     }
 
+    @Test
+    void valuesThatLookSealedAreSealedAndSurviveARestart() throws Exception {
+        Database database = newDatabase();
+        R2dbcStore store = open(database);
+        String env = SecretBox.LEGACY_PREFIX + "AAAA" + ENV_SECRET;
+        String credential = SecretBox.PREFIX + CREDENTIAL_SECRET;
+        store.create(new Integration("alpha", "Alpha", "", new StdioConfig("node", List.of(), Map.of("ENV_TOKEN", env), null),
+                Instant.ofEpochMilli(1))).block(BOUND);
+        ConnectionKey alice = new ConnectionKey(Owner.USER, "alpha", "alice");
+        store.create(new Connection(alice, "API_TOKEN", Optional.empty(), Optional.empty()), Map.of("API_TOKEN", credential))
+                .block(BOUND);
+        assertThat(dump(database)).doesNotContain(ENV_SECRET, CREDENTIAL_SECRET);
+
+        migrateSecrets(database, secrets);
+        R2dbcStore restarted = open(database);
+        assertThat(((StdioConfig) restarted.find("alpha").block(BOUND).config()).env()).containsEntry("ENV_TOKEN", env);
+        assertThat(restarted.credentials(alice).block(BOUND)).containsEntry("API_TOKEN", credential);
+    }
+
+    @Test
+    void aSealedValueCopiedToAnotherRowDoesNotOpen() throws Exception {
+        Database database = newDatabase();
+        R2dbcStore store = withStore(database);
+        ConnectionKey bob = new ConnectionKey(Owner.USER, "alpha", "bob");
+        store.create(new Connection(bob, "API_TOKEN", Optional.empty(), Optional.empty()), Map.of("API_TOKEN", "bobs-own"))
+                .block(BOUND);
+        try (java.sql.Connection jdbc = jdbc(database)) {
+            jdbc.createStatement().execute("UPDATE credential SET secret = (SELECT secret FROM credential WHERE connection = "
+                    + "'alice') WHERE connection = 'bob'");
+        }
+        assertThatThrownBy(() -> store.credentials(bob).block(BOUND))
+                .isInstanceOf(SecretBox.WrongKeyException.class)
+                .hasMessageContaining("credential user/alpha/bob API_TOKEN").hasMessageNotContaining(CREDENTIAL_SECRET);
+        assertThat(store.credentials(new ConnectionKey(Owner.USER, "alpha", "alice")).block(BOUND))
+                .as("in its own row it still opens").containsEntry("API_TOKEN", CREDENTIAL_SECRET);
+        assertThatThrownBy(() -> migrateSecrets(database, secrets)).satisfies(error -> assertThat(
+                dev.tether.StartupFailure.in(error).orElseThrow().getMessage()).contains("credential user/alpha/bob API_TOKEN"));
+    }
+
+    @Test
+    void aSealedEnvValueMovedToAnotherNameDoesNotOpen() throws Exception {
+        Database database = newDatabase();
+        R2dbcStore store = open(database);
+        store.create(new Integration("alpha", "Alpha", "", new StdioConfig("node", List.of(),
+                Map.of("A", "first", "B", "second"), null), Instant.ofEpochMilli(1))).block(BOUND);
+        try (java.sql.Connection jdbc = jdbc(database)) {
+            java.sql.ResultSet row = jdbc.createStatement().executeQuery("SELECT config FROM integration");
+            row.next();
+            Map<String, Object> config = JsonMapper.builder().build().readValue(row.getString(1), Map.class);
+            @SuppressWarnings("unchecked") Map<String, String> env = (Map<String, String>) config.get("env");
+            env.put("B", env.get("A"));
+            java.sql.PreparedStatement update = jdbc.prepareStatement("UPDATE integration SET config = ?");
+            update.setString(1, JsonMapper.builder().build().writeValueAsString(config));
+            update.executeUpdate();
+        }
+        assertThatThrownBy(() -> store.find("alpha").block(BOUND)).isInstanceOf(SecretBox.WrongKeyException.class)
+                .hasMessageContaining("integration alpha env.B");
+    }
+
+    @Test
+    void valuesSealedTheOldWayAreBoundToTheirRowsOnce() throws Exception {
+        Database database = newDatabase();
+        Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password()).load().migrate();
+        String passedThrough = SecretBox.LEGACY_PREFIX + "not-sealed-" + ENV_SECRET;
+        try (java.sql.Connection jdbc = jdbc(database)) {
+            jdbc.createStatement().execute("INSERT INTO integration (slug, name, description, config, config_changed_at, created_at) "
+                    + "VALUES ('alpha', 'Alpha', '', '{\"transport\":\"stdio\",\"command\":\"node\",\"args\":[],"
+                    + "\"env\":{\"ENV_TOKEN\":\"" + legacySeal(HEADER_SECRET) + "\",\"ODD\":\"" + passedThrough
+                    + "\"},\"cwd\":null}', 1, 1)");
+            jdbc.createStatement().execute("INSERT INTO connection (owner, integration, name, template, created_at) "
+                    + "VALUES ('user', 'alpha', 'alice', 'API_TOKEN', 1)");
+            jdbc.createStatement().execute("INSERT INTO credential (owner, integration, connection, name, secret) "
+                    + "VALUES ('user', 'alpha', 'alice', 'API_TOKEN', '" + legacySeal(CREDENTIAL_SECRET) + "')");
+        }
+        migrateSecrets(database, secrets);
+        String migrated = dump(database);
+        assertThat(migrated).doesNotContain(SecretBox.LEGACY_PREFIX, HEADER_SECRET, CREDENTIAL_SECRET, ENV_SECRET);
+
+        R2dbcStore store = open(database);
+        assertThat(((StdioConfig) store.find("alpha").block(BOUND).config()).env())
+                .containsEntry("ENV_TOKEN", HEADER_SECRET).containsEntry("ODD", passedThrough);
+        assertThat(store.credentials(new ConnectionKey(Owner.USER, "alpha", "alice")).block(BOUND))
+                .containsEntry("API_TOKEN", CREDENTIAL_SECRET);
+        migrateSecrets(database, secrets);
+        assertThat(dump(database)).as("the migration runs once").isEqualTo(migrated);
+    }
+
+    @Test
+    void aPlainValueWrittenAfterTheMigrationStopsTheStartNamingItsRow() throws Exception {
+        Database database = newDatabase();
+        withStore(database);
+        migrateSecrets(database, secrets);
+        try (java.sql.Connection jdbc = jdbc(database)) {
+            jdbc.createStatement().execute("UPDATE credential SET secret = '" + CREDENTIAL_SECRET + "' WHERE connection = 'alice'");
+        }
+        assertThatThrownBy(() -> migrateSecrets(database, secrets)).satisfies(error -> assertThat(
+                dev.tether.StartupFailure.in(error).orElseThrow().getMessage())
+                .contains("credential user/alpha/alice API_TOKEN", "not encrypted").doesNotContain(CREDENTIAL_SECRET));
+        assertThatThrownBy(() -> open(database).credentials(new ConnectionKey(Owner.USER, "alpha", "alice")).block(BOUND))
+                .isInstanceOf(SecretBox.UnsealedSecretException.class);
+    }
+
+    private R2dbcStore withStore(Database database) {
+        R2dbcStore store = open(database);
+        withSecrets(store);
+        return store;
+    }
+
+    /** What a Tether before row binding wrote: AES-GCM with this test's key and no associated data. */
+    private String legacySeal(String plain) throws Exception {
+        byte[] nonce = new java.security.SecureRandom().generateSeed(12);
+        javax.crypto.Cipher cipher = javax.crypto.Cipher.getInstance("AES/GCM/NoPadding");
+        cipher.init(javax.crypto.Cipher.ENCRYPT_MODE, new javax.crypto.spec.SecretKeySpec(key, "AES"),
+                new javax.crypto.spec.GCMParameterSpec(128, nonce));
+        byte[] sealed = cipher.doFinal(plain.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return SecretBox.LEGACY_PREFIX + java.util.Base64.getEncoder().encodeToString(
+                java.nio.ByteBuffer.allocate(12 + sealed.length).put(nonce).put(sealed).array());
+    }
+
     private Integration withSecrets(R2dbcStore store) {
         Integration stdio = new Integration("alpha", "Alpha", "", new StdioConfig("node", List.of("server.js"),
                 Map.of("ENV_TOKEN", ENV_SECRET), null), Instant.ofEpochMilli(1));
@@ -137,6 +257,7 @@ abstract class StoreContract {
     private static void migrateSecrets(Database database, SecretBox box) throws java.io.IOException {
         dev.tether.TetherProperties tether = new dev.tether.TetherProperties(java.nio.file.Files.createTempDirectory("tether-secrets"));
         Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
+                .javaMigrations(new V30__BindSecretsToRows(box, JsonMapper.builder().build()))
                 .callbacks(new SecretsAtRest(JsonMapper.builder().build(), box, tether)).load().migrate();
     }
 

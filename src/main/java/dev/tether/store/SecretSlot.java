@@ -1,0 +1,39 @@
+package dev.tether.store;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Where a secret value is stored: its table, its row's key and its field. A sealed value is bound to its slot (the
+ * slot is the AES-GCM associated data), so a value copied into another row, or another field of its own row, does
+ * not open. Its text names no value and is safe in messages.
+ */
+record SecretSlot(String table, String row, String field) {
+
+    /** A value of a server config's {@code env}, {@code headers} or {@code queryParams}. */
+    static SecretSlot config(String slug, String map, String name) {
+        return new SecretSlot("integration", slug, map + "." + name);
+    }
+
+    /** A credential value of a connection. */
+    static SecretSlot credential(ConnectionKey key, String name) {
+        return new SecretSlot("credential", key.toString(), name);
+    }
+
+    /** The three parts, each preceded by its length, so that no two slots share bytes. */
+    byte[] associatedData() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (String part : new String[] { table, row, field }) {
+            byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+            out.writeBytes(ByteBuffer.allocate(4).putInt(bytes.length).array());
+            out.writeBytes(bytes);
+        }
+        return out.toByteArray();
+    }
+
+    @Override
+    public String toString() {
+        return table + " " + row + " " + field;
+    }
+}
