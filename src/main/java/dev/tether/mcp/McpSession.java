@@ -39,6 +39,7 @@ public final class McpSession {
     private final Sinks.Many<List<Tool>> toolsChanged;
     private final Sinks.Many<ProgressNotification> progress;
     private final AtomicLong progressTokens = new AtomicLong();
+    private final Redaction redaction;
 
     /**
      * @param serverFailure never completes; errors as soon as the server is known to be gone (a stdio child
@@ -46,7 +47,9 @@ public final class McpSession {
      * @param progress      every {@code notifications/progress} the server sends, whatever its token
      */
     McpSession(String server, McpAsyncClient client, McpClientTransport transport, Mono<Void> serverFailure,
-            McpProperties properties, Sinks.Many<List<Tool>> toolsChanged, Sinks.Many<ProgressNotification> progress) {
+            McpProperties properties, Sinks.Many<List<Tool>> toolsChanged, Sinks.Many<ProgressNotification> progress,
+            Redaction redaction) {
+        this.redaction = redaction;
         this.server = server;
         this.client = client;
         this.transport = transport;
@@ -63,7 +66,7 @@ public final class McpSession {
 
     /** Never emits; errors as soon as the server exits or breaks the protocol. */
     <T> Mono<T> failure() {
-        return serverFailure.then(Mono.never());
+        return serverFailure.<T>then(Mono.never()).onErrorMap(error -> redaction.apply(server, error));
     }
 
     /** What the server said of itself in the handshake. */
@@ -85,7 +88,7 @@ public final class McpSession {
 
     /** Answers when the server answered a ping: MCP's liveness check. */
     public Mono<Void> ping() {
-        return bounded(client.ping(), "ping", properties.pingTimeout()).then();
+        return masked(bounded(client.ping(), "ping", properties.pingTimeout()).then());
     }
 
     /**
@@ -93,8 +96,8 @@ public final class McpSession {
      * after the first ends the listing with what arrived, marked incomplete; a failing first page fails.
      */
     public Mono<ToolCatalog> listTools() {
-        return bounded(client.listTools(null), "discovery", properties.discoveryTimeout())
-                .flatMap(first -> collect(first, new ArrayList<>(), 1));
+        return masked(bounded(client.listTools(null), "discovery", properties.discoveryTimeout())
+                .flatMap(first -> collect(first, new ArrayList<>(), 1)));
     }
 
     /**
@@ -104,9 +107,9 @@ public final class McpSession {
      * hears it until the call ends.
      */
     public Mono<CallToolResult> callTool(String tool, Map<String, Object> arguments) {
-        return Mono.deferContextual(context -> context.<ProgressListener>getOrEmpty(ProgressListener.class)
+        return masked(Mono.deferContextual(context -> context.<ProgressListener>getOrEmpty(ProgressListener.class)
                 .map(listener -> callWithProgress(tool, arguments, listener))
-                .orElseGet(() -> call(new CallToolRequest(tool, arguments))));
+                .orElseGet(() -> call(new CallToolRequest(tool, arguments)))));
     }
 
     /**
@@ -167,7 +170,8 @@ public final class McpSession {
                 .flatMap(next -> collect(next, tools, pages + 1))
                 .onErrorResume(error -> !(error instanceof McpServerException) || error instanceof McpTimeoutException,
                         error -> Mono.just(new ToolCatalog(tools,
-                                Optional.of("tools/list page " + (pages + 1) + " failed: " + error.getMessage()))));
+                                Optional.of("tools/list page " + (pages + 1) + " failed: "
+                                        + redaction.apply(server, error).getMessage()))));
     }
 
     private <T> Mono<T> bounded(Mono<T> operation, String name, Duration timeout) {
@@ -178,5 +182,14 @@ public final class McpSession {
                 .onErrorResume(error -> !(error instanceof McpServerException), error -> this.<T>failure().or(Mono.error(error)))
                 .timeout(timeout, RequestTimer.SHARED)
                 .onErrorMap(TimeoutException.class, ex -> new McpTimeoutException(server, name, timeout));
+    }
+
+    /**
+     * What a server says in an error may quote the values it was given (a 500 body that echoes its Authorization
+     * header): masked before anything stores, answers or logs it. Not for {@link #initialize}, whose failures
+     * {@link McpSessions} describes (and masks) itself.
+     */
+    private <T> Mono<T> masked(Mono<T> operation) {
+        return operation.onErrorMap(error -> redaction.apply(server, error));
     }
 }

@@ -22,6 +22,7 @@ import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpClientTransport;
@@ -53,6 +54,8 @@ public final class McpSessions {
     private final DockerRunRewriter docker;
     private final McpProperties properties;
     private final McpJsonMapper json = McpJsonDefaults.getMapper();
+    /** Found once, here: the SDK looks it up with a ServiceLoader (reading jars) in each client's build otherwise. */
+    private final JsonSchemaValidator schemas = McpJsonDefaults.getSchemaValidator();
 
     public McpSessions(ChildProcesses children, DockerRunRewriter docker, McpProperties properties) {
         this.children = children;
@@ -66,15 +69,20 @@ public final class McpSessions {
      * torn down at whichever end comes first, including a cancel before the session arrived.
      */
     public Flux<McpSession> open(McpServer server) {
+        Redaction redaction = Redaction.of(server);
+        return opened(server).onErrorMap(error -> redaction.apply(server.name(), error));
+    }
+
+    private Flux<McpSession> opened(McpServer server) {
         if (server instanceof StdioServer stdio) {
             return Flux.defer(() -> children.using(childSpec(stdio), child -> {
                 ChildProcessTransport transport = new ChildProcessTransport(stdio.name(), child, json);
-                return live(session(stdio.name(), transport, transport.failure()));
+                return live(session(stdio, transport, transport.failure()));
             }));
         }
         RemoteServer remote = (RemoteServer) server;
         return switch (remote.transport()) {
-            case STREAMABLE_HTTP -> live(remote, "streamable HTTP", () -> session(remote.name(), streamableHttp(remote), Mono.never()));
+            case STREAMABLE_HTTP -> live(remote, "streamable HTTP", () -> session(remote, streamableHttp(remote), Mono.never()));
             case SSE -> live(remote, "SSE", () -> sseSession(remote, "SSE"));
             case AUTO -> streamableHttpThenSse(remote);
         };
@@ -110,7 +118,7 @@ public final class McpSessions {
     private Flux<McpSession> streamableHttpThenSse(RemoteServer remote) {
         return Flux.defer(() -> {
             AtomicBoolean opened = new AtomicBoolean();
-            return live(remote, "streamable HTTP", () -> session(remote.name(), streamableHttp(remote), Mono.never()))
+            return live(remote, "streamable HTTP", () -> session(remote, streamableHttp(remote), Mono.never()))
                     .doOnNext(session -> opened.set(true))
                     .onErrorResume(error -> !opened.get() && !RemoteServer.wantsCredentials(error), error -> {
                         String sse = "SSE (streamable HTTP failed: " + describe(error) + ")";
@@ -125,10 +133,11 @@ public final class McpSessions {
      */
     private McpSession sseSession(RemoteServer remote, String transportName) {
         ConnectWatch transport = new ConnectWatch(remote, transportName, sse(remote));
-        return session(remote.name(), transport, transport.failure());
+        return session(remote, transport, transport.failure());
     }
 
-    private McpSession session(String name, McpClientTransport transport, Mono<Void> serverFailure) {
+    private McpSession session(McpServer server, McpClientTransport transport, Mono<Void> serverFailure) {
+        String name = server.name();
         Sinks.Many<List<Tool>> toolsChanged = Sinks.many().multicast().directBestEffort();
         Sinks.Many<ProgressNotification> progress = Sinks.many().multicast().directBestEffort();
         Duration longest = List.of(properties.discoveryTimeout(), properties.pingTimeout(), properties.callTimeout())
@@ -136,6 +145,7 @@ public final class McpSessions {
         // Our own bounds are per operation; the SDK's must never fire before them.
         McpAsyncClient client = McpClient.async(transport)
                 .clientInfo(new Implementation("tether", TetherApplication.VERSION))
+                .jsonSchemaValidator(schemas)
                 .requestTimeout(longest.plusSeconds(1))
                 .initializationTimeout(longest.plusSeconds(1))
                 .toolsChangeConsumer(tools -> Mono.fromRunnable(() -> toolsChanged.tryEmitNext(tools)))
@@ -143,7 +153,8 @@ public final class McpSessions {
                 .progressConsumer(notification -> Mono.fromRunnable(() -> progress.emitNext(notification,
                         Sinks.EmitFailureHandler.busyLooping(Duration.ofMillis(100)))))
                 .build();
-        return new McpSession(name, client, transport, serverFailure, properties, toolsChanged, progress);
+        return new McpSession(name, client, transport, serverFailure, properties, toolsChanged, progress,
+                Redaction.of(server));
     }
 
     private McpClientTransport streamableHttp(RemoteServer remote) {

@@ -29,17 +29,50 @@ final class Redaction {
         this.values = values;
     }
 
-    /** The values, as they are and as they look URL-encoded in a query string. */
+    /**
+     * The values, as they are, as they look URL-encoded in a query string and escaped in a JSON string; and the
+     * credential of a header value with a scheme ({@code Bearer <token>}, {@code Basic <base64>} and the password
+     * inside it), since a server may quote the token alone.
+     */
     static Redaction of(Collection<String> secrets) {
         Set<String> forms = new LinkedHashSet<>();
         for (String secret : secrets) {
-            if (secret != null && secret.length() >= SHORTEST) {
-                forms.add(secret);
-                forms.add(URLEncoder.encode(secret, StandardCharsets.UTF_8));
-                forms.add(URLEncoder.encode(secret, StandardCharsets.UTF_8).replace("+", "%20"));
+            if (secret == null) {
+                continue;
+            }
+            List<String> parts = new java.util.ArrayList<>(List.of(secret));
+            int space = secret.indexOf(' ');
+            if (space > 0) {
+                String credential = secret.substring(space + 1).strip();
+                parts.add(credential);
+                basicPassword(secret.substring(0, space), credential).ifPresent(parts::add);
+            }
+            for (String part : parts) {
+                if (part.length() >= SHORTEST) {
+                    forms.add(part);
+                    forms.add(URLEncoder.encode(part, StandardCharsets.UTF_8));
+                    forms.add(URLEncoder.encode(part, StandardCharsets.UTF_8).replace("+", "%20"));
+                    forms.add(part.replace("\\", "\\\\").replace("\"", "\\\"").replace("/", "\\/"));
+                    forms.add(part.replace("\\", "\\\\").replace("\"", "\\\""));
+                }
             }
         }
         return new Redaction(forms.stream().sorted(Comparator.comparingInt(String::length).reversed()).toList());
+    }
+
+    /** The password of a {@code Basic} credential (the whole decoded credential when it has no colon). */
+    private static java.util.Optional<String> basicPassword(String scheme, String credential) {
+        if (!scheme.equalsIgnoreCase("basic")) {
+            return java.util.Optional.empty();
+        }
+        try {
+            String decoded = new String(java.util.Base64.getDecoder().decode(credential), StandardCharsets.UTF_8);
+            int colon = decoded.indexOf(':');
+            return colon < 0 ? java.util.Optional.of(decoded) : java.util.Optional.of(decoded.substring(colon + 1));
+        }
+        catch (IllegalArgumentException notBase64) {
+            return java.util.Optional.empty();
+        }
     }
 
     static Redaction of(McpServer server) {
@@ -65,5 +98,18 @@ final class Redaction {
 
     boolean changes(String text) {
         return text != null && values.stream().anyMatch(text::contains);
+    }
+
+    /**
+     * A failure whose message, or any cause's, quotes one of the values, as a {@link McpServerException} that does
+     * not (and keeps no cause that would); any other failure as it is.
+     */
+    Throwable apply(String server, Throwable error) {
+        for (Throwable e = error; e != null; e = e.getCause() == e ? null : e.getCause()) {
+            if (changes(e.getMessage()) || changes(e.toString())) {
+                return McpServerException.redacted(server, String.valueOf(error.getMessage()), error, this);
+            }
+        }
+        return error;
     }
 }

@@ -384,7 +384,7 @@ class RemoteServersTest {
         }
     }
 
-    private static Path temporaryDirectory(String prefix) {
+    static Path temporaryDirectory(String prefix) {
         try {
             return Files.createTempDirectory(prefix);
         }
@@ -393,7 +393,7 @@ class RemoteServersTest {
         }
     }
 
-    private static void delete(Path dir) throws IOException {
+    static void delete(Path dir) throws IOException {
         try (Stream<Path> tree = Files.walk(dir)) {
             tree.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
         }

@@ -39,4 +39,15 @@ class RedactionTest {
         McpServerException clean = McpServerException.redacted("s", "failed", new IllegalStateException("boom"), redaction);
         assertThat(clean.getCause()).isNotNull();
     }
+
+    @Test
+    void theCredentialOfAHeaderWithASchemeIsTakenOutAloneAndAsJsonQuotesIt() {
+        String basic = java.util.Base64.getEncoder().encodeToString("alice:pa/ss\"word".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        Redaction redaction = Redaction.of(List.of("Bearer tok/en-123", "Basic " + basic));
+        assertThat(redaction.apply("{\"token\":\"tok\\/en-123\",\"raw\":\"tok/en-123\",\"basic\":\"" + basic
+                + "\",\"password\":\"pa\\/ss\\\"word\",\"plain\":\"pa/ss\"word\"}"))
+                .doesNotContain("tok/en-123", "tok\\/en-123", basic, "pa/ss\"word", "pa\\/ss\\\"word")
+                .contains("\"token\":\"***\"");
+        assertThat(redaction.apply("Bearer is a scheme, not a secret")).isEqualTo("Bearer is a scheme, not a secret");
+    }
 }
