@@ -53,6 +53,8 @@ class SecretsIT {
                 "SPRING_MAIL_PASSWORD", "store-password-" + secret));
         TetherClient tether = new TetherClient(daemon.port(), "daemon-token-" + secret);
         String slug = tether.register("env_probe", Fixture.command("--env-tool"), Map.of("FROM_CONFIG", "env-" + secret));
+        // A call finds only tools of a synced catalog.
+        assertThat(tether.post("/api/connections/org/" + slug + "/default/refresh", null).status()).isEqualTo(200);
         assertThat(tether.post("/api/connections", Map.of("owner", "user", "name", "alice", "integration", slug,
                 "template", "API_TOKEN", "value", "credential-" + secret)).status()).isEqualTo(200);
 
