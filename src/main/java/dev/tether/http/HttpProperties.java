@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-import dev.tether.Settings;
+import dev.tether.daemon.PropertyChecks;
 
 /**
  * How long the HTTP server waits for a slow client, and how many it serves at once.
@@ -19,9 +19,9 @@ import dev.tether.Settings;
 public record HttpProperties(Duration headerTimeout, Duration bodyTimeout, Duration idleTimeout, Integer maxConnections) {
 
     public HttpProperties {
-        headerTimeout = Settings.positive("tether.http.header-timeout", headerTimeout, Duration.ofSeconds(10));
-        bodyTimeout = Settings.positive("tether.http.body-timeout", bodyTimeout, Duration.ofSeconds(30));
-        idleTimeout = Settings.positive("tether.http.idle-timeout", idleTimeout, Duration.ofMinutes(5));
-        maxConnections = Settings.atLeastOne("tether.http.max-connections", maxConnections, 512);
+        headerTimeout = PropertyChecks.positive("tether.http.header-timeout", headerTimeout, Duration.ofSeconds(10));
+        bodyTimeout = PropertyChecks.positive("tether.http.body-timeout", bodyTimeout, Duration.ofSeconds(30));
+        idleTimeout = PropertyChecks.positive("tether.http.idle-timeout", idleTimeout, Duration.ofMinutes(5));
+        maxConnections = PropertyChecks.atLeastOne("tether.http.max-connections", maxConnections, 512);
     }
 }

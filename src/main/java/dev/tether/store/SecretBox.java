@@ -14,6 +14,8 @@ import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
@@ -79,12 +81,12 @@ final class SecretBox {
     }
 
     /** Whether a stored value is sealed the current way (it may still not open: another key, another slot). */
-    static boolean sealed(String stored) {
+    static boolean sealed(@Nullable String stored) {
         return stored != null && stored.startsWith(PREFIX);
     }
 
     /** Seals any value, one that looks sealed too: the user's value is whatever the user gave. */
-    String seal(String plain, SecretSlot slot) {
+    @Nullable String seal(@Nullable String plain, SecretSlot slot) {
         if (plain == null) {
             return null;
         }
@@ -108,7 +110,7 @@ final class SecretBox {
      * @throws WrongKeyException when the value was sealed with another key, for another slot, or altered
      * @throws UnsealedSecretException when the value is not sealed at all (or sealed the old, unbound way)
      */
-    String open(String stored, SecretSlot slot) {
+    @Nullable String open(@Nullable String stored, SecretSlot slot) {
         if (stored == null) {
             return null;
         }
@@ -120,7 +122,7 @@ final class SecretBox {
     }
 
     /** A value sealed the old way ({@value #LEGACY_PREFIX}, bound to no slot), opened; empty when it does not open. */
-    Optional<String> openLegacy(String stored) {
+    Optional<String> openLegacy(@Nullable String stored) {
         return stored != null && stored.startsWith(LEGACY_PREFIX)
                 ? decrypt(stored.substring(LEGACY_PREFIX.length()), null) : Optional.empty();
     }
@@ -135,7 +137,7 @@ final class SecretBox {
         }
     }
 
-    private Optional<String> decrypt(String base64, byte[] associatedData) {
+    private Optional<String> decrypt(String base64, byte @Nullable [] associatedData) {
         try {
             byte[] bytes = Base64.getDecoder().decode(base64);
             Cipher cipher = cipher(Cipher.DECRYPT_MODE, new GCMParameterSpec(TAG_BITS, bytes, 0, NONCE_BYTES));

@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.json.JsonMapper;
 
-import dev.tether.StartupFailure;
+import dev.tether.daemon.StartupFailure;
 
 /**
  * Seals every stored secret again, bound to its row ({@link SecretSlot}), once: values sealed the old way

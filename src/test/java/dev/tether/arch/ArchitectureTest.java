@@ -54,6 +54,7 @@ class ArchitectureTest {
             allow("calls.builtin", "calls", "catalog", "daemon", "session", "store", "views"),
             allow("execution", "calls", "calls.builtin", "daemon", "policy", "store"),
             allow("security", "daemon"),
+            allow("http", "daemon"),
             allow("discovery", "daemon", "process", "security"),
             allow("agent", "calls", "catalog", "daemon", "mcp", "security", "store"),
             allow("api.input", "store"),

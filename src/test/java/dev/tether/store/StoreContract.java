@@ -159,7 +159,7 @@ abstract class StoreContract {
         assertThat(store.credentials(new ConnectionKey(Owner.USER, "alpha", "alice")).block(BOUND))
                 .as("in its own row it still opens").containsEntry("API_TOKEN", CREDENTIAL_SECRET);
         assertThatThrownBy(() -> migrateSecrets(database, secrets)).satisfies(error -> assertThat(
-                dev.tether.StartupFailure.in(error).orElseThrow().getMessage()).contains("credential user/alpha/bob API_TOKEN"));
+                dev.tether.daemon.StartupFailure.in(error).orElseThrow().getMessage()).contains("credential user/alpha/bob API_TOKEN"));
     }
 
     @Test
@@ -219,7 +219,7 @@ abstract class StoreContract {
             jdbc.createStatement().execute("UPDATE credential SET secret = '" + CREDENTIAL_SECRET + "' WHERE connection = 'alice'");
         }
         assertThatThrownBy(() -> migrateSecrets(database, secrets)).satisfies(error -> assertThat(
-                dev.tether.StartupFailure.in(error).orElseThrow().getMessage())
+                dev.tether.daemon.StartupFailure.in(error).orElseThrow().getMessage())
                 .contains("credential user/alpha/alice API_TOKEN", "not encrypted").doesNotContain(CREDENTIAL_SECRET));
         assertThatThrownBy(() -> open(database).credentials(new ConnectionKey(Owner.USER, "alpha", "alice")).block(BOUND))
                 .isInstanceOf(SecretBox.UnsealedSecretException.class);
