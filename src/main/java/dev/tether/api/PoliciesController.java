@@ -16,6 +16,7 @@ import reactor.core.publisher.Mono;
 import dev.tether.policy.Policies;
 import dev.tether.store.Policy;
 import dev.tether.store.PolicyAction;
+import dev.tether.api.input.Bounds;
 import dev.tether.api.input.Inputs;
 import dev.tether.api.input.InvalidInputException;
 
@@ -54,6 +55,7 @@ final class PoliciesController {
 
     @PostMapping("/api/policies")
     Mono<PolicyView> create(@RequestBody CreateRequest request) {
+        Bounds.check(request);
         return Mono.defer(() -> policies.create(Inputs.owner(request.owner(), "owner"), Inputs.requireText(request.pattern(), "pattern"),
                         action(request.action()), position(request.position())))
                 .map(PolicyView::of);
@@ -61,6 +63,8 @@ final class PoliciesController {
 
     @PatchMapping("/api/policies/{policyId}")
     Mono<PolicyView> update(@PathVariable String policyId, @RequestBody UpdateRequest request) {
+        Bounds.check("policyId", policyId);
+        Bounds.check(request);
         return Mono.defer(() -> policies.update(policyId, Inputs.owner(request.owner(), "owner"),
                         Optional.ofNullable(request.pattern()).map(pattern -> Inputs.requireText(pattern, "pattern")),
                         Optional.ofNullable(request.action()).map(PoliciesController::action), position(request.position())))
@@ -69,6 +73,8 @@ final class PoliciesController {
 
     @DeleteMapping("/api/policies/{policyId}")
     Mono<Map<String, Boolean>> delete(@PathVariable String policyId, @RequestBody OwnerRequest request) {
+        Bounds.check("policyId", policyId);
+        Bounds.check(request);
         return Mono.defer(() -> policies.delete(policyId, Inputs.owner(request.owner(), "owner")))
                 .map(removed -> Map.of("removed", removed));
     }

@@ -103,6 +103,15 @@ class InputBoundsTest {
         Map<String, Object> checkAll = Map.of("integration", KEPT, "owner", "user");
         checkAll.keySet().forEach(field -> probes.add(Probe.body("POST", "/api/connections/health", field, over(checkAll, field))));
         probes.add(Probe.body("POST", "/api/tools/call", "address", Map.of("address", long_("address"))));
+        Map<String, Object> policy = Map.of("owner", "user", "pattern", "github.*", "action", "block", "position", "a0");
+        policy.keySet().forEach(field -> {
+            probes.add(Probe.body("POST", "/api/policies", field, over(policy, field)));
+            probes.add(Probe.body("PATCH", "/api/policies/pol_1", field, over(policy, field)));
+        });
+        probes.add(Probe.body("DELETE", "/api/policies/pol_1", "owner", Map.of("owner", long_("owner"))));
+        for (String method : List.of("PATCH", "DELETE")) {
+            probes.add(Probe.body(method, "/api/policies/" + long_("policyId"), "policyId", Map.of("owner", "user")));
+        }
 
         for (String route : List.of("GET /api/integrations/%s", "DELETE /api/integrations/%s", "GET /api/mcp/servers/%s",
                 "DELETE /api/mcp/servers/%s")) {
@@ -197,6 +206,7 @@ class InputBoundsTest {
         state.append(api.get("/api/integrations").body());
         state.append(api.get("/api/connections").body());
         state.append(api.get("/api/mcp/servers/" + KEPT).body());
+        state.append(api.get("/api/policies").body());
         return state.toString();
     }
 

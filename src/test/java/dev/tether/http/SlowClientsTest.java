@@ -45,8 +45,9 @@ class SlowClientsTest {
 
     static final int SLOW = 1000;
     static final long HEADER_TIMEOUT_MS = 3000;
-    /** Scheduling on a loaded two-core machine: the deadline fires on an event loop that may be busy. */
-    private static final Duration SLACK = Duration.ofSeconds(2);
+    /** Scheduling on a loaded two-core machine (load 20): accepting, arming and firing 1,000 deadlines on busy event
+     *  loops took up to 6.5 s for a 3 s timeout there. */
+    private static final Duration SLACK = Duration.ofSeconds(4);
 
     @LocalServerPort
     int port;

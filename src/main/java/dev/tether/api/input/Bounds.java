@@ -20,7 +20,7 @@ public final class Bounds {
     private static final Map<String, Integer> LONGER = Map.ofEntries(
             Map.entry("description", TEXT),
             Map.entry("command", PATH), Map.entry("args", PATH), Map.entry("cwd", PATH), Map.entry("endpoint", PATH),
-            Map.entry("address", 1_024), Map.entry("query", 1_024),
+            Map.entry("address", 1_024), Map.entry("query", 1_024), Map.entry("pattern", 1_024), Map.entry("policyId", 64),
             Map.entry("value", SECRET), Map.entry("values", SECRET), Map.entry("env", SECRET), Map.entry("headers", SECRET),
             Map.entry("queryParams", PATH), Map.entry("from", PATH));
 
