@@ -69,11 +69,7 @@ class AcknowledgedWritesIT {
     void postgresStoreKeepsEveryAcknowledgedWriteThroughKills() throws Exception {
         PostgresDatabase database = PostgresDatabase.fromEnvironment().orElseThrow();
         String schema = database.createSchema("kill");
-        keepsEveryAcknowledgedWrite(Map.of(
-                "TETHER_STORE_R2DBC_URL", database.r2dbcUrl(schema),
-                "SPRING_R2DBC_USERNAME", database.user(), "SPRING_R2DBC_PASSWORD", database.password(),
-                "TETHER_STORE_JDBC_URL", database.jdbcUrl(schema),
-                "SPRING_FLYWAY_USER", database.user(), "SPRING_FLYWAY_PASSWORD", database.password()));
+        keepsEveryAcknowledgedWrite(database.daemonEnvironment(schema));
     }
 
     private void keepsEveryAcknowledgedWrite(Map<String, String> store) throws Exception {

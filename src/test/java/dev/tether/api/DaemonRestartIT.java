@@ -66,11 +66,7 @@ class DaemonRestartIT {
     void postgresStoreKeepsEverythingAcrossARestart() throws Exception {
         PostgresDatabase database = PostgresDatabase.fromEnvironment().orElseThrow();
         String schema = database.createSchema("restart");
-        keepsEverythingAcrossARestart(Map.of(
-                "TETHER_STORE_R2DBC_URL", database.r2dbcUrl(schema),
-                "SPRING_R2DBC_USERNAME", database.user(), "SPRING_R2DBC_PASSWORD", database.password(),
-                "TETHER_STORE_JDBC_URL", database.jdbcUrl(schema),
-                "SPRING_FLYWAY_USER", database.user(), "SPRING_FLYWAY_PASSWORD", database.password()));
+        keepsEverythingAcrossARestart(database.daemonEnvironment(schema));
     }
 
     private void keepsEverythingAcrossARestart(Map<String, String> store) throws Exception {

@@ -6,10 +6,6 @@ import static org.awaitility.Awaitility.await;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -62,8 +58,6 @@ class EchoedSecretsTest {
 
     private static HttpServer echo;
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
     private final List<String> answers = new ArrayList<>();
 
     @LocalServerPort
@@ -137,21 +131,13 @@ class EchoedSecretsTest {
                 .map(row -> row.get("health_detail", String.class)).all().collectList().block(BOUND);
     }
 
-    private String ok(HttpResponse<String> response) {
-        answers.add(response.body());
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-        return response.body();
+    private String ok(ApiClient.Reply reply) {
+        answers.add(reply.body());
+        assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
+        return reply.body();
     }
 
-    private HttpResponse<String> send(String method, String path, Object body) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .header("Authorization", "Bearer " + TOKEN)
-                .timeout(BOUND)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)));
-        if (body != null) {
-            request.header("Content-Type", "application/json");
-        }
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    private ApiClient.Reply send(String method, String path, Object body) {
+        return new ApiClient(port, TOKEN).send(method, path, body);
     }
 }

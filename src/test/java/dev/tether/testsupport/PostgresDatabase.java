@@ -32,6 +32,15 @@ public record PostgresDatabase(String hostPortDatabase, String user, String pass
         return "r2dbc:postgresql://" + hostPortDatabase + "?schema=" + schema;
     }
 
+    /** The environment that points a packaged daemon's store (both URLs and their users) at {@code schema}. */
+    public java.util.Map<String, String> daemonEnvironment(String schema) {
+        return java.util.Map.of(
+                "TETHER_STORE_R2DBC_URL", r2dbcUrl(schema),
+                "SPRING_R2DBC_USERNAME", user, "SPRING_R2DBC_PASSWORD", password,
+                "TETHER_STORE_JDBC_URL", jdbcUrl(schema),
+                "SPRING_FLYWAY_USER", user, "SPRING_FLYWAY_PASSWORD", password);
+    }
+
     /** A fresh schema, so tests never see each other's rows. */
     public String createSchema(String prefix) {
         String schema = prefix + "_" + Long.toHexString(System.nanoTime());
