@@ -9,6 +9,7 @@ import java.util.Map;
  * @param name             Executor's name for it, e.g. {@code coreTools.connections.list}
  * @param pluginId         the Executor plugin that provides it, e.g. {@code core-tools}
  * @param requiresApproval Executor's annotation: true where a call needs approval, null where it says nothing
+ * @param approvalDescription what Executor's approval prompt says the call does, null where it needs none
  * @param inputSchema      JSON schema of its arguments, null where it takes none
  * @param outputSchema     JSON schema of its answer
  * @param runtime          one of the code runtime's own helpers ({@code search}, {@code describe.tool},
@@ -16,7 +17,7 @@ import java.util.Map;
  *                         reaches code as it is, where a listed tool's comes wrapped in {@code {ok, data}}
  */
 public record BuiltinTool(String path, String name, String pluginId, String description, Boolean requiresApproval,
-        Map<String, Object> inputSchema, Map<String, Object> outputSchema, boolean runtime) {
+        String approvalDescription, Map<String, Object> inputSchema, Map<String, Object> outputSchema, boolean runtime) {
 
     /** The built-in integration's slug, and the connection that every listed built-in belongs to. */
     public static final String INTEGRATION = "executor";
