@@ -20,6 +20,8 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.core.exc.StreamReadException;
 
 import dev.tether.calls.ToolNotFoundException;
+import dev.tether.calls.builtin.BuiltinUnavailableException;
+import dev.tether.onepassword.OnePasswordException;
 import dev.tether.execution.ExecutionNotFoundException;
 import dev.tether.mcp.McpServerException;
 import dev.tether.policy.InvalidPolicyException;
@@ -148,6 +150,17 @@ final class ApiErrors {
     @ExceptionHandler
     ResponseEntity<Map<String, Object>> toolNotFound(ToolNotFoundException ex) {
         return body(HttpStatus.NOT_FOUND, "ToolNotFoundError", "address", ex.address());
+    }
+
+    /** A built-in whose feature this server lacks: Executor's error for a tool whose plugin is not loaded. */
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> builtinUnavailable(BuiltinUnavailableException ex) {
+        return body(HttpStatus.NOT_IMPLEMENTED, "PluginNotLoadedError", "address", ex.address(), "pluginId", ex.pluginId());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> onePassword(OnePasswordException ex) {
+        return body(HttpStatus.BAD_GATEWAY, "OnePasswordError", "operation", ex.operation(), "message", ex.getMessage());
     }
 
     @ExceptionHandler

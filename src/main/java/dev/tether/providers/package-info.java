@@ -1,0 +1,6 @@
+/**
+ * Credential providers as Executor's API shows them: where connections' values live (Tether's sealed credential
+ * store is the one default provider), and their items by id and label, never values. Also answers the
+ * {@code executor.coreTools.providers.*} built-ins.
+ */
+package dev.tether.providers;
