@@ -7,6 +7,8 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
+import dev.tether.api.input.Bounds;
+import dev.tether.api.input.InvalidInputException;
 import dev.tether.detect.Detection;
 import dev.tether.detect.IntegrationDetection;
 
@@ -14,7 +16,7 @@ import dev.tether.detect.IntegrationDetection;
 @RestController
 final class DetectController {
 
-    record DetectRequest(String url) {
+    public record DetectRequest(String url) {
     }
 
     private final IntegrationDetection detection;

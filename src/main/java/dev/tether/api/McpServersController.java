@@ -14,9 +14,10 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
-import dev.tether.api.ServerConfigs.ConfigInput;
+import dev.tether.api.input.ServerConfigs.ConfigInput;
 import dev.tether.catalog.CatalogService;
 import dev.tether.httpauth.AuthMethods;
 import dev.tether.httpauth.InvalidAuthMethodException;
@@ -29,6 +30,12 @@ import dev.tether.store.IntegrationStore;
 import dev.tether.store.ServerConfig;
 import dev.tether.store.RemoteConfig;
 import dev.tether.store.StdioConfig;
+import dev.tether.api.input.Bounds;
+import dev.tether.api.input.Inputs;
+import dev.tether.api.input.InvalidInputException;
+import dev.tether.api.input.ServerConfigs;
+import dev.tether.api.input.Slugs;
+import dev.tether.security.StdioGate;
 
 /** Registers MCP servers, Executor's way of creating an MCP integration, and probes remote ones. */
 @RestController
@@ -36,7 +43,7 @@ import dev.tether.store.StdioConfig;
 final class McpServersController {
 
     /** Body of {@code POST /api/mcp/servers}: a stdio or a remote server. */
-    record AddServerRequest(String transport, String name, String description, String slug, String command,
+    public record AddServerRequest(String transport, String name, String description, String slug, String command,
             List<String> args, Map<String, String> env, String cwd, String endpoint, String remoteTransport,
             Map<String, String> queryParams, Map<String, String> headers, Object auth, Object authenticationTemplate) {
 
@@ -45,14 +52,14 @@ final class McpServersController {
         }
     }
 
-    record ConfigRequest(ConfigInput config) {
+    public record ConfigRequest(ConfigInput config) {
     }
 
     /** Body of {@code POST /api/mcp/servers/{slug}/auth}: methods to merge into, or replace, the declared ones. */
-    record AuthRequest(Object authenticationTemplate, String mode) {
+    public record AuthRequest(@Nullable Object authenticationTemplate, @Nullable String mode) {
     }
 
-    record ProbeRequest(String endpoint, Map<String, String> headers, Map<String, String> queryParams) {
+    public record ProbeRequest(String endpoint, Map<String, String> headers, Map<String, String> queryParams) {
     }
 
     record ServerView(String slug, String description, String kind, boolean canRemove, boolean canRefresh,

@@ -13,6 +13,8 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.node.NullNode;
 
+import dev.tether.api.input.Bounds;
+import dev.tether.api.input.InvalidInputException;
 import dev.tether.onepassword.ConnectionStatus;
 import dev.tether.onepassword.OnePassword;
 import dev.tether.onepassword.OnePasswordAuth;
@@ -24,10 +26,10 @@ import dev.tether.onepassword.Vault;
 final class OnePasswordController {
 
     /** Body of {@code PUT /api/onepassword/config}: Executor's {@code OnePasswordConfig}. */
-    record ConfigureRequest(AuthRequest auth, String vaultId, String name) {
+    public record ConfigureRequest(AuthRequest auth, String vaultId, String name) {
     }
 
-    record AuthRequest(String kind, String accountName, String token) {
+    public record AuthRequest(String kind, String accountName, String token) {
     }
 
     private final OnePassword onePassword;

@@ -7,6 +7,7 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
+import dev.tether.api.input.Bounds;
 import dev.tether.providers.CredentialProviders;
 import dev.tether.providers.ProviderItem;
 

@@ -3,4 +3,7 @@
  * beans, one per plugin, asked in Executor's plugin order; the MCP one connects and probes as Executor's MCP plugin
  * does. OpenAPI and GraphQL recognisers plug in beside it from their own packages.
  */
+@NullMarked
 package dev.tether.detect;
+
+import org.jspecify.annotations.NullMarked;

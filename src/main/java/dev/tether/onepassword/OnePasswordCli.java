@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 import tools.jackson.core.JacksonException;
@@ -24,6 +26,8 @@ import dev.tether.process.ChildSpec;
  */
 @Component
 final class OnePasswordCli {
+
+    private static final Logger log = LoggerFactory.getLogger(OnePasswordCli.class);
 
     static final String VAULT_LISTING = "vault listing";
 
@@ -54,13 +58,18 @@ final class OnePasswordCli {
                         .zipWith(child.onExit())
                         .map(output -> {
                             if (output.getT2() != 0) {
+                                log.info("1Password CLI {} exited {}: {}", VAULT_LISTING, output.getT2(), child.stderrTail().strip());
                                 throw failed(VAULT_LISTING);
                             }
                             return vaults(String.join("\n", output.getT1()));
                         }))
                 .next()
                 .timeout(properties.timeout())
-                .onErrorMap(error -> !(error instanceof OnePasswordException), error -> failed(VAULT_LISTING));
+                .onErrorMap(error -> !(error instanceof OnePasswordException), error -> {
+                    // Executor answers its own words; why it failed is for the operator (no token: env values never print).
+                    log.warn("1Password CLI {} failed: {}", VAULT_LISTING, error.toString());
+                    return failed(VAULT_LISTING);
+                });
     }
 
     private List<Vault> vaults(String output) {

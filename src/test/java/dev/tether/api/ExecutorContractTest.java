@@ -73,7 +73,7 @@ class ExecutorContractTest {
     static void dataDir(DynamicPropertyRegistry registry) {
         // the embedded H2 store, the token file and the child ledger all live under it
         registry.add("tether.data-dir", () -> dataDir.toString());
-        registry.add("tether.onepassword.cli", () -> StandInOp.write(dataDir.resolve("op")).toString());
+        registry.add("tether.onepassword.cli", () -> StandInOp.write().toString());
     }
 
     @BeforeAll
@@ -228,7 +228,8 @@ class ExecutorContractTest {
                     "/mcp/probe", 400, "McpConnectionError");
             assertThat(refused.path("message").asString()).contains(nothingThere.endpoint());
         }
-        assertThat(api.get("/api/integrations").json().size()).as("a probe registers nothing").isZero();
+        assertThat(api.get("/api/integrations").json().valueStream().map(i -> i.path("slug").asString())).as("a probe registers nothing")
+                .containsExactly("executor");
     }
 
     @Test
@@ -368,6 +369,50 @@ class ExecutorContractTest {
         assertThat(expect(api.send("DELETE", "/api/policies/" + policyId, Map.of("owner", "org")), "delete", "/policies/{policyId}", 200)
                 .path("removed").asBoolean()).isTrue();
         assertThat(api.get("/api/policies").json()).isEmpty();
+    }
+
+    /** Auth methods merged and replaced as Executor does; a refused body changes nothing stored. */
+    @Test
+    void mcpAuthRoute() {
+        expect(api.post("/api/mcp/servers", Map.of("name", "Keyed", "endpoint", everythingEndpoint(),
+                "auth", Map.of("kind", "header", "headerName", "X-Api-Key", "prefix", "Key "))), "post", "/mcp/servers", 200);
+        JsonNode declared = expect(api.get("/api/integrations/keyed"), "get", "/integrations/{slug}", 200);
+        assertThat(declared.path("authMethods").toString()).isEqualTo("[{\"id\":\"header\",\"label\":\"API key (X-Api-Key)\","
+                + "\"kind\":\"apikey\",\"template\":\"header\",\"placements\":[{\"carrier\":\"header\",\"name\":\"X-Api-Key\",\"prefix\":\"Key \"}]}]");
+        assertThat(declared.path("displayUrl").asString()).isEqualTo(everythingEndpoint());
+
+        JsonNode merged = expect(api.post("/api/mcp/servers/keyed/auth", Map.of("authenticationTemplate", List.of(
+                Map.of("slug", "header", "type", "apiKey", "label", "Team key",
+                        "headers", Map.of("Authorization", List.of("Bearer ", Map.of("type", "variable", "name", "token")))),
+                Map.of("kind", "none"), Map.of("kind", "oauth2", "slug", "oauth2")))), "post", "/mcp/servers/{slug}/auth", 200);
+        assertThat(merged.toString().replaceAll("custom_[0-9a-z]+", "custom_")).isEqualTo("{\"authenticationTemplate\":["
+                + "{\"slug\":\"header\",\"kind\":\"apikey\",\"label\":\"Team key\",\"placements\":[{\"carrier\":\"header\","
+                + "\"name\":\"Authorization\",\"prefix\":\"Bearer \"}]},{\"slug\":\"custom_\",\"kind\":\"none\"},"
+                + "{\"slug\":\"oauth2\",\"kind\":\"oauth2\"}]}");
+
+        JsonNode replaced = expect(api.post("/api/mcp/servers/keyed/auth", Map.of("mode", "replace", "authenticationTemplate", List.of(
+                Map.of("kind", "none"), Map.of("kind", "none"),
+                Map.of("type", "apiKey", "queryParams", Map.of("token", List.of(Map.of("type", "variable", "name", "token"))))))),
+                "post", "/mcp/servers/{slug}/auth", 200);
+        assertThat(replaced.toString()).isEqualTo("{\"authenticationTemplate\":[{\"slug\":\"none\",\"kind\":\"none\"},"
+                + "{\"slug\":\"none_2\",\"kind\":\"none\"},{\"slug\":\"query\",\"kind\":\"apikey\",\"placements\":"
+                + "[{\"carrier\":\"query\",\"name\":\"token\"}]}]}");
+        JsonNode server = api.get("/api/mcp/servers/keyed").json();
+        assertThat(server.at("/config/authenticationTemplate")).isEqualTo(replaced.path("authenticationTemplate"));
+
+        for (Object refused : List.of(Map.of(), Map.of("authenticationTemplate", List.of(Map.of("kind", "bogus"))),
+                Map.of("authenticationTemplate", List.of(Map.of("type", "apiKey", "headers", Map.of("A",
+                        List.of(Map.of("type", "variable", "name", "a"), "suffix"))))),
+                Map.of("authenticationTemplate", List.of(), "mode", "sideways"))) {
+            assertThat(api.post("/api/mcp/servers/keyed/auth", refused).status()).as(refused.toString()).isEqualTo(400);
+        }
+        assertThat(api.get("/api/mcp/servers/keyed").json()).as("refused bodies lose nothing stored").isEqualTo(server);
+
+        expect(api.post("/api/mcp/servers", stdio("Auth Stdio", "auth-stdio")), "post", "/mcp/servers", 200);
+        assertThat(expect(api.post("/api/mcp/servers/auth-stdio/auth", Map.of("authenticationTemplate", List.of(Map.of("kind", "none")))),
+                "post", "/mcp/servers/{slug}/auth", 200).toString()).isEqualTo("{\"authenticationTemplate\":[]}");
+        assertThat(expect(api.post("/api/mcp/servers/nope/auth", Map.of("authenticationTemplate", List.of())),
+                "post", "/mcp/servers/{slug}/auth", 200).toString()).isEqualTo("{\"authenticationTemplate\":[]}");
     }
 
     @Test

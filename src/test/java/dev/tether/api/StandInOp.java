@@ -20,8 +20,11 @@ final class StandInOp {
     private StandInOp() {
     }
 
-    /** Writes the script at {@code path} (executable) and returns it; {@code tether.onepassword.cli} points at it. */
-    static Path write(Path path) {
+    /**
+     * Writes the script (executable) in a directory of its own and returns it; {@code tether.onepassword.cli} points
+     * at it. Not in the data dir, whose files Tether makes owner-only and not executable.
+     */
+    static Path write() {
         String script = """
                 #!/bin/sh
                 signed_in=no
@@ -39,7 +42,9 @@ final class StandInOp {
                 exit 1
                 """.formatted(TOKEN, ACCOUNT);
         try {
-            Files.createDirectories(path.getParent());
+            Path path = Files.createTempDirectory("tether-stand-in-op").resolve("op");
+            path.getParent().toFile().deleteOnExit();
+            path.toFile().deleteOnExit();
             Files.writeString(path, script);
             Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rwx------"));
             return path;
