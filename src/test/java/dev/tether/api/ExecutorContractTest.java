@@ -432,6 +432,7 @@ class ExecutorContractTest {
 
     @Test
     void onePasswordRoutesWithoutABinding() {
+        api.send("DELETE", "/api/onepassword/config", null);
         assertThat(expect(api.get("/api/onepassword/config"), "get", "/onepassword/config", 200).isNull()).isTrue();
         assertThat(expect(api.get("/api/onepassword/status"), "get", "/onepassword/status", 200).toString())
                 .isEqualTo("{\"connected\":false,\"error\":\"Not configured\"}");
@@ -457,9 +458,11 @@ class ExecutorContractTest {
         expectError(api.get("/api/onepassword/vaults?authKind=desktop-app&account=someone.else"), "get", "/onepassword/vaults", 502,
                 "OnePasswordError");
 
-        JsonNode refused = expectError(api.send("PUT", "/api/onepassword/config", Map.of("auth", Map.of("kind", "desktop-app"),
-                "vaultId", "v9", "name", "x")), "put", "/onepassword/config", 400, "HttpApiDecodeError");
-        assertThat(refused.path("message").asString()).contains("accountName");
+        // 1.5.9 declares no 400 body here (it answers an empty one): Tether's own decode error names the field.
+        Reply refused = api.send("PUT", "/api/onepassword/config", Map.of("auth", Map.of("kind", "desktop-app"), "vaultId", "v9", "name", "x"));
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.json().path("_tag").asString()).isEqualTo("HttpApiDecodeError");
+        assertThat(refused.json().path("message").asString()).contains("accountName");
         assertThat(api.get("/api/onepassword/config").json()).as("a refused binding loses nothing stored").isEqualTo(config);
 
         expectNoContent(api.send("DELETE", "/api/onepassword/config", null), "delete", "/onepassword/config");
