@@ -5,7 +5,7 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
-import dev.tether.Settings;
+import dev.tether.daemon.PropertyChecks;
 
 /**
  * Code executions ({@code POST /api/executions}).
@@ -21,8 +21,8 @@ import dev.tether.Settings;
  *                        default 64
  * @param maxPendingCalls tool calls one execution may have started and not yet seen settle; default 1000
  * @param maxParkedCalls  tool calls one execution may have waiting for an approval; default 64
- * @param maxMemory       what one execution may allocate while the heap is under pressure, and the pressure: see
- *                        {@link MemoryWatch}; default 64 MB
+ * @param maxMemory       what one execution may allocate once the heap is under pressure before it is stopped (see
+ *                        {@link MemoryWatch}); default 64 MB, Executor's QuickJS limit
  * @param nice            the nice value of the threads that run code, 0 (the daemon's own priority) to 19 (the lowest,
  *                        the default): code then takes only the CPU that the daemon and the host leave
  */
@@ -32,21 +32,21 @@ public record ExecutionProperties(Duration timeout, DataSize maxOutput, Integer 
         DataSize maxMemory, Integer nice) {
 
     public ExecutionProperties {
-        timeout = Settings.positive("tether.execution.timeout", timeout, Duration.ofMinutes(5));
+        timeout = PropertyChecks.positive("tether.execution.timeout", timeout, Duration.ofMinutes(5));
         maxOutput = maxOutput == null ? DataSize.ofMegabytes(1) : maxOutput;
         if (maxOutput.toBytes() < 1 || maxOutput.toBytes() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("tether.execution.max-output must be between 1B and 2GB, was " + maxOutput);
         }
-        maxStringLength = Settings.atLeastOne("tether.execution.max-string-length", maxStringLength, 16 * 1024 * 1024);
-        maxPaused = Settings.atLeastOne("tether.execution.max-paused", maxPaused, 64);
-        pausedExpiry = Settings.positive("tether.execution.paused-expiry", pausedExpiry, Duration.ofMinutes(15));
-        maxConcurrent = Settings.atLeastOne("tether.execution.max-concurrent", maxConcurrent, 64);
+        maxStringLength = PropertyChecks.atLeastOne("tether.execution.max-string-length", maxStringLength, 16 * 1024 * 1024);
+        maxPaused = PropertyChecks.atLeastOne("tether.execution.max-paused", maxPaused, 64);
+        pausedExpiry = PropertyChecks.positive("tether.execution.paused-expiry", pausedExpiry, Duration.ofMinutes(15));
+        maxConcurrent = PropertyChecks.atLeastOne("tether.execution.max-concurrent", maxConcurrent, 64);
         maxQueued = maxQueued == null ? 64 : maxQueued;
         if (maxQueued < 0) {
             throw new IllegalArgumentException("tether.execution.max-queued must not be negative, was " + maxQueued);
         }
-        maxPendingCalls = Settings.atLeastOne("tether.execution.max-pending-calls", maxPendingCalls, 1000);
-        maxParkedCalls = Settings.atLeastOne("tether.execution.max-parked-calls", maxParkedCalls, 64);
+        maxPendingCalls = PropertyChecks.atLeastOne("tether.execution.max-pending-calls", maxPendingCalls, 1000);
+        maxParkedCalls = PropertyChecks.atLeastOne("tether.execution.max-parked-calls", maxParkedCalls, 64);
         maxMemory = maxMemory == null ? DataSize.ofMegabytes(64) : maxMemory;
         if (maxMemory.toBytes() < DataSize.ofMegabytes(1).toBytes()) {
             throw new IllegalArgumentException("tether.execution.max-memory must be at least 1MB, was " + maxMemory);

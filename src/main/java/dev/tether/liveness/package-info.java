@@ -3,4 +3,7 @@
  * and store ({@link dev.tether.liveness.EngineProbe}) behind {@code /api/health} and Actuator's liveness, and an
  * exit with one clear line when the JVM runs out of memory outside executions' code.
  */
+@NullMarked
 package dev.tether.liveness;
+
+import org.jspecify.annotations.NullMarked;
