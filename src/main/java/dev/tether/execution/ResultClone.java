@@ -133,7 +133,7 @@ final class ResultClone {
     }
 
     private static Object number(Value value) {
-        if (value.fitsInLong() && Math.abs(value.asLong()) <= MAX_SAFE_INTEGER) {
+        if (value.fitsInLong() && value.asLong() >= -MAX_SAFE_INTEGER && value.asLong() <= MAX_SAFE_INTEGER) {
             return new JsNumber(Long.toString(value.asLong()));
         }
         if (value.fitsInDouble()) {
