@@ -37,9 +37,9 @@ import dev.tether.testsupport.Fixture;
  * that leaves mid-call, answers that code cannot forge, and the bounds on calls in flight and parked.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "tether.execution.timeout=3s", "tether.execution.max-output=64KB", "tether.execution.max-string-length=1048576",
+        "tether.execution.timeout=5s", "tether.execution.max-output=64KB", "tether.execution.max-string-length=1048576",
         "tether.execution.max-pending-calls=8", "tether.execution.max-parked-calls=1",
-        // at the daemon's own priority: on a busy test host, code at nice 19 can miss the 3 s time limit
+        // at the daemon's own priority: on a busy test host, code at nice 19 can miss the time limit
         "tether.execution.nice=0", "tether.docker.reap-interval=1h" })
 @DirtiesContext
 @InProcess
@@ -145,7 +145,7 @@ class ExecutionsTest {
         attempts.put("return load('/etc/passwd')", "load is not defined");
         attempts.put("return await import('/etc/passwd')", "");
         attempts.put("return Polyglot.eval('js', '1')", "Polyglot is not defined");
-        attempts.put("while (true) {}", "timed out after 3000ms");
+        attempts.put("while (true) {}", "timed out after 5000ms");
         attempts.put("return 'x'.repeat(100 * 1024 * 1024).length", "Invalid string length");
         attempts.put("for (let i = 0; ; i++) console.log('line ' + i)", "console output exceeds the limit of 65536 bytes");
         attempts.forEach((code, message) -> {
