@@ -56,13 +56,15 @@ class ArchitectureTest {
             allow("providers", "calls.builtin", "store"),
             allow("onepassword", "calls.builtin", "process", "store"),
             allow("detect", "calls.builtin", "mcp"),
-            allow("execution", "calls", "calls.builtin", "daemon", "policy", "store"),
+            allow("execution", "calls", "calls.builtin", "daemon", "policy", "process", "store"),
+            allow("liveness", "execution", "process", "store"),
             allow("security", "daemon"),
             allow("discovery", "daemon", "process", "security"),
             allow("agent", "calls", "catalog", "daemon", "mcp", "security", "store"),
             allow("api.input", "store"),
             allow("api", "api.input", "calls", "calls.builtin", "catalog", "daemon", "detect", "execution", "health",
-                    "httpauth", "mcp", "onepassword", "policy", "process", "providers", "security", "session", "store", "views"),
+                    "httpauth", "liveness", "mcp", "onepassword", "policy", "process", "providers", "security", "session", "store",
+                    "views"),
             allow("", "daemon"));
 
     private static Map.Entry<String, Set<String>> allow(String pkg, String... uses) {
