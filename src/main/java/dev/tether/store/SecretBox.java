@@ -30,7 +30,7 @@ import dev.tether.daemon.TetherProperties;
  * value opens only in its own slot, and only a sealed value opens: plain text in the store is refused.
  *
  * <p>{@value #LEGACY_PREFIX} is how Tether sealed before values were bound to their rows (no associated data);
- * the migration {@link V30__BindSecretsToRows} opens those once and seals them again.
+ * the migration {@link V42__BindSecretsToRows} opens those once and seals them again.
  *
  * <p>The key comes from {@code tether.store.secret-key} when set, otherwise from {@code <data-dir>/secret.key},
  * created {@code 0600} on first start. Never from the database: a dump of it alone gives nothing away.
@@ -172,7 +172,7 @@ final class SecretBox {
 
         UnsealedSecretException(SecretSlot slot) {
             super("the stored secret of " + slot + " is not encrypted: Tether seals every secret it writes (and migration"
-                    + " V30 sealed the older ones), so it was written to the database by something else; set it again"
+                    + " V42 sealed the older ones), so it was written to the database by something else; set it again"
                     + " through the API", null, false, false);
         }
     }

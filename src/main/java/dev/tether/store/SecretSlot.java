@@ -21,6 +21,11 @@ record SecretSlot(String table, String row, String field) {
         return new SecretSlot("credential", key.toString(), name);
     }
 
+    /** A plugin's setting (a 1Password token, say) for an owner. */
+    static SecretSlot pluginSetting(String plugin, Owner owner, String name) {
+        return new SecretSlot("plugin_setting", plugin + "/" + owner.wire(), name);
+    }
+
     /** The three parts, each preceded by its length, so that no two slots share bytes. */
     byte[] associatedData() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();

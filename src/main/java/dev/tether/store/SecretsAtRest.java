@@ -19,7 +19,7 @@ import dev.tether.daemon.TetherProperties;
  * Runs after Flyway on every start, before anything reads the store: checks that every stored secret is sealed and
  * opens in its row with the key in use, and brings the data dir's files, the embedded database's among them now that
  * it exists, to owner-only modes. A wrong key, or a value not sealed (something other than Tether wrote it after
- * {@link V30__BindSecretsToRows} sealed the older ones), stops the start with one line naming the key's source and
+ * {@link V42__BindSecretsToRows} sealed the older ones), stops the start with one line naming the key's source and
  * the value's row and field, never the value.
  *
  * <p>A Flyway callback rather than a migration because it must run on every start, and one that runs inside the

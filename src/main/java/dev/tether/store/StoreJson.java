@@ -45,6 +45,7 @@ final class StoreJson {
             fields.put("remoteTransport", remote.remoteTransport().wire());
             fields.put("queryParams", sealed(slug, "queryParams", remote.queryParams()));
             fields.put("headers", sealed(slug, "headers", remote.headers()));
+            fields.put("authenticationTemplate", remote.authenticationTemplate());
         }
         return json.writeValueAsString(fields);
     }
@@ -59,7 +60,8 @@ final class StoreJson {
         return new RemoteConfig((String) fields.get("endpoint"),
                 RemoteTransport.parse((String) fields.get("remoteTransport")).orElse(RemoteTransport.AUTO),
                 opened(slug, "queryParams", (Map<String, String>) fields.get("queryParams")),
-                opened(slug, "headers", (Map<String, String>) fields.get("headers")));
+                opened(slug, "headers", (Map<String, String>) fields.get("headers")),
+                (List<Map<String, Object>>) fields.get("authenticationTemplate"));
     }
 
     /** A credential value, sealed for its connection and name. */

@@ -35,7 +35,7 @@ final class StoredSecrets {
      * @return how many values were written back
      */
     int rewrite(Connection jdbc, BiFunction<SecretSlot, String, String> visit) throws SQLException {
-        return rewriteConfigs(jdbc, visit) + rewriteCredentials(jdbc, visit);
+        return rewriteConfigs(jdbc, visit) + rewriteCredentials(jdbc, visit) + rewritePluginSettings(jdbc, visit);
     }
 
     @SuppressWarnings("unchecked")
@@ -95,6 +95,31 @@ final class StoredSecrets {
         }
         try (PreparedStatement update = jdbc.prepareStatement("UPDATE credential SET secret = ? WHERE owner = ? "
                 + "AND integration = ? AND connection = ? AND name = ?")) {
+            for (String[] row : rows) {
+                for (int i = 0; i < row.length; i++) {
+                    update.setString(i + 1, row[i]);
+                }
+                update.executeUpdate();
+            }
+        }
+        return rows.size();
+    }
+
+    private int rewritePluginSettings(Connection jdbc, BiFunction<SecretSlot, String, String> visit) throws SQLException {
+        List<String[]> rows = new ArrayList<>();
+        try (PreparedStatement select = jdbc.prepareStatement("SELECT plugin, owner, name, setting FROM plugin_setting");
+                ResultSet result = select.executeQuery()) {
+            while (result.next()) {
+                String stored = result.getString("setting");
+                String next = visit.apply(SecretSlot.pluginSetting(result.getString("plugin"),
+                        Owner.parse(result.getString("owner")).orElseThrow(), result.getString("name")), stored);
+                if (!next.equals(stored)) {
+                    rows.add(new String[] { next, result.getString("plugin"), result.getString("owner"), result.getString("name") });
+                }
+            }
+        }
+        try (PreparedStatement update = jdbc.prepareStatement(
+                "UPDATE plugin_setting SET setting = ? WHERE plugin = ? AND owner = ? AND name = ?")) {
             for (String[] row : rows) {
                 for (int i = 0; i < row.length; i++) {
                     update.setString(i + 1, row[i]);

@@ -257,7 +257,7 @@ abstract class StoreContract {
     private static void migrateSecrets(Database database, SecretBox box) throws java.io.IOException {
         dev.tether.daemon.TetherProperties tether = new dev.tether.daemon.TetherProperties(java.nio.file.Files.createTempDirectory("tether-secrets"));
         Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
-                .javaMigrations(new V30__BindSecretsToRows(box, JsonMapper.builder().build()))
+                .javaMigrations(new V42__BindSecretsToRows(box, JsonMapper.builder().build()))
                 .callbacks(new SecretsAtRest(JsonMapper.builder().build(), box, tether)).load().migrate();
     }
 

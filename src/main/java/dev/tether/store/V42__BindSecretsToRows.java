@@ -26,14 +26,14 @@ import dev.tether.daemon.StartupFailure;
  * nothing.
  */
 @Component
-final class V30__BindSecretsToRows extends BaseJavaMigration {
+final class V42__BindSecretsToRows extends BaseJavaMigration {
 
-    private static final Logger log = LoggerFactory.getLogger(V30__BindSecretsToRows.class);
+    private static final Logger log = LoggerFactory.getLogger(V42__BindSecretsToRows.class);
 
     private final SecretBox secrets;
     private final StoredSecrets stored;
 
-    V30__BindSecretsToRows(SecretBox secrets, JsonMapper json) {
+    V42__BindSecretsToRows(SecretBox secrets, JsonMapper json) {
         this.secrets = secrets;
         this.stored = new StoredSecrets(json);
     }
