@@ -22,6 +22,8 @@ import tools.jackson.core.exc.StreamReadException;
 import dev.tether.calls.ToolNotFoundException;
 import dev.tether.execution.ExecutionNotFoundException;
 import dev.tether.mcp.McpServerException;
+import dev.tether.oauth.OAuthException;
+import dev.tether.oauth.OAuthSessionNotFoundException;
 import dev.tether.policy.InvalidPolicyException;
 import dev.tether.policy.PolicyNotFoundException;
 import dev.tether.process.ChildSpawnException;
@@ -127,6 +129,19 @@ final class ApiErrors {
     @ExceptionHandler
     ResponseEntity<Map<String, Object>> unreachable(RemoteServerUnreachableException ex) {
         return body(HttpStatus.BAD_REQUEST, "McpConnectionError", "transport", "remote", "message", ex.getMessage());
+    }
+
+    /** Executor's OAuth errors are 400s that carry their message (and, completing, whether to start over). */
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> oauth(OAuthException ex) {
+        return ex.restartRequired().isPresent()
+                ? body(HttpStatus.BAD_REQUEST, ex.tag(), "message", ex.getMessage(), "restartRequired", ex.restartRequired().get())
+                : body(HttpStatus.BAD_REQUEST, ex.tag(), "message", ex.getMessage());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> oauthSessionNotFound(OAuthSessionNotFoundException ex) {
+        return body(HttpStatus.NOT_FOUND, "OAuthSessionNotFoundError", "state", ex.state());
     }
 
     @ExceptionHandler

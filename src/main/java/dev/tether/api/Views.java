@@ -9,9 +9,11 @@ import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.HealthVerdict;
 import dev.tether.store.Integration;
+import dev.tether.store.OAuthGrant;
 import dev.tether.store.StoredTool;
 
 import java.util.List;
+import java.util.Optional;
 
 /** The JSON shapes of Executor's API, built from stored state. Nothing secret is ever put in one. */
 final class Views {
@@ -40,9 +42,12 @@ final class Views {
 
         static ConnectionView of(Connection connection) {
             ConnectionKey key = connection.key();
+            Optional<OAuthGrant> oauth = connection.oauth();
             return new ConnectionView(key.owner().wire(), key.name(), key.integration(), connection.template(), "executor",
-                    key.address(), connection.identityLabel().orElse(null), null, null, null, null,
-                    connection.lastHealth().map(HealthView::of).orElse(null));
+                    key.address(), connection.identityLabel().orElse(null),
+                    oauth.flatMap(OAuthGrant::expiresAt).map(Long::doubleValue).orElse(null),
+                    oauth.map(OAuthGrant::client).orElse(null), oauth.map(grant -> grant.clientOwner().wire()).orElse(null),
+                    oauth.flatMap(OAuthGrant::scope).orElse(null), connection.lastHealth().map(HealthView::of).orElse(null));
         }
     }
 

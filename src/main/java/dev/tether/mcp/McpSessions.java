@@ -21,6 +21,7 @@ import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.client.transport.customizer.McpAsyncHttpClientRequestCustomizer;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
@@ -151,6 +152,7 @@ public final class McpSessions {
         return HttpClientStreamableHttpTransport.builder(origin(endpoint))
                 .endpoint(pathAndQuery(endpoint))
                 .requestBuilder(headers(remote))
+                .asyncHttpRequestCustomizer(bearer(remote))
                 .connectTimeout(properties.discoveryTimeout())
                 .jsonMapper(json)
                 .build();
@@ -161,9 +163,17 @@ public final class McpSessions {
         return HttpClientSseClientTransport.builder(origin(endpoint))
                 .sseEndpoint(pathAndQuery(endpoint))
                 .requestBuilder(headers(remote))
+                .asyncHttpRequestCustomizer(bearer(remote))
                 .connectTimeout(properties.discoveryTimeout())
                 .jsonMapper(json)
                 .build();
+    }
+
+    /** The token is asked for on every request, so that one refreshed meanwhile is the one sent. */
+    private static McpAsyncHttpClientRequestCustomizer bearer(RemoteServer remote) {
+        return remote.bearer().<McpAsyncHttpClientRequestCustomizer>map(source -> (builder, method, uri, body, context) ->
+                source.token().map(token -> builder.setHeader("Authorization", "Bearer " + token)))
+                .orElse(McpAsyncHttpClientRequestCustomizer.NOOP);
     }
 
     private static HttpRequest.Builder headers(RemoteServer remote) {
