@@ -25,6 +25,7 @@ import io.modelcontextprotocol.client.transport.customizer.McpAsyncHttpClientReq
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
+import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema.Implementation;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
@@ -54,6 +55,11 @@ public final class McpSessions {
     private final DockerRunRewriter docker;
     private final McpProperties properties;
     private final McpJsonMapper json = McpJsonDefaults.getMapper();
+    /**
+     * Found once here, on the thread that makes this bean: the SDK finds it with a {@link java.util.ServiceLoader} on
+     * each client it builds, reading jars, which would otherwise happen on an event loop for the first session.
+     */
+    private final JsonSchemaValidator validator = McpJsonDefaults.getSchemaValidator();
 
     public McpSessions(ChildProcesses children, DockerRunRewriter docker, McpProperties properties) {
         this.children = children;
@@ -137,6 +143,7 @@ public final class McpSessions {
         // Our own bounds are per operation; the SDK's must never fire before them.
         McpAsyncClient client = McpClient.async(transport)
                 .clientInfo(new Implementation("tether", TetherApplication.VERSION))
+                .jsonSchemaValidator(validator)
                 .requestTimeout(longest.plusSeconds(1))
                 .initializationTimeout(longest.plusSeconds(1))
                 .toolsChangeConsumer(tools -> Mono.fromRunnable(() -> toolsChanged.tryEmitNext(tools)))
