@@ -37,6 +37,16 @@ class ArchitectureTest {
                 .check(TETHER);
     }
 
+    /** OAuth sits beside the session pool: it hands sessions their tokens and knows nothing above it. */
+    @Test
+    void oauthKnowsOnlyStoreMcpAndSession() {
+        noClasses().that().resideInAPackage("dev.tether.oauth..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.tether.api..", "dev.tether.catalog..", "dev.tether.health..",
+                        "dev.tether.execution..", "dev.tether.calls..", "dev.tether.process..", "dev.tether.docker..",
+                        "dev.tether.policy..", "dev.tether.agent..", "dev.tether.views..")
+                .check(TETHER);
+    }
+
     @Test
     void onlyDockerPackageTalksToTheDockerEngine() {
         noClasses().that().resideOutsideOfPackage("dev.tether.docker..")
