@@ -21,7 +21,10 @@ import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import dev.tether.api.Views.ConnectionView;
+import dev.tether.api.input.Bounds;
+import dev.tether.api.input.Inputs;
+import dev.tether.api.input.InvalidInputException;
+import dev.tether.views.Views.ConnectionView;
 import dev.tether.catalog.CatalogService;
 import dev.tether.oauth.OAuthFlows;
 import dev.tether.oauth.OAuthFlows.Connected;
@@ -246,8 +249,7 @@ final class OAuthController {
 
     /** As Executor answers a connection from these routes: without {@code lastHealth}. */
     private static ConnectionView view(Connection connection) {
-        return ConnectionView.of(new Connection(connection.key(), connection.template(), connection.identityLabel(), Optional.empty(),
-                connection.oauth()));
+        return ConnectionView.withoutHealth(connection);
     }
 
     /** The caller's redirect URI when it gives one on Tether's own origin; else Tether's. */

@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
-import dev.tether.Settings;
+import dev.tether.daemon.PropertyChecks;
 
 /**
  * OAuth for remote MCP servers.
@@ -30,14 +30,14 @@ public record OAuthProperties(@Nullable String webBaseUrl, Duration sessionTtl, 
     public OAuthProperties {
         webBaseUrl = webBaseUrl == null || webBaseUrl.isBlank() ? System.getenv("EXECUTOR_WEB_BASE_URL") : webBaseUrl;
         webBaseUrl = webBaseUrl == null || webBaseUrl.isBlank() ? null : webBaseUrl.strip().replaceAll("/+$", "");
-        sessionTtl = Settings.positive("tether.oauth.session-ttl", sessionTtl, Duration.ofMinutes(15));
-        resultTtl = Settings.positive("tether.oauth.result-ttl", resultTtl, Duration.ofMinutes(10));
-        timeout = Settings.positive("tether.oauth.timeout", timeout, Duration.ofSeconds(10));
+        sessionTtl = PropertyChecks.positive("tether.oauth.session-ttl", sessionTtl, Duration.ofMinutes(15));
+        resultTtl = PropertyChecks.positive("tether.oauth.result-ttl", resultTtl, Duration.ofMinutes(10));
+        timeout = PropertyChecks.positive("tether.oauth.timeout", timeout, Duration.ofSeconds(10));
         maxResponseSize = maxResponseSize == null ? DataSize.ofKilobytes(256) : maxResponseSize;
         if (maxResponseSize.toBytes() < 1024 || maxResponseSize.toBytes() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("tether.oauth.max-response-size must be between 1KB and 2GB, was " + maxResponseSize);
         }
-        refreshSkew = Settings.notNegative("tether.oauth.refresh-skew", refreshSkew, Duration.ofSeconds(60));
+        refreshSkew = PropertyChecks.notNegative("tether.oauth.refresh-skew", refreshSkew, Duration.ofSeconds(60));
     }
 
     /** The configured origin for redirect URIs, if any. */
