@@ -44,29 +44,29 @@ import dev.tether.store.OAuthClient;
 @RequestMapping("/api/oauth")
 final class OAuthController {
 
-    record CreateClientRequest(String owner, String slug, String authorizationUrl, String tokenUrl, String grant, String clientId,
+    public record CreateClientRequest(String owner, String slug, String authorizationUrl, String tokenUrl, String grant, String clientId,
             String clientSecret, String resource) {
     }
 
-    record RegisterDynamicRequest(String owner, String slug, String registrationEndpoint, String authorizationUrl, String tokenUrl,
+    public record RegisterDynamicRequest(String owner, String slug, String registrationEndpoint, String authorizationUrl, String tokenUrl,
             String resource, List<String> scopes, List<String> tokenEndpointAuthMethodsSupported, String clientName,
             String redirectUri, String originIntegration) {
     }
 
-    record RemoveClientRequest(String owner) {
+    public record RemoveClientRequest(String owner) {
     }
 
-    record ProbeRequest(String url) {
+    public record ProbeRequest(String url) {
     }
 
-    record StartRequest(String client, String clientOwner, String owner, String name, String integration, String template,
+    public record StartRequest(String client, String clientOwner, String owner, String name, String integration, String template,
             String identityLabel, String redirectUri) {
     }
 
-    record CompleteRequest(String state, String code) {
+    public record CompleteRequest(String state, String code) {
     }
 
-    record CancelRequest(String state) {
+    public record CancelRequest(String state) {
     }
 
     record ClientView(String owner, String slug, String grant, String authorizationUrl, String tokenUrl, String resource,

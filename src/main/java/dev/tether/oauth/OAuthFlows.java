@@ -256,28 +256,32 @@ public final class OAuthFlows {
         });
     }
 
-    /** The callback's work: completes the flow, and keeps its outcome for whoever polls {@code await}. Never fails. */
+    /**
+     * The callback's work: completes the flow, and keeps its outcome for whoever polls {@code await}. Never fails.
+     * Only flows Tether started leave an outcome: a state it never issued (or no longer holds) fills no memory.
+     */
     public Mono<Outcome> callback(String state, Optional<String> code, Optional<String> error, Optional<String> errorDescription) {
-        Mono<Outcome> outcome;
         if (error.isPresent() || code.isEmpty()) {
-            Optional<Session> dropped = Optional.ofNullable(sessions.remove(state));
+            boolean known = sessions.remove(state) != null;
             String why = error.map(e -> "the authorization server answered " + e + errorDescription.map(d -> ": " + d).orElse(""))
                     .orElse("the authorization server sent no code");
-            outcome = Mono.just(new Outcome(state, Optional.empty(), dropped.isPresent() ? "Could not complete authentication"
-                    : "OAuth session expired or not found", Optional.of(why)));
+            Outcome outcome = new Outcome(state, Optional.empty(), known ? "Could not complete authentication"
+                    : "OAuth session expired or not found", Optional.of(why));
+            return Mono.just(known ? keep(outcome) : outcome);
         }
-        else {
-            outcome = complete(state, code.get())
-                    .map(connection -> new Outcome(state, Optional.of(connection), "", Optional.empty()))
-                    .onErrorResume(failure -> Mono.just(failed(state, failure)));
+        return complete(state, code.get())
+                .map(connection -> keep(new Outcome(state, Optional.of(connection), "", Optional.empty())))
+                .onErrorResume(failure -> Mono.just(failure instanceof OAuthSessionNotFoundException ? failed(state, failure)
+                        : keep(failed(state, failure))));
+    }
+
+    private Outcome keep(Outcome outcome) {
+        long now = clock.millis();
+        outcomes.values().removeIf(kept -> kept.expiresAt() <= now);
+        if (outcomes.size() < MAX_SESSIONS) {
+            outcomes.put(outcome.state(), new Kept(outcome, now + properties.resultTtl().toMillis()));
         }
-        return outcome.doOnNext(result -> {
-            long now = clock.millis();
-            outcomes.values().removeIf(kept -> kept.expiresAt() <= now);
-            if (outcomes.size() < MAX_SESSIONS) {
-                outcomes.put(state, new Kept(result, now + properties.resultTtl().toMillis()));
-            }
-        });
+        return outcome;
     }
 
     /** The outcome of the browser flow with this state, once: a second ask, or one before it ended, finds nothing. */

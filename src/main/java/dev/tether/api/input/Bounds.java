@@ -26,7 +26,8 @@ public final class Bounds {
             Map.entry("url", PATH), Map.entry("authorizationUrl", PATH), Map.entry("tokenUrl", PATH),
             Map.entry("registrationEndpoint", PATH), Map.entry("resource", PATH), Map.entry("redirectUri", PATH),
             Map.entry("clientId", PATH), Map.entry("clientSecret", SECRET), Map.entry("code", PATH), Map.entry("state", PATH),
-            Map.entry("scopes", 1_024), Map.entry("tokenEndpointAuthMethodsSupported", 1_024));
+            Map.entry("scopes", 1_024), Map.entry("tokenEndpointAuthMethodsSupported", 1_024),
+            Map.entry("error_description", TEXT));
 
     private Bounds() {
     }
