@@ -26,6 +26,11 @@ record SecretSlot(String table, String row, String field) {
         return new SecretSlot("plugin_setting", plugin + "/" + owner.wire(), name);
     }
 
+    /** The client secret of an OAuth client. */
+    static SecretSlot oauthClient(Owner owner, String slug) {
+        return new SecretSlot("oauth_client", owner.wire() + "/" + slug, "client_secret");
+    }
+
     /** The three parts, each preceded by its length, so that no two slots share bytes. */
     byte[] associatedData() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -64,6 +64,15 @@ final class StoreJson {
                 (List<Map<String, Object>>) fields.get("authenticationTemplate"));
     }
 
+    /** Any other secret, sealed for its slot. */
+    String seal(SecretSlot slot, String secret) {
+        return secrets.seal(secret, slot);
+    }
+
+    String open(SecretSlot slot, String stored) {
+        return secrets.open(stored, slot);
+    }
+
     /** A credential value, sealed for its connection and name. */
     String seal(ConnectionKey key, String name, String secret) {
         return secrets.seal(secret, SecretSlot.credential(key, name));

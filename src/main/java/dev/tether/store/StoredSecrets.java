@@ -35,7 +35,8 @@ final class StoredSecrets {
      * @return how many values were written back
      */
     int rewrite(Connection jdbc, BiFunction<SecretSlot, String, String> visit) throws SQLException {
-        return rewriteConfigs(jdbc, visit) + rewriteCredentials(jdbc, visit) + rewritePluginSettings(jdbc, visit);
+        return rewriteConfigs(jdbc, visit) + rewriteCredentials(jdbc, visit) + rewritePluginSettings(jdbc, visit)
+                + rewriteOauthClients(jdbc, visit);
     }
 
     @SuppressWarnings("unchecked")
@@ -120,6 +121,32 @@ final class StoredSecrets {
         }
         try (PreparedStatement update = jdbc.prepareStatement(
                 "UPDATE plugin_setting SET setting = ? WHERE plugin = ? AND owner = ? AND name = ?")) {
+            for (String[] row : rows) {
+                for (int i = 0; i < row.length; i++) {
+                    update.setString(i + 1, row[i]);
+                }
+                update.executeUpdate();
+            }
+        }
+        return rows.size();
+    }
+
+    private int rewriteOauthClients(Connection jdbc, BiFunction<SecretSlot, String, String> visit) throws SQLException {
+        List<String[]> rows = new ArrayList<>();
+        try (PreparedStatement select = jdbc.prepareStatement(
+                "SELECT owner, slug, client_secret FROM oauth_client WHERE client_secret IS NOT NULL");
+                ResultSet result = select.executeQuery()) {
+            while (result.next()) {
+                String stored = result.getString("client_secret");
+                String next = visit.apply(SecretSlot.oauthClient(Owner.parse(result.getString("owner")).orElseThrow(),
+                        result.getString("slug")), stored);
+                if (!next.equals(stored)) {
+                    rows.add(new String[] { next, result.getString("owner"), result.getString("slug") });
+                }
+            }
+        }
+        try (PreparedStatement update = jdbc.prepareStatement(
+                "UPDATE oauth_client SET client_secret = ? WHERE owner = ? AND slug = ?")) {
             for (String[] row : rows) {
                 for (int i = 0; i < row.length; i++) {
                     update.setString(i + 1, row[i]);
