@@ -2,6 +2,7 @@ package dev.tether.api;
 
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -12,17 +13,18 @@ import reactor.core.publisher.Mono;
 import dev.tether.execution.ExecutionAnswer;
 import dev.tether.execution.Executions;
 import dev.tether.execution.ResumeAction;
+import dev.tether.api.input.InvalidInputException;
 import dev.tether.execution.ResumeContentException;
 
 /** Executor's executions: code that calls tools, paused for approvals and servers' questions. A client that leaves cancels the run. */
 @RestController
 final class ExecutionsController {
 
-    record ExecuteRequest(String code) {
+    public record ExecuteRequest(String code) {
     }
 
     /** {@code content} answers a server's form; an approval has none, so it is accepted and not used. */
-    record ResumeRequest(String action, Object content) {
+    public record ResumeRequest(String action, @Nullable Object content) {
     }
 
     private final Executions executions;
@@ -55,7 +57,7 @@ final class ExecutionsController {
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> content(Object content) {
+    private static @Nullable Map<String, Object> content(@Nullable Object content) {
         if (content != null && !(content instanceof Map<?, ?>)) {
             throw InvalidInputException.decode("`content` must be an object when given");
         }
