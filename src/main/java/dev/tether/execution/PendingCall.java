@@ -1,6 +1,7 @@
 package dev.tether.execution;
 
 import org.graalvm.polyglot.Value;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code tools.…(args)} call the code made and awaits. Its resolve/reject functions belong to the execution's
@@ -13,8 +14,8 @@ import org.graalvm.polyglot.Value;
  * @param approved    the user accepted this call already
  * @param elicitation the server's question this running call waits on, null otherwise
  */
-record PendingCall(String address, String argsJson, String argsPreview, Value resolve, Value reject, String approval,
-        boolean approved, Elicitation elicitation) {
+record PendingCall(String address, @Nullable String argsJson, String argsPreview, Value resolve, Value reject,
+        @Nullable String approval, boolean approved, @Nullable Elicitation elicitation) {
 
     /** The address without {@code tools.}, as Executor's messages and policy patterns name a tool. */
     String path() {

@@ -51,7 +51,7 @@ class ArchitectureTest {
             allow("views", "catalog", "store"),
             allow("calls", "calls.builtin", "catalog", "daemon", "mcp", "session", "store", "views"),
             allow("calls.builtin", "calls", "catalog", "daemon", "session", "store", "views"),
-            allow("execution", "calls", "calls.builtin", "daemon", "policy", "store"),
+            allow("execution", "calls", "calls.builtin", "daemon", "mcp", "policy", "store"),
             allow("security", "daemon"),
             allow("discovery", "daemon", "process", "security"),
             allow("agent", "calls", "catalog", "daemon", "mcp", "security", "store"),
