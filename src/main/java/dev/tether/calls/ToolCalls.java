@@ -4,10 +4,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+
+import dev.tether.metrics.OutcomeTimers;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
@@ -45,8 +46,7 @@ public final class ToolCalls {
     private final BuiltinTools builtins;
     private final CatalogService catalogSyncs;
     private final JsonMapper json;
-    private final MeterRegistry registry;
-    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private final OutcomeTimers timers;
 
     public ToolCalls(SessionPool sessions, CatalogStore catalogs, BuiltinTools builtins, CatalogService catalogSyncs,
             JsonMapper json, MeterRegistry registry) {
@@ -55,7 +55,7 @@ public final class ToolCalls {
         this.builtins = builtins;
         this.catalogSyncs = catalogSyncs;
         this.json = json;
-        this.registry = registry;
+        this.timers = new OutcomeTimers("tether.calls", "agent tool calls", registry);
     }
 
     /**
@@ -182,16 +182,16 @@ public final class ToolCalls {
     }
 
     private Mono<CallToolResult> call(ToolAddress address, StoredTool tool, Map<String, Object> arguments) {
-        Timer.Sample timing = Timer.start(registry);
+        Timer.Sample timing = timers.start();
         return sessions.withSession(address.connection(), session -> session.callTool(tool.serverName(), arguments)
                         .map(Outcome::answered)
                         // Abandoned with notifications/cancelled: the tool was slow, not the server broken. Failing
                         // the lease with it would retire the warm session, so the timeout leaves the lease first.
                         .onErrorResume(McpTimeoutException.class, timeout -> Mono.just(Outcome.timedOut(timeout))))
                 .flatMap(Outcome::result)
-                .doOnNext(result -> timing.stop(timer(Boolean.TRUE.equals(result.isError()) ? "tool_error" : "ok")))
-                .doOnError(error -> timing.stop(timer("failed")))
-                .doOnCancel(() -> timing.stop(timer("cancelled")));
+                .doOnNext(result -> timing.stop(timers.timer(Boolean.TRUE.equals(result.isError()) ? "tool_error" : "ok")))
+                .doOnError(error -> timing.stop(timers.timer("failed")))
+                .doOnCancel(() -> timing.stop(timers.timer("cancelled")));
     }
 
     /** A call's answer, or the timeout it ran into. */
@@ -210,8 +210,4 @@ public final class ToolCalls {
         }
     }
 
-    private Timer timer(String outcome) {
-        return timers.computeIfAbsent(outcome, o -> Timer.builder("tether.calls").tag("outcome", o)
-                .description("agent tool calls").register(registry));
-    }
 }
