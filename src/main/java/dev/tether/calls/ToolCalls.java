@@ -103,8 +103,8 @@ public final class ToolCalls {
         if (builtin.isPresent()) {
             BuiltinTool tool = builtin.get();
             Mono<Object> answer = builtins.run(tool, arguments);
-            return tool.runtime() ? answer : answer.<Object>map(ToolCalls::ok).onErrorResume(InvalidToolArgumentsException.class,
-                    refused -> Mono.just(failure("invalid_tool_arguments", "Tool arguments did not match the input schema.",
+            return tool.runtime() ? answer : answer.<Object>map(CallEnvelope::ok).onErrorResume(InvalidToolArgumentsException.class,
+                    refused -> Mono.just(CallEnvelope.failure("invalid_tool_arguments", "Tool arguments did not match the input schema.",
                             Map.of("issues", List.of(Map.of("message", refused.getMessage()))))));
         }
         String address = "tools." + canonical;
@@ -122,10 +122,10 @@ public final class ToolCalls {
     private static Object envelope(CallToolResult result) {
         Map<String, Object> data = new LinkedHashMap<>(MCP_JSON.convertValue(result, MAP));
         if (Boolean.TRUE.equals(result.isError())) {
-            return failure("mcp_tool_error", firstText(result.content()), Map.of("content", data.getOrDefault("content", List.of())));
+            return CallEnvelope.failure("mcp_tool_error", firstText(result.content()), Map.of("content", data.getOrDefault("content", List.of())));
         }
         data.remove("isError"); // the server's {isError: false} is implied by ok: true
-        return ok(data);
+        return CallEnvelope.ok(data);
     }
 
     private static String firstText(List<Content> content) {
@@ -147,26 +147,6 @@ public final class ToolCalls {
         Map<?, ?> structured = value instanceof Map<?, ?> map ? map : Map.of("result", value);
         return CallToolResult.builder().content(List.of(new TextContent(json.writerWithDefaultPrettyPrinter().writeValueAsString(value))))
                 .structuredContent(structured).isError(false).build();
-    }
-
-    private static Map<String, Object> ok(Object data) {
-        Map<String, Object> ok = new LinkedHashMap<>();
-        ok.put("ok", true);
-        ok.put("data", data);
-        return ok;
-    }
-
-    private static Map<String, Object> failure(String code, String message, Map<String, Object> details) {
-        Map<String, Object> error = new LinkedHashMap<>();
-        error.put("code", code);
-        error.put("message", message);
-        if (details != null) {
-            error.put("details", details);
-        }
-        Map<String, Object> failure = new LinkedHashMap<>();
-        failure.put("ok", false);
-        failure.put("error", error);
-        return failure;
     }
 
     /** From the stored catalog; when it lacks the tool and is stale, from a sync awaited for the catalog grace. */

@@ -52,13 +52,14 @@ class ArchitectureTest {
             allow("views", "catalog", "store"),
             allow("calls", "calls.builtin", "catalog", "daemon", "mcp", "metrics", "session", "store", "views"),
             allow("calls.builtin", "calls", "catalog", "daemon", "session", "store", "views"),
-            allow("execution", "calls", "calls.builtin", "daemon", "mcp", "policy", "store"),
+            allow("execution", "calls", "calls.builtin", "daemon", "mcp", "policy", "process", "store"),
+            allow("liveness", "execution", "process", "store"),
             allow("security", "daemon"),
             allow("discovery", "daemon", "process", "security"),
             allow("agent", "calls", "catalog", "daemon", "mcp", "security", "store"),
             allow("api.input", "store"),
-            allow("api", "api.input", "calls", "calls.builtin", "catalog", "daemon", "execution", "health", "mcp",
-                    "policy", "process", "security", "session", "store", "views"),
+            allow("api", "api.input", "calls", "calls.builtin", "catalog", "daemon", "execution", "health", "liveness",
+                    "mcp", "policy", "process", "security", "session", "store", "views"),
             allow("", "daemon"));
 
     private static Map.Entry<String, Set<String>> allow(String pkg, String... uses) {

@@ -12,6 +12,7 @@ import io.modelcontextprotocol.spec.McpSchema.ElicitResult;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
@@ -27,7 +28,7 @@ class PausedExecutionsTest {
     void pauseExpiresAndItsExecutionIsClosed() {
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
         PausedExecutions paused = new PausedExecutions(4, EXPIRY, time);
-        Execution execution = new Execution(1024);
+        Execution execution = execution();
         String id = paused.nextId();
         paused.put(pause(id, execution));
 
@@ -46,7 +47,7 @@ class PausedExecutionsTest {
     void expiredQuestionIsAnsweredCancelAndItsCallStopped() {
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
         PausedExecutions paused = new PausedExecutions(4, EXPIRY, time);
-        Execution execution = new Execution(1024);
+        Execution execution = execution();
         execution.attach(Sinks.many().unicast().onBackpressureBuffer());
         Sinks.One<ElicitResult> answer = Sinks.one();
         PendingCall asking = new PendingCall("tools.a.org.default.b", null, "{}", null, null, null, false, null)
@@ -71,7 +72,7 @@ class PausedExecutionsTest {
     void resumedPauseNoLongerExpires() {
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
         PausedExecutions paused = new PausedExecutions(4, EXPIRY, time);
-        Execution execution = new Execution(1024);
+        Execution execution = execution();
         String id = paused.nextId();
         paused.put(pause(id, execution));
 
@@ -87,10 +88,10 @@ class PausedExecutionsTest {
         String second = paused.nextId();
         assertThat(first).isEqualTo("exec_1");
         assertThat(second).isEqualTo("exec_2");
-        paused.put(pause(first, new Execution(1024)));
-        paused.put(pause(second, new Execution(1024)));
+        paused.put(pause(first, execution()));
+        paused.put(pause(second, execution()));
         String third = paused.nextId();
-        assertThatThrownBy(() -> paused.put(pause(third, new Execution(1024))))
+        assertThatThrownBy(() -> paused.put(pause(third, execution())))
                 .isInstanceOf(PausedExecutions.TooManyPausedException.class)
                 .hasMessageContaining("limit 2");
         assertThat(paused.size()).isEqualTo(2);
@@ -99,5 +100,9 @@ class PausedExecutionsTest {
     private static PausedExecutions.Pause pause(String id, Execution execution) {
         PendingCall call = new PendingCall("tools.a.org.default.b", null, "{}", null, null, "Approve?", false, null);
         return new PausedExecutions.Pause(id, execution, call, new ExecutionAnswer.Pause("waiting " + id, "{}"));
+    }
+
+    private static Execution execution() {
+        return new Execution(ExecutionProperties.defaults(), Schedulers.immediate());
     }
 }
