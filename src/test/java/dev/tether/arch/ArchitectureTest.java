@@ -48,6 +48,7 @@ class ArchitectureTest {
             allow("session", "daemon", "mcp", "store"),
             allow("catalog", "daemon", "mcp", "metrics", "session", "store"),
             allow("health", "daemon", "mcp", "session", "store"),
+            allow("oauth", "daemon", "mcp", "session", "store"),
             allow("policy", "store"),
             allow("httpauth"),
             allow("views", "catalog", "httpauth", "store"),
@@ -63,8 +64,8 @@ class ArchitectureTest {
             allow("agent", "calls", "catalog", "daemon", "mcp", "security", "store"),
             allow("api.input", "store"),
             allow("api", "api.input", "calls", "calls.builtin", "catalog", "daemon", "detect", "execution", "health",
-                    "httpauth", "liveness", "mcp", "onepassword", "policy", "process", "providers", "security", "session", "store",
-                    "views"),
+                    "httpauth", "liveness", "mcp", "oauth", "onepassword", "policy", "process", "providers", "security", "session",
+                    "store", "views"),
             allow("", "daemon"));
 
     private static Map.Entry<String, Set<String>> allow(String pkg, String... uses) {
