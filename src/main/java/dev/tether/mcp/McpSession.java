@@ -19,6 +19,7 @@ import io.modelcontextprotocol.spec.McpSchema.InitializeResult;
 import io.modelcontextprotocol.spec.McpSchema.ListToolsResult;
 import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -40,6 +41,7 @@ public final class McpSession {
     private final Sinks.Many<ProgressNotification> progress;
     private final AtomicLong progressTokens = new AtomicLong();
     private final Redaction redaction;
+    private final CallQuestions questions;
 
     /**
      * @param serverFailure never completes; errors as soon as the server is known to be gone (a stdio child
@@ -48,7 +50,8 @@ public final class McpSession {
      */
     McpSession(String server, McpAsyncClient client, McpClientTransport transport, Mono<Void> serverFailure,
             McpProperties properties, Sinks.Many<List<Tool>> toolsChanged, Sinks.Many<ProgressNotification> progress,
-            Redaction redaction) {
+            CallQuestions questions, Redaction redaction) {
+        this.questions = questions;
         this.redaction = redaction;
         this.server = server;
         this.client = client;
@@ -126,11 +129,21 @@ public final class McpSession {
         return relay.or(call(new CallToolRequest(tool, arguments, Map.of("progressToken", token))));
     }
 
+    /**
+     * The server's questions during the call go to the {@link ElicitationHandler} of the call's context (or are
+     * accepted, as Executor does outside an execution); the call's timeout stops while one waits for its answer.
+     */
     private Mono<CallToolResult> call(CallToolRequest request) {
         String tool = request.name();
+        return Mono.deferContextual(context -> questions.during(
+                context.<ElicitationHandler>getOrDefault(ElicitationHandler.class, ElicitationHandler.ACCEPT_ALL),
+                asker -> call(request, tool, asker)));
+    }
+
+    private Mono<CallToolResult> call(CallToolRequest request, String tool, CallQuestions.Asker asker) {
         return Mono.usingWhen(Mono.fromSupplier(RequestIdSlot::new),
-                slot -> bounded(client.callTool(request), "tools/call " + tool,
-                        properties.callTimeout()).contextWrite(Context.of(RequestIdSlot.class, slot)),
+                slot -> bounded(client.callTool(request), "tools/call " + tool, properties.callTimeout(),
+                        asker.deadline(properties.callTimeout(), RequestTimer.SHARED)).contextWrite(Context.of(RequestIdSlot.class, slot)),
                 slot -> Mono.empty(),
                 (slot, error) -> error instanceof McpTimeoutException ? abandon(slot, error.getMessage()) : Mono.empty(),
                 slot -> abandon(slot, "cancelled by the client"));
@@ -175,13 +188,24 @@ public final class McpSession {
     }
 
     private <T> Mono<T> bounded(Mono<T> operation, String name, Duration timeout) {
+        return watched(operation)
+                .timeout(timeout, RequestTimer.SHARED)
+                .onErrorMap(TimeoutException.class, ex -> new McpTimeoutException(server, name, timeout));
+    }
+
+    /** Bounded by {@code deadline}, which fires when {@code timeout} has run out. */
+    private <T> Mono<T> bounded(Mono<T> operation, String name, Duration timeout, Publisher<?> deadline) {
+        return watched(operation)
+                .timeout(deadline)
+                .onErrorMap(TimeoutException.class, ex -> new McpTimeoutException(server, name, timeout));
+    }
+
+    private <T> Mono<T> watched(Mono<T> operation) {
         return operation
                 .or(this.<T>failure())
                 // A dying server closes the session, and the SDK then fails what was pending with a bare "session
                 // terminated": once the server is known to have failed, say why instead.
-                .onErrorResume(error -> !(error instanceof McpServerException), error -> this.<T>failure().or(Mono.error(error)))
-                .timeout(timeout, RequestTimer.SHARED)
-                .onErrorMap(TimeoutException.class, ex -> new McpTimeoutException(server, name, timeout));
+                .onErrorResume(error -> !(error instanceof McpServerException), error -> this.<T>failure().or(Mono.error(error)));
     }
 
     /**
