@@ -60,7 +60,7 @@ class ArchitectureTest {
             allow("execution", "calls", "calls.builtin", "daemon", "mcp", "policy", "process", "store"),
             allow("liveness", "execution", "process", "store"),
             allow("security", "daemon"),
-            allow("http", "daemon"),
+            allow("server", "daemon"),
             allow("discovery", "daemon", "process", "security"),
             allow("agent", "calls", "catalog", "daemon", "mcp", "security", "store"),
             allow("api.input", "store"),

@@ -1,4 +1,4 @@
-package dev.tether.http;
+package dev.tether.server;
 
 import java.time.Duration;
 
@@ -15,13 +15,13 @@ import dev.tether.daemon.PropertyChecks;
  * @param idleTimeout    a keep-alive connection with no request in flight is closed after this; default 5 min
  * @param maxConnections connections open at once; one more is closed as soon as it is accepted; default 512
  */
-@ConfigurationProperties("tether.http")
-public record HttpProperties(Duration headerTimeout, Duration bodyTimeout, Duration idleTimeout, Integer maxConnections) {
+@ConfigurationProperties("tether.server")
+public record ServerLimitsProperties(Duration headerTimeout, Duration bodyTimeout, Duration idleTimeout, Integer maxConnections) {
 
-    public HttpProperties {
-        headerTimeout = PropertyChecks.positive("tether.http.header-timeout", headerTimeout, Duration.ofSeconds(10));
-        bodyTimeout = PropertyChecks.positive("tether.http.body-timeout", bodyTimeout, Duration.ofSeconds(30));
-        idleTimeout = PropertyChecks.positive("tether.http.idle-timeout", idleTimeout, Duration.ofMinutes(5));
-        maxConnections = PropertyChecks.atLeastOne("tether.http.max-connections", maxConnections, 512);
+    public ServerLimitsProperties {
+        headerTimeout = PropertyChecks.positive("tether.server.header-timeout", headerTimeout, Duration.ofSeconds(10));
+        bodyTimeout = PropertyChecks.positive("tether.server.body-timeout", bodyTimeout, Duration.ofSeconds(30));
+        idleTimeout = PropertyChecks.positive("tether.server.idle-timeout", idleTimeout, Duration.ofMinutes(5));
+        maxConnections = PropertyChecks.atLeastOne("tether.server.max-connections", maxConnections, 512);
     }
 }

@@ -1,4 +1,4 @@
-package dev.tether.http;
+package dev.tether.server;
 
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -24,9 +24,9 @@ import reactor.netty.NettyPipeline;
 import reactor.netty.http.server.HttpServer;
 
 /**
- * Bounds what a slow or idle client can hold: a request's head must arrive within {@code tether.http.header-timeout}
+ * Bounds what a slow or idle client can hold: a request's head must arrive within {@code tether.server.header-timeout}
  * (from the connection's opening, or from the first byte of a later request on a kept-alive connection), its body
- * within {@code tether.http.body-timeout} after that, and no more than {@code tether.http.max-connections} are open at
+ * within {@code tether.server.body-timeout} after that, and no more than {@code tether.server.max-connections} are open at
  * once. A connection over a bound is closed; one line says so, at most once a second with the count since the last
  * one, so that a flood of them cannot flood the log. Reactor Netty's own read and request timeouts start only once a
  * request's head is read, and its idle timeout is reset by every byte, so a client sending a header a byte at a time
@@ -39,11 +39,11 @@ final class SlowClients implements NettyServerCustomizer {
     private static final String FIRST_BYTES = "tether.slowClients.firstBytes";
     private static final String REQUESTS = "tether.slowClients.requests";
 
-    private final HttpProperties properties;
+    private final ServerLimitsProperties properties;
     private final AtomicInteger open = new AtomicInteger();
     private final Closures closures = new Closures();
 
-    SlowClients(HttpProperties properties) {
+    SlowClients(ServerLimitsProperties properties) {
         this.properties = properties;
     }
 
@@ -61,7 +61,7 @@ final class SlowClients implements NettyServerCustomizer {
     private void guard(Channel channel, SocketAddress remote) {
         if (open.incrementAndGet() > properties.maxConnections()) {
             open.decrementAndGet();
-            closures.closed("refused a connection from {} at tether.http.max-connections ({} open)", remote,
+            closures.closed("refused a connection from {} at tether.server.max-connections ({} open)", remote,
                     properties.maxConnections());
             channel.close();
             return;
@@ -95,7 +95,7 @@ final class SlowClients implements NettyServerCustomizer {
         }
 
         void awaitHead() {
-            arm(properties.headerTimeout(), "sent no whole request head within {} (tether.http.header-timeout)");
+            arm(properties.headerTimeout(), "sent no whole request head within {} (tether.server.header-timeout)");
         }
 
         /** Raw bytes: the first of a request on a kept-alive connection starts its head's deadline. */
@@ -119,7 +119,7 @@ final class SlowClients implements NettyServerCustomizer {
                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
                     if (msg instanceof HttpRequest) {
                         inRequest = true;
-                        arm(properties.bodyTimeout(), "sent no whole request body within {} (tether.http.body-timeout)");
+                        arm(properties.bodyTimeout(), "sent no whole request body within {} (tether.server.body-timeout)");
                     }
                     if (msg instanceof LastHttpContent) {
                         disarm();

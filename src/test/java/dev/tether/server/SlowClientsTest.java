@@ -1,4 +1,4 @@
-package dev.tether.http;
+package dev.tether.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -33,14 +33,14 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * Slow clients against the real server on a loopback port: 1,000 sockets that each send half a request head
- * (slowloris) and go on trickling bytes are all closed by the server within {@code tether.http.header-timeout} of
+ * (slowloris) and go on trickling bytes are all closed by the server within {@code tether.server.header-timeout} of
  * their opening, the log says so in a few lines (not a thousand), and the process's open files come back to where
  * they were; a whole request still gets its answer.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = { "tether.api.token=slow-clients-token", "tether.docker.reap-interval=1h",
-                "tether.http.header-timeout=" + SlowClientsTest.HEADER_TIMEOUT_MS + "ms",
-                "tether.http.max-connections=" + (2 * SlowClientsTest.SLOW) })
+                "tether.server.header-timeout=" + SlowClientsTest.HEADER_TIMEOUT_MS + "ms",
+                "tether.server.max-connections=" + (2 * SlowClientsTest.SLOW) })
 @DirtiesContext
 @ExtendWith(OutputCaptureExtension.class)
 class SlowClientsTest {
@@ -141,8 +141,8 @@ class SlowClientsTest {
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                 assertThat(openFiles()).as("open files, %d before the slow clients", baseline).isLessThanOrEqualTo(baseline + 5));
         answers();
-        assertThat(output.getAll()).contains("(tether.http.header-timeout)");
-        assertThat(output.getAll().lines().filter(line -> line.contains("tether.http.header-timeout")).count())
+        assertThat(output.getAll()).contains("(tether.server.header-timeout)");
+        assertThat(output.getAll().lines().filter(line -> line.contains("tether.server.header-timeout")).count())
                 .as("lines about closed connections").isLessThan(30);
     }
 

@@ -1,4 +1,4 @@
-package dev.tether.http;
+package dev.tether.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -26,13 +26,13 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * {@code tether.http.max-connections} against the real server: with the cap's worth of connections open, one more
+ * {@code tether.server.max-connections} against the real server: with the cap's worth of connections open, one more
  * is closed as soon as it is accepted, with a log line naming the setting; once one of them closes, a new connection
  * is served again.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = { "tether.api.token=connection-cap-token", "tether.docker.reap-interval=1h",
-                "tether.http.max-connections=" + ConnectionCapTest.CAP })
+                "tether.server.max-connections=" + ConnectionCapTest.CAP })
 @DirtiesContext
 @ExtendWith(OutputCaptureExtension.class)
 class ConnectionCapTest {
@@ -71,7 +71,7 @@ class ConnectionCapTest {
             beyond.setSoTimeout(5_000);
             assertThat(endOfStream(beyond)).as("the connection beyond the cap is closed by the server").isTrue();
         }
-        assertThat(output.getAll()).contains("at tether.http.max-connections (" + CAP + " open)");
+        assertThat(output.getAll()).contains("at tether.server.max-connections (" + CAP + " open)");
 
         sockets.remove(0).close();
         await().atMost(Duration.ofSeconds(10)).until(() -> slowClients.open() == CAP - 1);
