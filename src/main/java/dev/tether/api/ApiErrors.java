@@ -21,7 +21,10 @@ import tools.jackson.core.exc.StreamReadException;
 
 import dev.tether.calls.ToolNotFoundException;
 import dev.tether.execution.ExecutionNotFoundException;
+import dev.tether.http.InvalidTemplateException;
 import dev.tether.mcp.McpServerException;
+import dev.tether.openapi.OpenApiExtractionException;
+import dev.tether.openapi.OpenApiParseException;
 import dev.tether.policy.InvalidPolicyException;
 import dev.tether.policy.PolicyNotFoundException;
 import dev.tether.process.ChildSpawnException;
@@ -95,6 +98,22 @@ final class ApiErrors {
             }
         }
         return field.toString();
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> openApiParse(OpenApiParseException ex) {
+        return body(HttpStatus.BAD_REQUEST, "OpenApiParseError", "message", ex.getMessage());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> openApiExtraction(OpenApiExtractionException ex) {
+        return body(HttpStatus.BAD_REQUEST, "OpenApiExtractionError", "message", ex.getMessage());
+    }
+
+    /** An authentication template given in a shape no source takes: the field at fault is named. */
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> invalidTemplate(InvalidTemplateException ex) {
+        return body(HttpStatus.BAD_REQUEST, InvalidInputException.DECODE, "message", ex.getMessage());
     }
 
     @ExceptionHandler

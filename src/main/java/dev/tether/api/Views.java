@@ -8,6 +8,7 @@ import dev.tether.catalog.CatalogService.ConnectionTools;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.HealthVerdict;
+import dev.tether.store.HttpSourceConfig;
 import dev.tether.store.Integration;
 import dev.tether.store.StoredTool;
 
@@ -23,7 +24,12 @@ final class Views {
             List<Object> authMethods) {
 
         static IntegrationView of(Integration integration) {
-            return new IntegrationView(integration.slug(), integration.description(), "mcp", true, true, List.of());
+            return new IntegrationView(integration.slug(), integration.description(), kind(integration), true, true, List.of());
+        }
+
+        /** Executor's kind: {@code mcp}, or {@code openapi}/{@code graphql} for an HTTP source. */
+        static String kind(Integration integration) {
+            return integration.config() instanceof HttpSourceConfig source ? source.kind() : "mcp";
         }
     }
 
@@ -60,8 +66,7 @@ final class Views {
         /** As {@code GET /api/tools} answers; with annotations, whether a call needs approval and why. */
         static List<ToolView> listed(ConnectionTools tools, boolean includeAnnotations) {
             return tools.tools().stream().map(tool -> includeAnnotations
-                    ? of(tools.key(), tool, tool.requiresApproval(),
-                            tool.requiresApproval() ? "The server marks " + tool.serverName() + " as destructive" : null)
+                    ? of(tools.key(), tool, tool.requiresApproval(), tool.requiresApproval() ? approvalDescription(tool) : null)
                     : of(tools.key(), tool, null, null)).toList();
         }
 
@@ -70,9 +75,15 @@ final class Views {
             return listed(tools, false);
         }
 
+        private static String approvalDescription(StoredTool tool) {
+            return tool.approvalDescription() != null ? tool.approvalDescription()
+                    : "The server marks " + tool.serverName() + " as destructive";
+        }
+
         private static ToolView of(ConnectionKey key, StoredTool tool, Boolean requiresApproval, String approvalDescription) {
             return new ToolView(key.toolAddress(tool.name()), key.owner().wire(), key.integration(), key.name(),
-                    tool.name(), "mcp", tool.description(), requiresApproval, approvalDescription, null);
+                    tool.name(), tool.pluginId() == null ? "mcp" : tool.pluginId(), tool.description(), requiresApproval,
+                    approvalDescription, null);
         }
     }
 }

@@ -19,7 +19,10 @@ public final class IntegrationServers {
     private IntegrationServers() {
     }
 
-    /** The server of an integration; connection credentials become a stdio child's environment or remote request headers. */
+    /**
+     * The server of an integration; connection credentials become a stdio child's environment or remote request headers.
+     * Fails with {@link NotAnMcpServerException} for an OpenAPI or GraphQL source.
+     */
     public static McpServer of(Integration integration, Map<String, String> credentialValues) {
         if (integration.config() instanceof StdioConfig stdio) {
             Map<String, String> env = new HashMap<>(stdio.env());
@@ -27,7 +30,9 @@ public final class IntegrationServers {
             return new StdioServer(integration.slug(), stdio.command(), stdio.args(), env,
                     Optional.ofNullable(stdio.cwd()).map(Path::of));
         }
-        RemoteConfig remote = (RemoteConfig) integration.config();
+        if (!(integration.config() instanceof RemoteConfig remote)) {
+            throw new NotAnMcpServerException(integration.slug(), integration.config().transport());
+        }
         Map<String, String> headers = new HashMap<>(remote.headers());
         headers.putAll(credentialValues);
         return new RemoteServer(integration.slug(), URI.create(remote.endpoint()), transport(remote.remoteTransport()), headers,

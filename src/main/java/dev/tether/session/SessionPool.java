@@ -138,8 +138,9 @@ public final class SessionPool {
         Mono<Void> making = existing == null ? Mono.empty()
                 : Mono.fromRunnable(() -> pool.remove(key, existing)).then(existing.retire("its configuration changed"));
         return making.then(credentials.credentials(key)).map(values -> {
+            McpServer server = IntegrationServers.of(integration, values); // fails for an HTTP source, before any eviction
             makeRoom(key);
-            PooledSession fresh = new PooledSession(key, integration.configChangedAt(), sessions.open(IntegrationServers.of(integration, values)),
+            PooledSession fresh = new PooledSession(key, integration.configChangedAt(), sessions.open(server),
                     properties, timer, this::announceToolsChanged);
             PooledSession raced = pool.putIfAbsent(key, fresh);
             if (raced != null) {

@@ -59,7 +59,7 @@ class ToolCallsTest {
         CatalogService catalog = harness.catalog(CatalogProperties.defaults());
         BuiltinTools builtins = new BuiltinTools(harness.stores().integrations(), harness.stores().connections(), catalog,
                 harness.stores().catalogs(), harness.pool(), JsonMapper.builder().build());
-        calls = new ToolCalls(harness.pool(), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(), harness.registry());
+        calls = new ToolCalls(harness.pool(), new SourceCalls(harness.stores().integrations(), harness.stores().connections(), harness.stores().credentials(), List.of()), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(), harness.registry());
         key = harness.connect("worker", harness.fixture("worker"));
         catalog.refresh(key).block(BOUND);
     }
@@ -71,7 +71,7 @@ class ToolCallsTest {
         CatalogService catalog = harness.catalog(CatalogProperties.defaults());
         BuiltinTools builtins = new BuiltinTools(harness.stores().integrations(), harness.stores().connections(), catalog,
                 harness.stores().catalogs(), harness.pool(), JsonMapper.builder().build());
-        calls = new ToolCalls(harness.pool(), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(),
+        calls = new ToolCalls(harness.pool(), new SourceCalls(harness.stores().integrations(), harness.stores().connections(), harness.stores().credentials(), List.of()), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(),
                 harness.registry());
         key = harness.connect("worker", harness.fixture("worker"));
         assertThat(harness.stores().catalogs().catalog(key).blockOptional(BOUND)).as("no catalog yet").isEmpty();
