@@ -21,6 +21,8 @@ import tools.jackson.core.exc.StreamReadException;
 
 import dev.tether.calls.ToolNotFoundException;
 import dev.tether.execution.ExecutionNotFoundException;
+import dev.tether.graphql.GraphqlExtractionException;
+import dev.tether.graphql.GraphqlIntrospectionException;
 import dev.tether.http.InvalidTemplateException;
 import dev.tether.mcp.McpServerException;
 import dev.tether.openapi.OpenApiExtractionException;
@@ -108,6 +110,16 @@ final class ApiErrors {
     @ExceptionHandler
     ResponseEntity<Map<String, Object>> openApiExtraction(OpenApiExtractionException ex) {
         return body(HttpStatus.BAD_REQUEST, "OpenApiExtractionError", "message", ex.getMessage());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> graphqlIntrospection(GraphqlIntrospectionException ex) {
+        return body(HttpStatus.BAD_REQUEST, "GraphqlIntrospectionError", "message", ex.getMessage());
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Map<String, Object>> graphqlExtraction(GraphqlExtractionException ex) {
+        return body(HttpStatus.BAD_REQUEST, "GraphqlExtractionError", "message", ex.getMessage());
     }
 
     /** An authentication template given in a shape no source takes: the field at fault is named. */

@@ -38,6 +38,11 @@ public final class OpenApiSources {
     /** What {@code addSpec} takes. */
     public record AddSpec(SpecInput spec, String slug, @Nullable String description, @Nullable String baseUrl,
             Map<String, String> headers, Map<String, String> queryParams, @Nullable List<?> authenticationTemplate) {
+
+        public AddSpec {
+            headers = headers == null ? Map.of() : headers;
+            queryParams = queryParams == null ? Map.of() : queryParams;
+        }
     }
 
     private final IntegrationStore integrations;

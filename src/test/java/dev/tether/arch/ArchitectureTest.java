@@ -38,6 +38,22 @@ class ArchitectureTest {
     }
 
     @Test
+    void httpSourcesKnowNothingOfTheApiOrOfMcp() {
+        noClasses().that().resideInAnyPackage("dev.tether.openapi..", "dev.tether.graphql..", "dev.tether.http..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.tether.api..", "dev.tether.execution..",
+                        "dev.tether.mcp..", "dev.tether.session..", "dev.tether.process..", "dev.tether.docker..")
+                .check(TETHER);
+    }
+
+    @Test
+    void theOutboundHttpClientKnowsNoSource() {
+        noClasses().that().resideInAPackage("dev.tether.http..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.tether.openapi..", "dev.tether.graphql..",
+                        "dev.tether.calls..", "dev.tether.catalog..", "dev.tether.store..")
+                .check(TETHER);
+    }
+
+    @Test
     void onlyDockerPackageTalksToTheDockerEngine() {
         noClasses().that().resideOutsideOfPackage("dev.tether.docker..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.netty.channel.unix..")
