@@ -14,6 +14,11 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
+import dev.tether.api.input.Bounds;
+import dev.tether.api.input.Inputs;
+import dev.tether.api.input.InvalidInputException;
+import dev.tether.api.input.ServerConfigs;
+import dev.tether.api.input.Slugs;
 import dev.tether.graphql.GraphqlSources;
 import dev.tether.graphql.GraphqlSources.AddIntegration;
 import dev.tether.store.HttpSourceConfig;

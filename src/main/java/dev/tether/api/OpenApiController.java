@@ -19,6 +19,11 @@ import reactor.core.publisher.Mono;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.tether.api.input.Bounds;
+import dev.tether.api.input.Inputs;
+import dev.tether.api.input.InvalidInputException;
+import dev.tether.api.input.ServerConfigs;
+import dev.tether.api.input.Slugs;
 import dev.tether.http.HttpProperties;
 import dev.tether.openapi.OpenApiParseException;
 import dev.tether.openapi.OpenApiSources;

@@ -5,7 +5,7 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
-import dev.tether.Settings;
+import dev.tether.daemon.PropertyChecks;
 
 /**
  * Outbound HTTP of OpenAPI and GraphQL sources: their tool calls and the documents they are made from.
@@ -25,17 +25,17 @@ public record HttpProperties(Duration connectTimeout, Duration responseTimeout, 
         Duration maxIdleTime) {
 
     public HttpProperties {
-        connectTimeout = Settings.positive("tether.http.connect-timeout", connectTimeout, Duration.ofSeconds(10));
-        responseTimeout = Settings.positive("tether.http.response-timeout", responseTimeout, Duration.ofSeconds(30));
-        callTimeout = Settings.positive("tether.http.call-timeout", callTimeout, Duration.ofSeconds(60));
+        connectTimeout = PropertyChecks.positive("tether.http.connect-timeout", connectTimeout, Duration.ofSeconds(10));
+        responseTimeout = PropertyChecks.positive("tether.http.response-timeout", responseTimeout, Duration.ofSeconds(30));
+        callTimeout = PropertyChecks.positive("tether.http.call-timeout", callTimeout, Duration.ofSeconds(60));
         maxResponseSize = size("tether.http.max-response-size", maxResponseSize, DataSize.ofMegabytes(10));
         maxDocumentSize = size("tether.http.max-document-size", maxDocumentSize, DataSize.ofMegabytes(20));
         maxRedirects = maxRedirects == null ? 5 : maxRedirects;
         if (maxRedirects < 0) {
             throw new IllegalArgumentException("tether.http.max-redirects must not be negative, was " + maxRedirects);
         }
-        maxConnections = Settings.atLeastOne("tether.http.max-connections", maxConnections, 64);
-        maxIdleTime = Settings.positive("tether.http.max-idle-time", maxIdleTime, Duration.ofSeconds(20));
+        maxConnections = PropertyChecks.atLeastOne("tether.http.max-connections", maxConnections, 64);
+        maxIdleTime = PropertyChecks.positive("tether.http.max-idle-time", maxIdleTime, Duration.ofSeconds(20));
     }
 
     public static HttpProperties defaults() {

@@ -1,0 +1,104 @@
+package dev.tether.security;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType;
+import org.springframework.core.annotation.Order;
+import org.springframework.core.env.Environment;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.stereotype.Component;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import reactor.core.publisher.Mono;
+
+/**
+ * Every route under {@code /api} but {@code /api/health}, the agent endpoints ({@code /mcp}, and {@code /sse} with
+ * {@code /messages} of the legacy transport), and Actuator's endpoints but {@code /actuator/health} when they share
+ * the API's port, need the token. On a management port of its own Actuator answers without it: that port is for
+ * probes and scrapers, and the operator decides who reaches it.
+ */
+@Component
+@Order(HostOriginFilter.ORDER + 1)
+public final class BearerAuthFilter implements WebFilter {
+
+    /** The auth scheme; RFC 7235 makes its name case-insensitive, so {@code bearer} and {@code BEARER} count too. */
+    private static final String SCHEME = "Bearer ";
+    /** Liveness and the API's own documentation need no token, as in Executor. */
+    private static final List<String> HEALTH = List.of("api", "health");
+    private static final List<String> DOCS = List.of("api", "docs");
+    private static final List<String> GUARDED_ROOTS = List.of("api", "mcp", "sse", "messages");
+    private static final byte[] BODY = "{\"_tag\":\"UnauthorizedError\",\"message\":\"missing or invalid bearer token\"}"
+            .getBytes(StandardCharsets.UTF_8);
+
+    private final AuthToken token;
+    /** Actuator's base path as segments, when Actuator shares the API's port; empty when it has a port of its own. */
+    private final List<String> actuator;
+
+    BearerAuthFilter(AuthToken token, Environment environment) {
+        this.token = token;
+        this.actuator = ManagementPortType.get(environment) == ManagementPortType.SAME
+                ? segments(PathContainer.parsePath(environment.getProperty("management.endpoints.web.base-path", "/actuator")))
+                : List.of();
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        String authorization = exchange.getRequest().getHeaders().getFirst(HttpHeaders.AUTHORIZATION);
+        if (!guarded(exchange.getRequest().getPath().pathWithinApplication()) || authorized(authorization)) {
+            return chain.filter(exchange);
+        }
+        ServerHttpResponse response = exchange.getResponse();
+        response.setStatusCode(HttpStatus.UNAUTHORIZED);
+        response.getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"executor\"");
+        response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
+        DataBuffer body = response.bufferFactory().wrap(BODY);
+        return response.writeWith(Mono.just(body));
+    }
+
+    /**
+     * Decided on the path as routing matches it, segment by segment, decoded and without matrix variables: a
+     * check of the raw text would let {@code /%61pi/integrations} or {@code /api;x=1/integrations} through to
+     * {@code /api/integrations}. A segment that decodes to a slash is refused outright.
+     */
+    private boolean guarded(PathContainer path) {
+        List<String> segments = segments(path);
+        if (segments.stream().anyMatch(segment -> segment.contains("/"))) {
+            return true;
+        }
+        boolean apiOrMcp = !segments.isEmpty() && GUARDED_ROOTS.contains(segments.get(0));
+        boolean open = segments.equals(HEALTH) || startsWith(segments, DOCS);
+        return (apiOrMcp && !open) || actuatorButHealth(segments);
+    }
+
+    /** {@code /actuator} and everything below it but {@code /actuator/health} and its groups (liveness, readiness). */
+    private boolean actuatorButHealth(List<String> segments) {
+        if (actuator.isEmpty() || !startsWith(segments, actuator)) {
+            return false;
+        }
+        return !(segments.size() > actuator.size() && segments.get(actuator.size()).equals("health"));
+    }
+
+    private static boolean startsWith(List<String> segments, List<String> prefix) {
+        return segments.size() >= prefix.size() && segments.subList(0, prefix.size()).equals(prefix);
+    }
+
+    private static List<String> segments(PathContainer path) {
+        return path.elements().stream()
+                .filter(PathContainer.PathSegment.class::isInstance)
+                .map(segment -> ((PathContainer.PathSegment) segment).valueToMatch())
+                .filter(segment -> !segment.isEmpty())
+                .toList();
+    }
+
+    private boolean authorized(String header) {
+        return header != null && header.regionMatches(true, 0, SCHEME, 0, SCHEME.length())
+                && token.matches(header.substring(SCHEME.length()).strip());
+    }
+}
