@@ -30,12 +30,12 @@ import dev.tether.store.Integration;
 final class GraphqlController {
 
     /** Body of {@code POST /api/graphql/integrations}. */
-    record AddRequest(String endpoint, String slug, String name, String introspectionJson, Map<String, String> headers,
+    public record AddRequest(String endpoint, String slug, String name, String introspectionJson, Map<String, String> headers,
             Map<String, String> queryParams, List<Object> authenticationTemplate) {
     }
 
     /** Body of {@code POST /api/graphql/integrations/{slug}/config}. */
-    record ConfigureRequest(List<Object> authenticationTemplate, String mode) {
+    public record ConfigureRequest(List<Object> authenticationTemplate, String mode) {
     }
 
     private final GraphqlSources sources;

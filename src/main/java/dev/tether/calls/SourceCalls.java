@@ -6,6 +6,9 @@ import java.util.Map;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
+import dev.tether.http.AuthTemplates;
+import dev.tether.http.InvalidTemplateException;
+import dev.tether.http.ToolResults;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.ConnectionNotFoundException;
 import dev.tether.store.ConnectionStore;
@@ -45,6 +48,22 @@ public final class SourceCalls {
         return connections.find(key)
                 .switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key)))
                 .zipWith(credentials.credentials(key).defaultIfEmpty(Map.of()))
-                .flatMap(found -> tools.invoke(integration, found.getT1(), found.getT2(), tool, arguments));
+                .flatMap(found -> {
+                    HttpSourceConfig config = (HttpSourceConfig) integration.config();
+                    Map<String, Object> operation = config.operations().get(tool.name());
+                    if (operation == null) {
+                        return Mono.just(ToolResults.fail(kind + "_operation_missing", "No " + kind + " operation found for tool \""
+                                + tool.name() + "\" on \"" + integration.slug() + "\"", null, null));
+                    }
+                    AuthTemplates.Rendered auth;
+                    try {
+                        auth = AuthTemplates.render(config.authenticationTemplate(), found.getT1().template(), found.getT2(), integration.slug());
+                    }
+                    catch (InvalidTemplateException refused) {
+                        // Executor answers these as the tool's failure (connection_value_missing, ...), not as an error.
+                        return Mono.just(ToolResults.fail(refused.code(), refused.getMessage(), null, null));
+                    }
+                    return tools.invoke(integration, operation, auth, found.getT1(), arguments);
+                });
     }
 }

@@ -4,10 +4,10 @@ import java.util.Map;
 
 import reactor.core.publisher.Mono;
 
+import dev.tether.http.AuthTemplates;
 import dev.tether.store.Connection;
 import dev.tether.store.HttpSourceConfig;
 import dev.tether.store.Integration;
-import dev.tether.store.StoredTool;
 
 /**
  * The tools of one kind of HTTP source (OpenAPI, GraphQL): each call is one request of its own, no MCP session.
@@ -19,10 +19,11 @@ public interface SourceTools {
     String kind();
 
     /**
-     * Makes the tool's request with the connection's credential and answers Executor's {@code ToolResult} as code
+     * Makes the request of {@code operation} (the tool's entry of {@link HttpSourceConfig#operations()}) with the
+     * connection's credential rendered as {@code auth}, and answers Executor's {@code ToolResult} as code
      * sees it: {@code {ok: true, data, http?: {status, headers}}} or {@code {ok: false, error: {code, message,
      * status?, details?}}}. Cancelling aborts the request. Fails only when there is no answer at all.
      */
-    Mono<Map<String, Object>> invoke(Integration integration, Connection connection, Map<String, String> credentials,
-            StoredTool tool, Map<String, Object> arguments);
+    Mono<Map<String, Object>> invoke(Integration integration, Map<String, Object> operation, AuthTemplates.Rendered auth,
+            Connection connection, Map<String, Object> arguments);
 }

@@ -22,6 +22,7 @@ import dev.tether.calls.builtin.BuiltinTool;
 import dev.tether.calls.builtin.BuiltinTools;
 import dev.tether.calls.builtin.InvalidToolArgumentsException;
 import dev.tether.catalog.CatalogService;
+import dev.tether.http.ToolResults;
 import dev.tether.mcp.McpTimeoutException;
 import dev.tether.session.SessionPool;
 import dev.tether.store.CatalogStore;
@@ -183,16 +184,7 @@ public final class ToolCalls {
     }
 
     private static Map<String, Object> failure(String code, String message, Map<String, Object> details) {
-        Map<String, Object> error = new LinkedHashMap<>();
-        error.put("code", code);
-        error.put("message", message);
-        if (details != null) {
-            error.put("details", details);
-        }
-        Map<String, Object> failure = new LinkedHashMap<>();
-        failure.put("ok", false);
-        failure.put("error", error);
-        return failure;
+        return ToolResults.fail(code, message, null, details);
     }
 
     /** From the stored catalog; when it lacks the tool and is stale, from a sync awaited for the catalog grace. */

@@ -16,7 +16,8 @@ import dev.tether.store.StoredTool;
 /**
  * The root fields of a GraphQL schema as tools, as Executor 1.5.9 makes them: {@code query.<field>} and
  * {@code mutation.<field>}; arguments become the input schema (input objects and enums under {@code $defs}); the
- * operation is named after the field and selects at most 3 levels, 12 fields per type, never a type inside itself.
+ * operation is named after the field and selects at most 3 levels, 12 fields per type, never a type inside itself
+ * (a composite field that would get no selection is left out, where Executor sends it bare and servers refuse it).
  * Mutations need approval, described as {@code mutation <field>}. graphql-java checks that the introspection answer
  * is a schema and that every operation made parses.
  */
@@ -164,10 +165,20 @@ final class GraphqlOperations {
                 break;
             }
             String nested = selection((Map<String, Object>) f.get("type"), depth + 1, seen);
+            if (nested.isEmpty() && isComposite(leafName((Map<String, Object>) f.get("type")))) {
+                // Too deep, or a type inside itself: Executor 1.5.9 sends such a field bare, which a server refuses
+                // (a composite field needs a selection). It is left out.
+                continue;
+            }
             sub.add(nested.isEmpty() ? name : name + " " + nested);
         }
         seen.remove(leaf);
         return sub.isEmpty() ? "" : "{ " + String.join(" ", sub) + " }";
+    }
+
+    private boolean isComposite(String typeName) {
+        Map<String, Object> type = types.get(typeName);
+        return type != null && List.of("OBJECT", "INTERFACE", "UNION").contains(type.get("kind"));
     }
 
     @SuppressWarnings("unchecked")

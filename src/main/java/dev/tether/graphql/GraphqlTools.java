@@ -16,12 +16,10 @@ import tools.jackson.databind.json.JsonMapper;
 import dev.tether.calls.SourceTools;
 import dev.tether.http.AuthTemplates;
 import dev.tether.http.HttpAnswer;
-import dev.tether.http.InvalidTemplateException;
 import dev.tether.http.ToolResults;
 import dev.tether.store.Connection;
 import dev.tether.store.HttpSourceConfig;
 import dev.tether.store.Integration;
-import dev.tether.store.StoredTool;
 
 /**
  * Calls GraphQL fields as Executor 1.5.9 does: the tool's operation is posted with the arguments (by variable name,
@@ -46,22 +44,10 @@ final class GraphqlTools implements SourceTools {
 
     @Override
     @SuppressWarnings("unchecked")
-    public Mono<Map<String, Object>> invoke(Integration integration, Connection connection, Map<String, String> credentials,
-            StoredTool tool, Map<String, Object> arguments) {
+    public Mono<Map<String, Object>> invoke(Integration integration, Map<String, Object> binding, AuthTemplates.Rendered auth,
+            Connection connection, Map<String, Object> arguments) {
         return Mono.defer(() -> {
             HttpSourceConfig config = (HttpSourceConfig) integration.config();
-            Map<String, Object> binding = config.operations().get(tool.name());
-            if (binding == null) {
-                return Mono.just(ToolResults.fail("graphql_operation_missing", "No GraphQL operation found for tool \""
-                        + tool.name() + "\" on \"" + integration.slug() + "\"", null, null));
-            }
-            AuthTemplates.Rendered auth;
-            try {
-                auth = AuthTemplates.render(GraphqlSources.templates(config), connection.template(), credentials, integration.slug());
-            }
-            catch (InvalidTemplateException refused) {
-                return Mono.just(ToolResults.fail(refused.code(), refused.getMessage(), null, null));
-            }
             Map<String, Object> variables = new LinkedHashMap<>();
             for (Object name : (List<Object>) binding.get("variableNames")) {
                 if (arguments.get(name) != null) {

@@ -95,6 +95,13 @@ public final class AuthTemplates {
         return merged;
     }
 
+    /** What a source's template becomes when {@code given} methods replace it, or are merged into it (Executor's default). */
+    public static List<Map<String, Object>> configure(List<Map<String, Object>> existing, List<?> given, boolean replace,
+            Set<String> oauthKeys) {
+        List<Map<String, Object>> incoming = normalize(given, oauthKeys);
+        return replace ? incoming : merge(existing, incoming);
+    }
+
     /** Headers and query values to add to a request. */
     public record Rendered(Map<String, String> headers, Map<String, String> queryParams) {
     }

@@ -92,8 +92,14 @@ public final class OpenApiSources {
                     return new Integration(request.slug(), title != null ? title : request.slug(), description, config, clock.instant());
                 })
                 .flatMap(integrations::create)
-                .flatMap(created -> catalogs.changed(created.slug()).thenReturn(Map.<String, Object>of("slug", created.slug(),
-                        "toolCount", ((HttpSourceConfig) created.config()).tools().size())));
+                .flatMap(created -> catalogs.changed(created.slug()).thenReturn(added(created)));
+    }
+
+    private static Map<String, Object> added(Integration created) {
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("slug", created.slug());
+        answer.put("toolCount", ((HttpSourceConfig) created.config()).tools().size());
+        return answer;
     }
 
     /** The OpenAPI integration with this slug; empty when there is none, or it is not an OpenAPI one. */
@@ -114,19 +120,11 @@ public final class OpenApiSources {
     public Mono<List<Map<String, Object>>> configure(String slug, List<?> template, boolean replace) {
         return find(slug).flatMap(found -> {
             HttpSourceConfig config = (HttpSourceConfig) found.config();
-            List<Map<String, Object>> incoming = AuthTemplates.normalize(template, OAUTH_KEYS);
-            List<Map<String, Object>> next = replace ? incoming : AuthTemplates.merge(templates(config), incoming);
-            Map<String, Object> settings = new LinkedHashMap<>(config.settings());
-            settings.put("authenticationTemplate", next);
-            return integrations.update(found.withConfig(config.withSettings(settings), found.configChangedAt()))
-                    .thenReturn(next);
+            List<Map<String, Object>> next = AuthTemplates.configure(config.authenticationTemplate(), template, replace, OAUTH_KEYS);
+            return integrations.update(found.withConfig(config.withAuthenticationTemplate(next), found.configChangedAt())).thenReturn(next);
         });
     }
 
-    @SuppressWarnings("unchecked")
-    static List<Map<String, Object>> templates(HttpSourceConfig config) {
-        return config.settings().get("authenticationTemplate") instanceof List<?> list ? (List<Map<String, Object>>) list : List.of();
-    }
 
     static boolean isOpenApi(Integration integration) {
         return integration.config() instanceof HttpSourceConfig source && source.kind().equals(HttpSourceConfig.OPENAPI);

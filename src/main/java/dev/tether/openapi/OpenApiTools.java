@@ -20,12 +20,10 @@ import dev.tether.calls.SourceTools;
 import dev.tether.http.AuthTemplates;
 import dev.tether.http.HttpAnswer;
 import dev.tether.http.HttpSourceClient;
-import dev.tether.http.InvalidTemplateException;
 import dev.tether.http.ToolResults;
 import dev.tether.store.Connection;
 import dev.tether.store.HttpSourceConfig;
 import dev.tether.store.Integration;
-import dev.tether.store.StoredTool;
 
 /**
  * Calls OpenAPI operations as Executor 1.5.9 does: arguments by parameter name (or inside {@code path},
@@ -60,22 +58,10 @@ final class OpenApiTools implements SourceTools {
 
     @Override
     @SuppressWarnings("unchecked")
-    public Mono<Map<String, Object>> invoke(Integration integration, Connection connection, Map<String, String> credentials,
-            StoredTool tool, Map<String, Object> arguments) {
+    public Mono<Map<String, Object>> invoke(Integration integration, Map<String, Object> binding, AuthTemplates.Rendered auth,
+            Connection connection, Map<String, Object> arguments) {
         return Mono.defer(() -> {
             HttpSourceConfig config = (HttpSourceConfig) integration.config();
-            Map<String, Object> binding = config.operations().get(tool.name());
-            if (binding == null) {
-                return Mono.just(ToolResults.fail("openapi_operation_missing", "No OpenAPI operation found for tool \""
-                        + tool.name() + "\" on \"" + integration.slug() + "\"", null, null));
-            }
-            AuthTemplates.Rendered auth;
-            try {
-                auth = AuthTemplates.render(OpenApiSources.templates(config), connection.template(), credentials, integration.slug());
-            }
-            catch (InvalidTemplateException refused) {
-                return Mono.just(ToolResults.fail(refused.code(), refused.getMessage(), null, null));
-            }
             Request request;
             try {
                 request = request(config, binding, arguments, auth);

@@ -42,6 +42,19 @@ public record HttpSourceConfig(String kind, Map<String, Object> settings, Map<St
         return kind;
     }
 
+    /** The authentication methods, as Executor stores them ({@code settings.authenticationTemplate}); none when unset. */
+    @SuppressWarnings("unchecked")
+    public List<Map<String, Object>> authenticationTemplate() {
+        return settings.get("authenticationTemplate") instanceof List<?> list ? (List<Map<String, Object>>) list : List.of();
+    }
+
+    /** The same source with another authentication template. */
+    public HttpSourceConfig withAuthenticationTemplate(List<Map<String, Object>> template) {
+        Map<String, Object> next = new java.util.LinkedHashMap<>(settings);
+        next.put("authenticationTemplate", template);
+        return withSettings(next);
+    }
+
     public HttpSourceConfig withSettings(Map<String, Object> newSettings) {
         return new HttpSourceConfig(kind, newSettings, headers, queryParams, tools, operations);
     }

@@ -94,8 +94,8 @@ class GraphqlSourcesTest {
         assertThat(result.path("ok").asBoolean()).as(answer.toString()).isTrue();
         assertThat(result.path("data").path("book").path("title").asString()).isEqualTo("Dune");
         assertThat(result.path("data").path("book").path("author").path("name").asString()).isEqualTo("Frank Herbert");
-        assertThat(result.path("data").path("book").path("author").path("books").valueStream().map(b -> b.path("title").asString()))
-                .containsExactly("Dune", "Children of Dune");
+        assertThat(result.path("data").path("book").path("author").has("books"))
+                .as("Book inside Book: left out, as a bare composite field would be refused").isFalse();
         assertThat(books.authorizations()).last().isEqualTo("Bearer reader-token");
 
         JsonNode schema = ok(tether.get("/api/tools/schema?address=tools.books.org.default.mutation.addBook"));
@@ -133,14 +133,14 @@ class GraphqlSourcesTest {
         ok(tether.post("/api/graphql/integrations", Map.of("endpoint", books.endpoint(), "slug", "storm")));
         ok(tether.post("/api/connections", Map.of("owner", "org", "name", "default", "integration", "storm",
                 "template", "none", "values", Map.of())));
-        int calls = 24;
+        int calls = 12;
         int before = books.slowStarted();
         List<Disposable> inFlight = new ArrayList<>();
         for (int i = 0; i < calls; i++) {
             inFlight.add(tether.exchange(HttpMethod.POST, "/api/executions",
                     Map.of("code", "return await tools.storm.org.default.query.slow()")).subscribe(reply -> { }, error -> { }));
         }
-        Await.until(() -> books.slowStarted() - before == calls, Duration.ofSeconds(60),
+        Await.until(() -> books.slowStarted() - before == calls, Duration.ofSeconds(120),
                 () -> "all " + calls + " calls reach the upstream; " + (books.slowStarted() - before) + " did");
         assertThat(books.openConnections()).as("each call holds a connection to the upstream").isGreaterThanOrEqualTo(calls);
         inFlight.forEach(Disposable::dispose);

@@ -49,7 +49,7 @@ class ArchitectureTest {
             allow("health", "daemon", "mcp", "session", "store"),
             allow("policy", "store"),
             allow("views", "catalog", "store"),
-            allow("calls", "calls.builtin", "catalog", "daemon", "mcp", "session", "store", "views"),
+            allow("calls", "calls.builtin", "catalog", "daemon", "http", "mcp", "session", "store", "views"),
             allow("calls.builtin", "calls", "catalog", "daemon", "session", "store", "views"),
             allow("execution", "calls", "calls.builtin", "daemon", "policy", "store"),
             allow("http", "daemon"),

@@ -17,6 +17,7 @@ import graphql.schema.idl.SchemaGenerator;
 import graphql.schema.idl.SchemaParser;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 import tools.jackson.core.type.TypeReference;
@@ -83,6 +84,8 @@ public final class BooksGraphqlServer implements AutoCloseable {
                 .route(routes -> routes
                         .post("/graphql", (request, response) -> request.receive().aggregate().asString(StandardCharsets.UTF_8)
                                 .defaultIfEmpty("{}")
+                                // graphql-java loads its message bundles from the class path: not on an event loop
+                                .publishOn(Schedulers.boundedElastic())
                                 .flatMap(body -> {
                                     authorizations.add(String.valueOf(request.requestHeaders().get(HttpHeaderNames.AUTHORIZATION)));
                                     Map<String, Object> query = JSON.readValue(body, new TypeReference<Map<String, Object>>() { });
