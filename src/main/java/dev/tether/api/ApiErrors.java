@@ -21,6 +21,8 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.core.exc.StreamReadException;
 
 import dev.tether.calls.ToolNotFoundException;
+import dev.tether.calls.builtin.BuiltinUnavailableException;
+import dev.tether.onepassword.OnePasswordException;
 import dev.tether.execution.ExecutionNotFoundException;
 import dev.tether.graphql.GraphqlExtractionException;
 import dev.tether.graphql.GraphqlIntrospectionException;
@@ -71,6 +73,11 @@ final class ApiErrors {
                     ex -> tagged("PolicyNotFoundError", "id", ex.id(), "message", ex.getMessage())),
             answer(InvalidPolicyException.class, HttpStatus.BAD_REQUEST, ex -> tagged(InvalidInputException.DECODE, "message", ex.getMessage())),
             answer(ToolNotFoundException.class, HttpStatus.NOT_FOUND, ex -> tagged("ToolNotFoundError", "address", ex.address())),
+            // A built-in whose feature this server lacks: Executor's error for a tool whose plugin is not loaded.
+            answer(BuiltinUnavailableException.class, HttpStatus.NOT_IMPLEMENTED,
+                    ex -> tagged("PluginNotLoadedError", "address", ex.address(), "pluginId", ex.pluginId())),
+            answer(OnePasswordException.class, HttpStatus.BAD_GATEWAY,
+                    ex -> tagged("OnePasswordError", "operation", ex.operation(), "message", ex.getMessage())),
             answer(SessionLimitException.class, HttpStatus.TOO_MANY_REQUESTS,
                     ex -> tagged("SessionLimitError", "limit", ex.limit(), "message", ex.getMessage())),
             answer(McpServerException.class, HttpStatus.BAD_GATEWAY,

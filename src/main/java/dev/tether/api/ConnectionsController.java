@@ -22,7 +22,7 @@ import reactor.core.publisher.Mono;
 
 import dev.tether.views.Views.ConnectionView;
 import dev.tether.views.Views.HealthView;
-import dev.tether.views.Views.ToolView;
+import dev.tether.views.Views.RefreshedToolView;
 import dev.tether.catalog.CatalogService;
 import dev.tether.health.HealthEvent;
 import dev.tether.health.HealthService;
@@ -185,9 +185,9 @@ final class ConnectionsController {
     }
 
     @PostMapping("/{owner}/{integration}/{name}/refresh")
-    Mono<List<ToolView>> refresh(@PathVariable String owner, @PathVariable String integration, @PathVariable String name) {
+    Mono<List<RefreshedToolView>> refresh(@PathVariable String owner, @PathVariable String integration, @PathVariable String name) {
         ConnectionKey key = Inputs.connectionKey(owner, integration, name);
-        return catalogs.refresh(key).map(ToolView::refreshed);
+        return catalogs.refresh(key).map(RefreshedToolView::of);
     }
 
     private static Optional<Duration> ifStale(String ifStaleMs) {

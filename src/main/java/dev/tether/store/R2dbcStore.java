@@ -219,6 +219,14 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
                 .map(Map::copyOf);
     }
 
+    @Override
+    public Flux<CredentialName> names() {
+        return db.sql("SELECT owner, integration, connection, name FROM credential ORDER BY owner, integration, connection, name")
+                .map(row -> new CredentialName(new ConnectionKey(Owner.parse(row.get("owner", String.class)).orElseThrow(),
+                        row.get("integration", String.class), row.get("connection", String.class)), row.get("name", String.class)))
+                .all();
+    }
+
     // ---- catalogs --------------------------------------------------------------------------
 
     @Override

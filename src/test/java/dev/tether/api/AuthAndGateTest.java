@@ -93,7 +93,7 @@ class AuthAndGateTest {
                     assertThat(reply.tag()).as(what).isEqualTo("UnauthorizedError");
                 }
             }
-            assertThat(new ApiClient(port(daemon), token).get("/api/integrations").json().size()).as("nothing was written").isZero();
+            assertThat(new ApiClient(port(daemon), token).get("/api/integrations").json().size()).as("nothing was written: only the built-in").isEqualTo(1);
         }
     }
 
@@ -127,7 +127,7 @@ class AuthAndGateTest {
 
             Reply refused = api.post("/api/mcp/servers", stdio("Local Tool"));
             assertRefused(refused);
-            assertThat(api.get("/api/integrations").json().size()).as("nothing written on refusal").isZero();
+            assertThat(api.get("/api/integrations").json().size()).as("nothing written on refusal: only the built-in").isEqualTo(1);
             assertThat(api.get("/api/connections").json().size()).isZero();
 
             Reply remote = api.post("/api/mcp/servers", Map.of("name", "Remote Tool", "endpoint", "http://127.0.0.1:9/mcp"));
@@ -139,7 +139,7 @@ class AuthAndGateTest {
             assertRefused(api.post("/api/mcp/servers/remote_tool/config", Map.of("config", stdioConfig)));
             JsonNode kept = api.get("/api/mcp/servers/remote_tool").json();
             assertThat(kept.path("config").path("transport").asString()).as("config unchanged on refusal").isEqualTo("remote");
-            assertThat(api.get("/api/integrations").json().size()).isEqualTo(1);
+            assertThat(api.get("/api/integrations").json().size()).as("the built-in and one").isEqualTo(2);
         }
     }
 

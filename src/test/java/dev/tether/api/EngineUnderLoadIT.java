@@ -81,7 +81,8 @@ class EngineUnderLoadIT {
         }
         Thread.sleep(2000); // all admitted and spinning
         Duration busyCpu = cpuOver(Duration.ofSeconds(1));
-        assertThat(busyCpu.toMillis()).as("the loops spin (CPU ms in one second)").isGreaterThan(500);
+        // At nice 19 the loops get what the host leaves: on a busy host that is little, but never nothing.
+        assertThat(busyCpu.toMillis()).as("the loops spin (CPU ms in one second)").isGreaterThan(50);
 
         Duration coldUnderLoad = timed(() -> healthy(tether, connect(tether, "cold2")));
         assertThat(coldUnderLoad).as("a new docker child starts as fast as unloaded (%s) + 2 s", coldStart)
@@ -112,7 +113,8 @@ class EngineUnderLoadIT {
         clients.clear();
         Thread.sleep(2000);
         Duration idleCpu = cpuOver(Duration.ofSeconds(1));
-        assertThat(idleCpu.toMillis()).as("CPU ms in one second, 2 s after the clients left").isLessThan(300);
+        assertThat(idleCpu.toMillis()).as("CPU ms in one second, 2 s after the clients left (%d while they spun)", busyCpu.toMillis())
+                .isLessThan(Math.max(150, busyCpu.toMillis() / 3));
 
         // ---- memory bombs ----
         Map<String, String> bombs = new LinkedHashMap<>();

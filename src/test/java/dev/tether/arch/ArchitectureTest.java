@@ -49,9 +49,13 @@ class ArchitectureTest {
             allow("catalog", "daemon", "mcp", "metrics", "session", "store"),
             allow("health", "daemon", "mcp", "session", "store"),
             allow("policy", "store"),
-            allow("views", "catalog", "store"),
+            allow("httpauth"),
+            allow("views", "catalog", "httpauth", "store"),
             allow("calls", "calls.builtin", "catalog", "daemon", "http", "mcp", "metrics", "session", "store", "views"),
-            allow("calls.builtin", "calls", "catalog", "daemon", "session", "store", "views"),
+            allow("calls.builtin", "calls", "catalog", "daemon", "policy", "session", "store", "views"),
+            allow("providers", "calls.builtin", "store"),
+            allow("onepassword", "calls.builtin", "process", "store"),
+            allow("detect", "calls.builtin", "mcp"),
             allow("execution", "calls", "calls.builtin", "daemon", "policy", "process", "store"),
             allow("liveness", "execution", "process", "store"),
             allow("http", "daemon"),
@@ -61,8 +65,9 @@ class ArchitectureTest {
             allow("discovery", "daemon", "process", "security"),
             allow("agent", "calls", "catalog", "daemon", "mcp", "security", "store"),
             allow("api.input", "store"),
-            allow("api", "api.input", "calls", "calls.builtin", "catalog", "daemon", "execution", "graphql", "health", "http",
-                    "liveness", "mcp", "openapi", "policy", "process", "security", "session", "store", "views"),
+            allow("api", "api.input", "calls", "calls.builtin", "catalog", "daemon", "detect", "execution", "graphql", "health",
+                    "http", "httpauth", "liveness", "mcp", "onepassword", "openapi", "policy", "process", "providers", "security",
+                    "session", "store", "views"),
             allow("", "daemon"));
 
     private static Map.Entry<String, Set<String>> allow(String pkg, String... uses) {
