@@ -28,6 +28,8 @@ import dev.tether.graphql.GraphqlExtractionException;
 import dev.tether.graphql.GraphqlIntrospectionException;
 import dev.tether.http.InvalidTemplateException;
 import dev.tether.mcp.McpServerException;
+import dev.tether.oauth.OAuthException;
+import dev.tether.oauth.OAuthSessionNotFoundException;
 import dev.tether.openapi.OpenApiExtractionException;
 import dev.tether.openapi.OpenApiParseException;
 import dev.tether.policy.InvalidPolicyException;
@@ -67,6 +69,11 @@ final class ApiErrors {
             answer(StdioNotAllowedException.class, HttpStatus.FORBIDDEN, ex -> tagged("StdioNotAllowedError", "message", ex.getMessage())),
             answer(RemoteServerUnreachableException.class, HttpStatus.BAD_REQUEST,
                     ex -> tagged("McpConnectionError", "transport", "remote", "message", ex.getMessage())),
+            // Executor's OAuth errors are 400s with their message (and, completing, whether the flow must start over).
+            answer(OAuthException.class, HttpStatus.BAD_REQUEST, ex -> ex.restartRequired()
+                    .map(restart -> tagged(ex.tag(), "message", ex.getMessage(), "restartRequired", restart))
+                    .orElseGet(() -> tagged(ex.tag(), "message", ex.getMessage()))),
+            answer(OAuthSessionNotFoundException.class, HttpStatus.NOT_FOUND, ex -> tagged("OAuthSessionNotFoundError", "state", ex.state())),
             answer(ExecutionNotFoundException.class, HttpStatus.NOT_FOUND, ex -> tagged("ExecutionNotFoundError", "executionId", ex.executionId())),
             // 1.5.9 answers an unknown policy with a 500 InternalError; a 404 that names it says more.
             answer(PolicyNotFoundException.class, HttpStatus.NOT_FOUND,

@@ -116,7 +116,7 @@ final class ConnectionsController {
                             : Optional.of(credentialValues(existing.template(), request.value(), request.values()));
                     Connection changed = new Connection(key, existing.template(),
                             request.identityLabel() == null ? existing.identityLabel() : Optional.of(request.identityLabel()),
-                            existing.lastHealth());
+                            existing.lastHealth(), existing.oauth());
                     return connections.update(changed, credentials)
                             .flatMap(updated -> sessions.retire(key).then(catalogs.changed(key.integration())).thenReturn(updated));
                 })

@@ -10,10 +10,12 @@ import dev.tether.store.ConnectionKey;
 import dev.tether.store.HealthVerdict;
 import dev.tether.store.HttpSourceConfig;
 import dev.tether.store.Integration;
+import dev.tether.store.OAuthGrant;
 import dev.tether.store.RemoteConfig;
 import dev.tether.store.StoredTool;
 
 import java.util.List;
+import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
@@ -67,8 +69,12 @@ public final class Views {
 
         private static ConnectionView of(Connection connection, @Nullable HealthView lastHealth) {
             ConnectionKey key = connection.key();
+            Optional<OAuthGrant> oauth = connection.oauth();
             return new ConnectionView(key.owner().wire(), key.name(), key.integration(), connection.template(), "executor",
-                    key.address(), connection.identityLabel().orElse(null), null, null, null, null, lastHealth);
+                    key.address(), connection.identityLabel().orElse(null),
+                    oauth.flatMap(OAuthGrant::expiresAt).map(Long::doubleValue).orElse(null),
+                    oauth.map(OAuthGrant::client).orElse(null), oauth.map(grant -> grant.clientOwner().wire()).orElse(null),
+                    oauth.flatMap(OAuthGrant::scope).orElse(null), lastHealth);
         }
     }
 

@@ -78,6 +78,13 @@ class AuthAndGateTest {
             }
             assertThat(routes).as("routes the daemon documents").hasSizeGreaterThanOrEqualTo(20);
             routes.removeIf(route -> route[1].equals("/api/health"));
+            // The browser coming back from an authorization server, and the desktop app polling for the outcome,
+            // cannot carry the token: an OAuth flow's state is their gate (docs/security.md).
+            assertThat(routes.removeIf(route -> route[1].startsWith("/api/oauth/callback") || route[1].startsWith("/api/oauth/await/")))
+                    .as("the OAuth callback and outcome routes are documented").isTrue();
+            assertThat(anonymous.get("/api/oauth/callback?state=never-issued&code=x").status()).isEqualTo(200);
+            assertThat(anonymous.get("/api/oauth/await/never-issued").body()).isEqualTo("null");
+            assertThat(anonymous.get("/api/oauth/clients").status()).as("every other OAuth route needs it").isEqualTo(401);
             routes.add(new String[] { "GET", "/api/no/such/route" });
             routes.add(new String[] { "POST", "/mcp" });
 

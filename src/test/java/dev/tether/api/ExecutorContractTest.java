@@ -37,6 +37,7 @@ import dev.tether.api.ApiClient.Reply;
 import dev.tether.testsupport.BooksGraphqlServer;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.Fixture.EverythingTransport;
+import dev.tether.testsupport.OAuthExampleServer;
 import dev.tether.testsupport.OsProcesses;
 
 /**
@@ -124,6 +125,79 @@ class ExecutorContractTest {
         finally {
             OsProcesses.matching("--run=" + RUN).forEach(ProcessHandle::destroyForcibly);
         }
+    }
+
+    /**
+     * Every OAuth route, against the TypeScript SDK's OAuth example (an MCP server behind an authorization server with
+     * dynamic registration and PKCE): the flow completed through {@code complete}, and through the callback page.
+     */
+    @Test
+    void oauthRoutes() throws Exception {
+        try (OAuthExampleServer example = OAuthExampleServer.start(dataDir.resolve("oauth-example.log"))) {
+            String slug = expect(api.post("/api/mcp/servers", Map.of("name", "Contract OAuth", "endpoint", example.mcpUrl(),
+                    "remoteTransport", "streamable-http")), "post", "/mcp/servers", 200).path("slug").asString();
+            JsonNode probe = expect(api.post("/api/oauth/probe", Map.of("url", example.mcpUrl())), "post", "/oauth/probe", 200);
+            expectError(api.post("/api/oauth/probe", Map.of("url", "http://127.0.0.1:1/mcp")), "post", "/oauth/probe", 400,
+                    "OAuthProbeError");
+
+            Map<String, Object> registration = new LinkedHashMap<>();
+            registration.put("owner", "org");
+            registration.put("slug", "contract-oauth");
+            registration.put("registrationEndpoint", probe.path("registrationEndpoint").asString());
+            registration.put("authorizationUrl", probe.path("authorizationUrl").asString());
+            registration.put("tokenUrl", probe.path("tokenUrl").asString());
+            registration.put("resource", probe.path("resource").asString());
+            registration.put("scopes", List.of());
+            registration.put("originIntegration", slug);
+            assertThat(expect(api.post("/api/oauth/clients/register-dynamic", registration), "post", "/oauth/clients/register-dynamic", 200)
+                    .path("client").asString()).isEqualTo("contract-oauth");
+            Map<String, Object> refused = new LinkedHashMap<>(registration);
+            refused.put("registrationEndpoint", "http://127.0.0.1:1/register");
+            expectError(api.post("/api/oauth/clients/register-dynamic", refused), "post", "/oauth/clients/register-dynamic", 400,
+                    "OAuthRegisterDynamicError");
+            expect(api.post("/api/oauth/clients", Map.of("owner", "org", "slug", "contract-manual", "authorizationUrl",
+                    "https://auth.example.com/authorize", "tokenUrl", "https://auth.example.com/token", "grant", "authorization_code",
+                    "clientId", "manual-id", "clientSecret", "manual-secret")), "post", "/oauth/clients", 200);
+            Reply clients = api.get("/api/oauth/clients");
+            assertThat(expect(clients, "get", "/oauth/clients", 200).valueStream().map(c -> c.path("slug").asString()))
+                    .contains("contract-oauth", "contract-manual");
+            assertThat(clients.body()).doesNotContain("manual-secret");
+
+            Map<String, Object> start = new LinkedHashMap<>(Map.of("client", "contract-oauth", "clientOwner", "org", "owner", "org",
+                    "name", "default", "integration", slug, "template", "oauth2"));
+            JsonNode started = expect(api.post("/api/oauth/start", start), "post", "/oauth/start", 200);
+            String code = codeFrom(started.path("authorizationUrl").asString());
+            JsonNode connection = expect(api.post("/api/oauth/complete", Map.of("state", started.path("state").asString(), "code", code)),
+                    "post", "/oauth/complete", 200);
+            assertThat(connection.path("oauthClient").asString()).isEqualTo("contract-oauth");
+            expectError(api.post("/api/oauth/complete", Map.of("state", started.path("state").asString(), "code", code)),
+                    "post", "/oauth/complete", 404, "OAuthSessionNotFoundError");
+
+            JsonNode again = expect(api.post("/api/oauth/start", start), "post", "/oauth/start", 200);
+            Reply page = new ApiClient(port, null).get("/api/oauth/callback?state=" + again.path("state").asString() + "&code="
+                    + codeFrom(again.path("authorizationUrl").asString()));
+            assertThat(page.status()).as(page.toString()).isEqualTo(200);
+            assertThat(page.body()).contains("You may close this window");
+            DRIVEN.add("get /oauth/callback");
+            assertThat(expect(api.post("/api/oauth/cancel", Map.of("state", again.path("state").asString())), "post", "/oauth/cancel", 200)
+                    .path("cancelled").asBoolean()).isTrue();
+            start.put("client", "no-such-client");
+            expectError(api.post("/api/oauth/start", start), "post", "/oauth/start", 400, "OAuthStartError");
+
+            for (String client : List.of("contract-oauth", "contract-manual")) {
+                assertThat(expect(api.send("DELETE", "/api/oauth/clients/" + client, Map.of("owner", "org")), "delete",
+                        "/oauth/clients/{slug}", 200).path("removed").asBoolean()).isTrue();
+            }
+        }
+    }
+
+    /** Follows an authorization URL as far as the authorization server's redirect, and takes the code from it. */
+    private static String codeFrom(String authorizationUrl) throws Exception {
+        java.net.http.HttpResponse<String> redirect = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(authorizationUrl)).timeout(BOUND).GET().build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        String location = redirect.headers().firstValue("location").orElseThrow(() -> new AssertionError(redirect.body()));
+        return java.net.URLDecoder.decode(location.replaceFirst(".*[?&]code=([^&]+).*", "$1"), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Test

@@ -48,6 +48,7 @@ class ArchitectureTest {
             allow("session", "daemon", "mcp", "store"),
             allow("catalog", "daemon", "mcp", "metrics", "session", "store"),
             allow("health", "daemon", "mcp", "session", "store"),
+            allow("oauth", "daemon", "mcp", "session", "store"),
             allow("policy", "store"),
             allow("httpauth"),
             allow("views", "catalog", "httpauth", "store"),
@@ -66,7 +67,7 @@ class ArchitectureTest {
             allow("agent", "calls", "catalog", "daemon", "mcp", "security", "store"),
             allow("api.input", "store"),
             allow("api", "api.input", "calls", "calls.builtin", "catalog", "daemon", "detect", "execution", "graphql", "health",
-                    "http", "httpauth", "liveness", "mcp", "onepassword", "openapi", "policy", "process", "providers", "security",
+                    "http", "httpauth", "liveness", "mcp", "oauth", "onepassword", "openapi", "policy", "process", "providers", "security",
                     "session", "store", "views"),
             allow("", "daemon"));
 
