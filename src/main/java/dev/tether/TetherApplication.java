@@ -6,6 +6,8 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 import org.springframework.context.annotation.Bean;
+import dev.tether.daemon.StartupFailure;
+import dev.tether.daemon.StartupFailureReporter;
 
 @SpringBootApplication
 @ConfigurationPropertiesScan

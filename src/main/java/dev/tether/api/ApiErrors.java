@@ -30,6 +30,8 @@ import dev.tether.store.ConnectionAlreadyExistsException;
 import dev.tether.store.ConnectionNotFoundException;
 import dev.tether.store.IntegrationAlreadyExistsException;
 import dev.tether.store.IntegrationNotFoundException;
+import dev.tether.api.input.InvalidInputException;
+import dev.tether.security.StdioNotAllowedException;
 
 /**
  * The one place where failures become HTTP: Executor's JSON errors, tagged with {@code _tag}. A 400 carries the error

@@ -20,9 +20,9 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import dev.tether.api.Views.ConnectionView;
-import dev.tether.api.Views.HealthView;
-import dev.tether.api.Views.ToolView;
+import dev.tether.views.Views.ConnectionView;
+import dev.tether.views.Views.HealthView;
+import dev.tether.views.Views.ToolView;
 import dev.tether.catalog.CatalogService;
 import dev.tether.health.HealthEvent;
 import dev.tether.health.HealthService;
@@ -33,6 +33,9 @@ import dev.tether.store.ConnectionNotFoundException;
 import dev.tether.store.ConnectionStore;
 import dev.tether.store.IntegrationNotFoundException;
 import dev.tether.store.IntegrationStore;
+import dev.tether.api.input.Bounds;
+import dev.tether.api.input.Inputs;
+import dev.tether.api.input.InvalidInputException;
 
 /** Connections: CRUD, health checks and catalog refresh. */
 @RestController
@@ -40,20 +43,20 @@ import dev.tether.store.IntegrationStore;
 final class ConnectionsController {
 
     /** Body of {@code POST /api/connections}; exactly one of value, values and from. */
-    record CreateConnectionRequest(String owner, String name, String integration, String template, String identityLabel,
+    public record CreateConnectionRequest(String owner, String name, String integration, String template, String identityLabel,
             String value, Map<String, String> values, Map<String, String> from) {
     }
 
     /** Body of {@code PATCH} on a connection: what to change; absent fields stay. */
-    record UpdateConnectionRequest(String identityLabel, String value, Map<String, String> values) {
+    public record UpdateConnectionRequest(String identityLabel, String value, Map<String, String> values) {
     }
 
     /** Body of {@code POST /api/connections/validate}: credentials to try, not to save. */
-    record ValidateRequest(String integration, String owner, String template, String value, Map<String, String> values) {
+    public record ValidateRequest(String integration, String owner, String template, String value, Map<String, String> values) {
     }
 
     /** Body of the batch health check: which connections; all when empty. */
-    record CheckAllRequest(String integration, String owner) {
+    public record CheckAllRequest(String integration, String owner) {
     }
 
     record HealthEventView(String owner, String integration, String name, String address, HealthView health) {

@@ -10,16 +10,17 @@ import reactor.core.publisher.Mono;
 import dev.tether.execution.ExecutionAnswer;
 import dev.tether.execution.Executions;
 import dev.tether.execution.ResumeAction;
+import dev.tether.api.input.InvalidInputException;
 
 /** Executor's executions: code that calls tools, paused for approvals. A client that leaves cancels the run. */
 @RestController
 final class ExecutionsController {
 
-    record ExecuteRequest(String code) {
+    public record ExecuteRequest(String code) {
     }
 
     /** {@code content} answers a form elicitation; an approval has none, so it is accepted and not used. */
-    record ResumeRequest(String action, Object content) {
+    public record ResumeRequest(String action, Object content) {
     }
 
     private final Executions executions;

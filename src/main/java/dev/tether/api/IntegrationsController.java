@@ -12,18 +12,20 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import dev.tether.api.Views.IntegrationView;
+import dev.tether.views.Views.IntegrationView;
 import dev.tether.catalog.CatalogService;
 import dev.tether.session.SessionPool;
 import dev.tether.store.IntegrationNotFoundException;
 import dev.tether.store.IntegrationStore;
+import dev.tether.api.input.Bounds;
+import dev.tether.api.input.InvalidInputException;
 
 @RestController
 @RequestMapping("/api/integrations")
 final class IntegrationsController {
 
     /** Body of {@code PATCH /api/integrations/{slug}}: what to change; absent fields stay. */
-    record UpdateRequest(String name, String description) {
+    public record UpdateRequest(String name, String description) {
     }
 
     private final IntegrationStore integrations;

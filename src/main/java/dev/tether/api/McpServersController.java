@@ -15,7 +15,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
-import dev.tether.api.ServerConfigs.ConfigInput;
+import dev.tether.api.input.ServerConfigs.ConfigInput;
 import dev.tether.catalog.CatalogService;
 import dev.tether.mcp.McpSessions;
 import dev.tether.mcp.RemoteServer;
@@ -25,6 +25,12 @@ import dev.tether.store.IntegrationNotFoundException;
 import dev.tether.store.IntegrationStore;
 import dev.tether.store.ServerConfig;
 import dev.tether.store.StdioConfig;
+import dev.tether.api.input.Bounds;
+import dev.tether.api.input.Inputs;
+import dev.tether.api.input.InvalidInputException;
+import dev.tether.api.input.ServerConfigs;
+import dev.tether.api.input.Slugs;
+import dev.tether.security.StdioGate;
 
 /** Registers MCP servers, Executor's way of creating an MCP integration, and probes remote ones. */
 @RestController
@@ -32,7 +38,7 @@ import dev.tether.store.StdioConfig;
 final class McpServersController {
 
     /** Body of {@code POST /api/mcp/servers}: a stdio or a remote server. */
-    record AddServerRequest(String transport, String name, String description, String slug, String command,
+    public record AddServerRequest(String transport, String name, String description, String slug, String command,
             List<String> args, Map<String, String> env, String cwd, String endpoint, String remoteTransport,
             Map<String, String> queryParams, Map<String, String> headers) {
 
@@ -41,10 +47,10 @@ final class McpServersController {
         }
     }
 
-    record ConfigRequest(ConfigInput config) {
+    public record ConfigRequest(ConfigInput config) {
     }
 
-    record ProbeRequest(String endpoint, Map<String, String> headers, Map<String, String> queryParams) {
+    public record ProbeRequest(String endpoint, Map<String, String> headers, Map<String, String> queryParams) {
     }
 
     record ServerView(String slug, String description, String kind, boolean canRemove, boolean canRefresh,

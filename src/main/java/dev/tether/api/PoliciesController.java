@@ -16,18 +16,20 @@ import reactor.core.publisher.Mono;
 import dev.tether.policy.Policies;
 import dev.tether.store.Policy;
 import dev.tether.store.PolicyAction;
+import dev.tether.api.input.Inputs;
+import dev.tether.api.input.InvalidInputException;
 
 /** Executor's tool policies: approve, require approval for, or block the calls whose path a pattern matches. */
 @RestController
 final class PoliciesController {
 
-    record CreateRequest(String owner, String pattern, String action, String position) {
+    public record CreateRequest(String owner, String pattern, String action, String position) {
     }
 
-    record UpdateRequest(String owner, String pattern, String action, String position) {
+    public record UpdateRequest(String owner, String pattern, String action, String position) {
     }
 
-    record OwnerRequest(String owner) {
+    public record OwnerRequest(String owner) {
     }
 
     /** Executor's policy row; instants as epoch milliseconds. */

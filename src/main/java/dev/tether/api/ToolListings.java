@@ -12,7 +12,7 @@ import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
-import dev.tether.api.Views.ToolView;
+import dev.tether.views.Views.ToolView;
 import dev.tether.calls.ToolAddress;
 import dev.tether.calls.builtin.BuiltinTool;
 import dev.tether.calls.builtin.BuiltinTools;
@@ -119,7 +119,7 @@ final class ToolListings {
     }
 
     private List<Listed> listed(Selection selection, Sources sources) {
-        Stream<ToolView> builtin = selection.wantsBuiltins() ? builtins.listed().stream().map(ToolView::of) : Stream.empty();
+        Stream<ToolView> builtin = selection.wantsBuiltins() ? builtins.listed().stream().map(BuiltinTool::listing) : Stream.empty();
         Stream<ToolView> connected = sources.connected().stream()
                 .flatMap(tools -> ToolView.listed(tools, selection.includeAnnotations()).stream())
                 .sorted(Comparator.comparing(ToolView::address));

@@ -15,14 +15,16 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
-import dev.tether.api.Views.ToolView;
+import dev.tether.views.Views.ToolView;
 import dev.tether.calls.ToolCalls;
+import dev.tether.api.input.Bounds;
+import dev.tether.api.input.Inputs;
 
 @RestController
 final class ToolsController {
 
     /** Body of {@code POST /api/tools/call}, Tether's own route for agents and tests. */
-    record CallRequest(String address, Map<String, Object> args) {
+    public record CallRequest(String address, Map<String, Object> args) {
     }
 
     private final ToolCalls calls;

@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-import dev.tether.Settings;
+import dev.tether.daemon.PropertyChecks;
 
 /**
  * When tool catalogs are re-listed.
@@ -18,9 +18,9 @@ import dev.tether.Settings;
 public record CatalogProperties(Duration ttl, Integer syncConcurrency, Duration grace) {
 
     public CatalogProperties {
-        ttl = Settings.positive("tether.catalog.ttl", ttl, Duration.ofMinutes(15));
-        syncConcurrency = Settings.atLeastOne("tether.catalog.sync-concurrency", syncConcurrency, 4);
-        grace = Settings.notNegative("tether.catalog.grace", grace, Duration.ofSeconds(2));
+        ttl = PropertyChecks.positive("tether.catalog.ttl", ttl, Duration.ofMinutes(15));
+        syncConcurrency = PropertyChecks.atLeastOne("tether.catalog.sync-concurrency", syncConcurrency, 4);
+        grace = PropertyChecks.notNegative("tether.catalog.grace", grace, Duration.ofSeconds(2));
     }
 
     public static CatalogProperties defaults() {

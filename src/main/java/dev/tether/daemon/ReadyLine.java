@@ -16,8 +16,6 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
-import dev.tether.TetherProperties;
-
 /**
  * Prints {@code EXECUTOR_READY:<port>}, the one line the Executor desktop app waits for on its sidecar's stdout
  * before it loads the UI from that port ({@code apps/desktop/src/sidecar/server.ts}), once {@code /api/health}

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import dev.tether.StartupFailure;
+import dev.tether.daemon.StartupFailure;
 import dev.tether.process.Pids;
 
 /**

@@ -21,7 +21,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.TetherApplication;
-import dev.tether.api.AuthToken;
+import dev.tether.security.AuthToken;
 import dev.tether.process.Pids;
 
 /**

@@ -5,7 +5,7 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-import dev.tether.Settings;
+import dev.tether.daemon.PropertyChecks;
 
 /**
  * How Tether reaches the Docker engine and keeps it clean.
@@ -20,8 +20,8 @@ public record DockerProperties(Path socket, Duration reapInterval, Duration requ
 
     public DockerProperties {
         socket = socket != null ? socket : defaultSocket(System.getenv("DOCKER_HOST"));
-        reapInterval = Settings.positive("tether.docker.reap-interval", reapInterval, Duration.ofSeconds(60));
-        requestTimeout = Settings.positive("tether.docker.request-timeout", requestTimeout, Duration.ofSeconds(10));
+        reapInterval = PropertyChecks.positive("tether.docker.reap-interval", reapInterval, Duration.ofSeconds(60));
+        requestTimeout = PropertyChecks.positive("tether.docker.request-timeout", requestTimeout, Duration.ofSeconds(10));
     }
 
     static Path defaultSocket(String dockerHost) {

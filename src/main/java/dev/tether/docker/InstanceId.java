@@ -10,8 +10,8 @@ import java.util.HexFormat;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
-import dev.tether.DataDir;
-import dev.tether.TetherProperties;
+import dev.tether.daemon.DataDir;
+import dev.tether.daemon.TetherProperties;
 
 /**
  * This daemon's identity on the Docker engine. It is kept in the data dir so that a restarted daemon

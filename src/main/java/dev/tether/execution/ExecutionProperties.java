@@ -5,7 +5,7 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
-import dev.tether.Settings;
+import dev.tether.daemon.PropertyChecks;
 
 /**
  * Code executions ({@code POST /api/executions}).
@@ -22,14 +22,14 @@ public record ExecutionProperties(Duration timeout, DataSize maxOutput, Integer 
         Duration pausedExpiry) {
 
     public ExecutionProperties {
-        timeout = Settings.positive("tether.execution.timeout", timeout, Duration.ofMinutes(5));
+        timeout = PropertyChecks.positive("tether.execution.timeout", timeout, Duration.ofMinutes(5));
         maxOutput = maxOutput == null ? DataSize.ofMegabytes(1) : maxOutput;
         if (maxOutput.toBytes() < 1 || maxOutput.toBytes() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("tether.execution.max-output must be between 1B and 2GB, was " + maxOutput);
         }
-        maxStringLength = Settings.atLeastOne("tether.execution.max-string-length", maxStringLength, 16 * 1024 * 1024);
-        maxPaused = Settings.atLeastOne("tether.execution.max-paused", maxPaused, 64);
-        pausedExpiry = Settings.positive("tether.execution.paused-expiry", pausedExpiry, Duration.ofMinutes(15));
+        maxStringLength = PropertyChecks.atLeastOne("tether.execution.max-string-length", maxStringLength, 16 * 1024 * 1024);
+        maxPaused = PropertyChecks.atLeastOne("tether.execution.max-paused", maxPaused, 64);
+        pausedExpiry = PropertyChecks.positive("tether.execution.paused-expiry", pausedExpiry, Duration.ofMinutes(15));
     }
 
     public static ExecutionProperties defaults() {

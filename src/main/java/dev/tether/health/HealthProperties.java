@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-import dev.tether.Settings;
+import dev.tether.daemon.PropertyChecks;
 
 /**
  * Connection health checks.
@@ -20,9 +20,9 @@ import dev.tether.Settings;
 public record HealthProperties(Duration timeout, Integer concurrency, Duration linger) {
 
     public HealthProperties {
-        timeout = Settings.positive("tether.health.timeout", timeout, Duration.ofSeconds(20));
-        concurrency = Settings.atLeastOne("tether.health.concurrency", concurrency, 8);
-        linger = Settings.notNegative("tether.health.linger", linger, Duration.ofMillis(250));
+        timeout = PropertyChecks.positive("tether.health.timeout", timeout, Duration.ofSeconds(20));
+        concurrency = PropertyChecks.atLeastOne("tether.health.concurrency", concurrency, 8);
+        linger = PropertyChecks.notNegative("tether.health.linger", linger, Duration.ofMillis(250));
     }
 
     public static HealthProperties defaults() {

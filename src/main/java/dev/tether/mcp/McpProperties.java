@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-import dev.tether.Settings;
+import dev.tether.daemon.PropertyChecks;
 
 /**
  * Bounds on MCP conversations with a server.
@@ -21,11 +21,11 @@ public record McpProperties(Duration discoveryTimeout, Duration pingTimeout, Dur
         Duration closeTimeout) {
 
     public McpProperties {
-        discoveryTimeout = Settings.positive("tether.mcp.discovery-timeout", discoveryTimeout, Duration.ofSeconds(15));
-        pingTimeout = Settings.positive("tether.mcp.ping-timeout", pingTimeout, Duration.ofSeconds(10));
-        callTimeout = Settings.positive("tether.mcp.call-timeout", callTimeout, Duration.ofSeconds(60));
-        maxToolPages = Settings.atLeastOne("tether.mcp.max-tool-pages", maxToolPages, 100);
-        closeTimeout = Settings.positive("tether.mcp.close-timeout", closeTimeout, Duration.ofSeconds(5));
+        discoveryTimeout = PropertyChecks.positive("tether.mcp.discovery-timeout", discoveryTimeout, Duration.ofSeconds(15));
+        pingTimeout = PropertyChecks.positive("tether.mcp.ping-timeout", pingTimeout, Duration.ofSeconds(10));
+        callTimeout = PropertyChecks.positive("tether.mcp.call-timeout", callTimeout, Duration.ofSeconds(60));
+        maxToolPages = PropertyChecks.atLeastOne("tether.mcp.max-tool-pages", maxToolPages, 100);
+        closeTimeout = PropertyChecks.positive("tether.mcp.close-timeout", closeTimeout, Duration.ofSeconds(5));
     }
 
     public static McpProperties defaults() {

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
-import dev.tether.DataDir;
+import dev.tether.daemon.DataDir;
 
 /**
  * A file listing the live children of this daemon, so that the next start can kill what a {@code kill -9}

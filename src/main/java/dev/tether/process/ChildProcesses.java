@@ -21,7 +21,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
-import dev.tether.TetherProperties;
+import dev.tether.daemon.TetherProperties;
 
 /**
  * Starts stdio children and owns them on behalf of the pipelines that need them. The only way to get a

@@ -6,7 +6,7 @@ import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.ConstructorBinding;
 
-import dev.tether.Settings;
+import dev.tether.daemon.PropertyChecks;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -41,16 +41,16 @@ public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration 
             throw new IllegalArgumentException("tether.process.pass-env must not list " + name
                     + ": TETHER_* and SPRING_* variables configure Tether and never reach a child");
         });
-        stdoutBufferLines = Settings.atLeastOne("tether.process.stdout-buffer-lines", stdoutBufferLines, 10_000);
+        stdoutBufferLines = PropertyChecks.atLeastOne("tether.process.stdout-buffer-lines", stdoutBufferLines, 10_000);
         stdoutBuffer = stdoutBuffer == null ? DataSize.ofMegabytes(16) : stdoutBuffer;
         if (stdoutBuffer.toBytes() < 1024) {
             throw new IllegalArgumentException("tether.process.stdout-buffer must be at least 1KB, was " + stdoutBuffer);
         }
-        eofGrace = Settings.positive("tether.process.eof-grace", eofGrace, Duration.ofSeconds(1));
-        termGrace = Settings.positive("tether.process.term-grace", termGrace, Duration.ofSeconds(2));
-        dockerStopGrace = Settings.positive("tether.process.docker-stop-grace", dockerStopGrace, Duration.ofSeconds(15));
-        killGrace = Settings.positive("tether.process.kill-grace", killGrace, Duration.ofSeconds(2));
-        shutdownTimeout = Settings.positive("tether.process.shutdown-timeout", shutdownTimeout, Duration.ofSeconds(15));
+        eofGrace = PropertyChecks.positive("tether.process.eof-grace", eofGrace, Duration.ofSeconds(1));
+        termGrace = PropertyChecks.positive("tether.process.term-grace", termGrace, Duration.ofSeconds(2));
+        dockerStopGrace = PropertyChecks.positive("tether.process.docker-stop-grace", dockerStopGrace, Duration.ofSeconds(15));
+        killGrace = PropertyChecks.positive("tether.process.kill-grace", killGrace, Duration.ofSeconds(2));
+        shutdownTimeout = PropertyChecks.positive("tether.process.shutdown-timeout", shutdownTimeout, Duration.ofSeconds(15));
         stderrTail = stderrTail == null ? DataSize.ofKilobytes(8) : stderrTail;
         if (stderrTail.toBytes() < 256 || stderrTail.toBytes() > DataSize.ofMegabytes(1).toBytes()) {
             throw new IllegalArgumentException("tether.process.stderr-tail must be between 256B and 1MB, was " + stderrTail);

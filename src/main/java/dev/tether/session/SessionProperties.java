@@ -5,7 +5,7 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.ConstructorBinding;
 
-import dev.tether.Settings;
+import dev.tether.daemon.PropertyChecks;
 
 /**
  * The pool of warm MCP sessions.
@@ -25,12 +25,12 @@ public record SessionProperties(Duration idleTtl, Integer maxSessions, Integer m
 
     @ConstructorBinding
     public SessionProperties {
-        leaseWait = Settings.notNegative("tether.session.lease-wait", leaseWait, Duration.ofSeconds(5));
-        maxLeaseWaiters = Settings.atLeastOne("tether.session.max-lease-waiters", maxLeaseWaiters, 1024);
-        idleTtl = Settings.positive("tether.session.idle-ttl", idleTtl, Duration.ofMinutes(5));
-        maxSessions = Settings.atLeastOne("tether.session.max-sessions", maxSessions, 64);
-        maxLeasesPerSession = Settings.atLeastOne("tether.session.max-leases-per-session", maxLeasesPerSession, 16);
-        abandonedStartLinger = Settings.notNegative("tether.session.abandoned-start-linger", abandonedStartLinger,
+        leaseWait = PropertyChecks.notNegative("tether.session.lease-wait", leaseWait, Duration.ofSeconds(5));
+        maxLeaseWaiters = PropertyChecks.atLeastOne("tether.session.max-lease-waiters", maxLeaseWaiters, 1024);
+        idleTtl = PropertyChecks.positive("tether.session.idle-ttl", idleTtl, Duration.ofMinutes(5));
+        maxSessions = PropertyChecks.atLeastOne("tether.session.max-sessions", maxSessions, 64);
+        maxLeasesPerSession = PropertyChecks.atLeastOne("tether.session.max-leases-per-session", maxLeasesPerSession, 16);
+        abandonedStartLinger = PropertyChecks.notNegative("tether.session.abandoned-start-linger", abandonedStartLinger,
                 Duration.ofSeconds(15));
     }
 

@@ -16,9 +16,9 @@ import javax.crypto.spec.SecretKeySpec;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
-import dev.tether.DataDir;
-import dev.tether.StartupFailure;
-import dev.tether.TetherProperties;
+import dev.tether.daemon.DataDir;
+import dev.tether.daemon.StartupFailure;
+import dev.tether.daemon.TetherProperties;
 
 /**
  * Encrypts secret values for the store: AES-256-GCM, a random 96-bit nonce for each value, the result written as

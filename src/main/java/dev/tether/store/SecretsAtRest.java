@@ -17,9 +17,9 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.json.JsonMapper;
 
-import dev.tether.DataDir;
-import dev.tether.StartupFailure;
-import dev.tether.TetherProperties;
+import dev.tether.daemon.DataDir;
+import dev.tether.daemon.StartupFailure;
+import dev.tether.daemon.TetherProperties;
 
 /**
  * Runs after Flyway on every start, before anything reads the store: seals the secret values an older Tether left

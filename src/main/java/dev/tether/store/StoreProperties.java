@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-import dev.tether.Settings;
+import dev.tether.daemon.PropertyChecks;
 
 /**
  * The store: how this daemon holds it in memory and how it keeps secrets.
@@ -22,9 +22,9 @@ import dev.tether.Settings;
 public record StoreProperties(Duration writeBehind, Duration changePoll, Duration flushTimeout, String secretKey) {
 
     public StoreProperties {
-        writeBehind = Settings.positive("tether.store.write-behind", writeBehind, Duration.ofMillis(500));
-        changePoll = Settings.positive("tether.store.change-poll", changePoll, Duration.ofSeconds(1));
-        flushTimeout = Settings.positive("tether.store.flush-timeout", flushTimeout, Duration.ofSeconds(5));
+        writeBehind = PropertyChecks.positive("tether.store.write-behind", writeBehind, Duration.ofMillis(500));
+        changePoll = PropertyChecks.positive("tether.store.change-poll", changePoll, Duration.ofSeconds(1));
+        flushTimeout = PropertyChecks.positive("tether.store.flush-timeout", flushTimeout, Duration.ofSeconds(5));
     }
 
     public static StoreProperties defaults() {

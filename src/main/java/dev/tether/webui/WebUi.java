@@ -24,7 +24,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
-import dev.tether.StartupFailure;
+import dev.tether.daemon.StartupFailure;
 
 /**
  * Serves the web UI from {@link WebUiProperties#dir()} on every {@code GET}/{@code HEAD} outside the API's own roots,

@@ -46,6 +46,7 @@ import tools.jackson.databind.JsonNode;
 
 import dev.tether.api.TetherClient.Reply;
 import dev.tether.testsupport.Fixture;
+import dev.tether.agent.AgentEndpoint;
 
 /**
  * The agent endpoint {@code /mcp} driven by a real MCP client (the official SDK's streamable-HTTP transport) and

@@ -18,6 +18,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import dev.tether.api.ApiClient.Reply;
+import dev.tether.api.input.Bounds;
 
 /**
  * Every string field of every route has a length bound checked at the API: one character over it is a 400 naming

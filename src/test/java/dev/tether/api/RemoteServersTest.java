@@ -38,6 +38,7 @@ import tools.jackson.databind.json.JsonMapper;
 import dev.tether.api.RecordingProxy.Seen;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.Fixture.EverythingTransport;
+import dev.tether.api.input.ServerConfigs;
 
 /**
  * Remote MCP servers end to end: the real {@code @modelcontextprotocol/server-everything}, started here in its

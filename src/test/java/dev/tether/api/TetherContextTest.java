@@ -16,7 +16,7 @@ import org.springframework.boot.test.context.runner.ReactiveWebApplicationContex
 import org.springframework.util.unit.DataSize;
 
 import dev.tether.TetherApplication;
-import dev.tether.TetherProperties;
+import dev.tether.daemon.TetherProperties;
 import dev.tether.catalog.CatalogProperties;
 import dev.tether.docker.DockerProperties;
 import dev.tether.execution.ExecutionProperties;
@@ -27,6 +27,7 @@ import dev.tether.process.ChildProcesses;
 import dev.tether.process.ProcessProperties;
 import dev.tether.session.SessionPool;
 import dev.tether.session.SessionProperties;
+import dev.tether.security.AuthToken;
 
 /**
  * The application context starts with no configuration file and nothing but a data dir: every setting takes

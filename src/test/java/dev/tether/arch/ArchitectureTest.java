@@ -1,19 +1,96 @@
 package dev.tether.arch;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Test;
 
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
-import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
-
-/** Keeps the shape of ARCHITECTURE.md: feature packages without cycles, processes only in process/. */
+/**
+ * Keeps the shape of ARCHITECTURE.md: every package names the packages it may use, data flows down (no cycles, no
+ * import that runs back up), processes only in process/, the Docker engine only in docker/, HTTP only at the top.
+ */
 class ArchitectureTest {
+
+    private static final String ROOT = "dev.tether";
 
     private static final JavaClasses TETHER = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .importPackages("dev.tether");
+            .importPackages(ROOT);
+
+    /**
+     * Each package (relative to {@code dev.tether}, "" for the root) and the packages it may import, bottom floor
+     * first. A new package adds its line here: the test below fails until it does.
+     */
+    private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(
+            allow("daemon"),
+            allow("store", "daemon"),
+            allow("process", "daemon"),
+            allow("docker", "daemon", "process"),
+            allow("mcp", "daemon", "docker", "process"),
+            allow("session", "daemon", "mcp", "store"),
+            allow("catalog", "daemon", "mcp", "session", "store"),
+            allow("health", "daemon", "mcp", "session", "store"),
+            allow("policy", "store"),
+            allow("views", "catalog", "store"),
+            allow("calls", "calls.builtin", "catalog", "daemon", "mcp", "session", "store", "views"),
+            allow("calls.builtin", "calls", "catalog", "daemon", "session", "store", "views"),
+            allow("execution", "calls", "calls.builtin", "daemon", "policy", "store"),
+            allow("security", "daemon"),
+            allow("webui", "daemon"),
+            allow("discovery", "daemon", "process", "security"),
+            allow("agent", "calls", "catalog", "daemon", "mcp", "security", "store"),
+            allow("api.input", "store"),
+            allow("api", "api.input", "calls", "calls.builtin", "catalog", "daemon", "execution", "health", "mcp",
+                    "policy", "process", "security", "session", "store", "views"),
+            allow("", "daemon"));
+
+    private static Map.Entry<String, Set<String>> allow(String pkg, String... uses) {
+        return Map.entry(pkg, Set.of(uses));
+    }
+
+    private static String full(String pkg) {
+        return pkg.isEmpty() ? ROOT : ROOT + "." + pkg;
+    }
+
+    @Test
+    void everyPackageNamesWhatItMayUse() {
+        Set<String> packages = TETHER.stream().map(JavaClass::getPackageName).collect(Collectors.toCollection(TreeSet::new));
+        Set<String> named = ALLOWED.keySet().stream().map(ArchitectureTest::full).collect(Collectors.toSet());
+        assertThat(packages).as("packages without a line in ArchitectureTest.ALLOWED").isSubsetOf(named);
+    }
+
+    static Stream<String> packages() {
+        return ALLOWED.keySet().stream().sorted();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("packages")
+    void packageUsesOnlyWhatItNames(String pkg) {
+        String[] permitted = Stream.concat(Stream.of(pkg), ALLOWED.get(pkg).stream())
+                .map(ArchitectureTest::full).toArray(String[]::new);
+        noClasses().that().resideInAPackage(full(pkg))
+                .should().dependOnClassesThat(resideInAPackage(ROOT + "..").and(not(resideInAnyPackage(permitted))))
+                .because(full(pkg) + " may use only " + Arrays.toString(permitted))
+                .allowEmptyShould(true)
+                .check(TETHER);
+    }
 
     @Test
     void featurePackagesHaveNoCycles() {
@@ -32,7 +109,8 @@ class ArchitectureTest {
     @Test
     void nothingBelowTheApiKnowsHttp() {
         noClasses().that().resideInAnyPackage("dev.tether.process..", "dev.tether.mcp..", "dev.tether.session..",
-                        "dev.tether.health..", "dev.tether.catalog..", "dev.tether.store..")
+                        "dev.tether.health..", "dev.tether.catalog..", "dev.tether.store..", "dev.tether.calls..",
+                        "dev.tether.execution..", "dev.tether.policy..", "dev.tether.views..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.springframework.web..", "org.springframework.http..")
                 .check(TETHER);
     }
@@ -42,5 +120,13 @@ class ArchitectureTest {
         noClasses().that().resideOutsideOfPackage("dev.tether.docker..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.netty.channel.unix..")
                 .check(TETHER);
+    }
+
+    @Test
+    void everyPackageIsNullMarked() {
+        Set<String> unmarked = TETHER.stream().map(JavaClass::getPackage).distinct()
+                .filter(p -> !p.isAnnotatedWith(org.jspecify.annotations.NullMarked.class))
+                .map(p -> p.getName()).collect(Collectors.toCollection(TreeSet::new));
+        assertThat(unmarked).as("packages without @NullMarked in package-info.java").isEmpty();
     }
 }

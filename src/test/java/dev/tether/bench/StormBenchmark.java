@@ -25,7 +25,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
-import dev.tether.TetherProperties;
+import dev.tether.daemon.TetherProperties;
 import dev.tether.docker.DockerEngine;
 import dev.tether.docker.DockerProperties;
 import dev.tether.docker.DockerRunRewriter;

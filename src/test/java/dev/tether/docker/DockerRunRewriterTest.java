@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import dev.tether.TetherProperties;
+import dev.tether.daemon.TetherProperties;
 import dev.tether.process.ChildSpec;
 
 /**

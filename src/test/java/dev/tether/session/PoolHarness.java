@@ -36,7 +36,7 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.json.JsonMapper;
 
-import dev.tether.TetherProperties;
+import dev.tether.daemon.TetherProperties;
 import dev.tether.catalog.CatalogProperties;
 import dev.tether.catalog.CatalogService;
 import dev.tether.docker.DockerEngine;

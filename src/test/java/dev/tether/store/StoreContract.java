@@ -115,7 +115,7 @@ abstract class StoreContract {
         SecretBox other = new SecretBox(new byte[32], "tether.store.secret-key");
         assertThatThrownBy(() -> migrateSecrets(database, other))
                 .satisfies(error -> {
-                    dev.tether.StartupFailure failure = dev.tether.StartupFailure.in(error).orElseThrow();
+                    dev.tether.daemon.StartupFailure failure = dev.tether.daemon.StartupFailure.in(error).orElseThrow();
                     assertThat(failure.getMessage()).contains("tether.store.secret-key").doesNotContain("\n")
                             .doesNotContain(ENV_SECRET, HEADER_SECRET, QUERY_SECRET, CREDENTIAL_SECRET);
                     assertThat(failure.getStackTrace()).isEmpty();
@@ -135,7 +135,7 @@ abstract class StoreContract {
     }
 
     private static void migrateSecrets(Database database, SecretBox box) throws java.io.IOException {
-        dev.tether.TetherProperties tether = new dev.tether.TetherProperties(java.nio.file.Files.createTempDirectory("tether-secrets"));
+        dev.tether.daemon.TetherProperties tether = new dev.tether.daemon.TetherProperties(java.nio.file.Files.createTempDirectory("tether-secrets"));
         Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
                 .callbacks(new SecretsAtRest(JsonMapper.builder().build(), box, tether)).load().migrate();
     }

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.testcontainers.DockerClientFactory;
 
-import dev.tether.TetherProperties;
+import dev.tether.daemon.TetherProperties;
 import dev.tether.docker.InstanceId;
 
 /**

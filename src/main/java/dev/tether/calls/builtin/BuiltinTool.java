@@ -2,6 +2,10 @@ package dev.tether.calls.builtin;
 
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
+import dev.tether.views.Views.ToolView;
+
 /**
  * A tool Tether itself provides under Executor's built-in {@code executor} integration.
  *
@@ -15,11 +19,16 @@ import java.util.Map;
  *                         {@code executor.sources.list}): not listed by {@code GET /api/tools}, and its answer
  *                         reaches code as it is, where a listed tool's comes wrapped in {@code {ok, data}}
  */
-public record BuiltinTool(String path, String name, String pluginId, String description, Boolean requiresApproval,
-        Map<String, Object> inputSchema, Map<String, Object> outputSchema, boolean runtime) {
+public record BuiltinTool(String path, String name, String pluginId, String description, @Nullable Boolean requiresApproval,
+        @Nullable Map<String, Object> inputSchema, Map<String, Object> outputSchema, boolean runtime) {
 
     /** The built-in integration's slug, and the connection that every listed built-in belongs to. */
     public static final String INTEGRATION = "executor";
     public static final String CONNECTION = "coreTools";
     public static final String OWNER = "user";
+
+    /** As Executor lists a built-in: under the {@code executor} integration, static. */
+    public ToolView listing() {
+        return new ToolView(path, OWNER, INTEGRATION, CONNECTION, name, pluginId, description, requiresApproval, null, true);
+    }
 }

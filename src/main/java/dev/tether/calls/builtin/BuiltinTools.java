@@ -28,6 +28,8 @@ import dev.tether.store.Integration;
 import dev.tether.store.IntegrationStore;
 import dev.tether.store.Owner;
 import dev.tether.store.StoredTool;
+import dev.tether.views.Views.ConnectionView;
+import dev.tether.views.Views.ToolView;
 
 /**
  * The tools of Executor's built-in {@code executor} integration that Tether can answer from its own state, with
@@ -140,26 +142,8 @@ public final class BuiltinTools {
     private Mono<Object> connectionsList(Arguments args) {
         Optional<String> integration = args.optionalText("integration");
         Optional<Owner> owner = args.optionalOwner("owner");
-        return connections.all(integration, owner).map(BuiltinTools::connectionItem).collectList()
+        return connections.all(integration, owner).map(ConnectionView::withoutHealth).collectList()
                 .map(items -> Map.of("connections", items));
-    }
-
-    /** A connection as Tether's API shows it, without its health: never its credential values. */
-    private static Map<String, Object> connectionItem(Connection connection) {
-        ConnectionKey key = connection.key();
-        Map<String, Object> item = new LinkedHashMap<>();
-        item.put("owner", key.owner().wire());
-        item.put("name", key.name());
-        item.put("integration", key.integration());
-        item.put("template", connection.template());
-        item.put("provider", "executor");
-        item.put("address", key.address());
-        item.put("identityLabel", connection.identityLabel().orElse(null));
-        item.put("expiresAt", null);
-        item.put("oauthClient", null);
-        item.put("oauthClientOwner", null);
-        item.put("oauthScope", null);
-        return item;
     }
 
     private Mono<Object> connectionsRemove(Arguments args) {
@@ -170,19 +154,7 @@ public final class BuiltinTools {
 
     private Mono<Object> connectionsRefresh(Arguments args) {
         return catalogs.refresh(args.connectionKey()).map(refreshed -> Map.of("tools", refreshed.tools().stream()
-                .map(tool -> toolItem(refreshed.key(), tool)).toList()));
-    }
-
-    private static Map<String, Object> toolItem(ConnectionKey key, StoredTool tool) {
-        Map<String, Object> item = new LinkedHashMap<>();
-        item.put("address", key.toolAddress(tool.name()));
-        item.put("owner", key.owner().wire());
-        item.put("integration", key.integration());
-        item.put("connection", key.name());
-        item.put("name", tool.name());
-        item.put("pluginId", "mcp");
-        item.put("description", tool.description());
-        return item;
+                .map(tool -> ToolView.of(refreshed.key(), tool)).toList()));
     }
 
     private Mono<Object> search(RuntimeArguments.Search args) {

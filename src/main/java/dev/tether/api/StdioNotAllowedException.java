@@ -1,9 +1,0 @@
-package dev.tether.api;
-
-/** A stdio server was registered or changed over a non-loopback listener without the operator's consent. */
-final class StdioNotAllowedException extends RuntimeException {
-
-    StdioNotAllowedException(String message) {
-        super(message);
-    }
-}

@@ -1,0 +1,9 @@
+/**
+ * Bootstrap of the daemon process: the data dir (created owner-only before Spring starts), the instance-wide
+ * {@code tether.*} settings, checks shared by every properties record, the management port's address, and
+ * start-up failures reported as one clear line instead of a stack trace.
+ */
+@NullMarked
+package dev.tether.daemon;
+
+import org.jspecify.annotations.NullMarked;
