@@ -1,0 +1,204 @@
+package dev.tether.webui;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.tether.testsupport.ExecutorCli;
+import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.PackagedDaemon;
+import dev.tether.testsupport.RequiresDocker;
+import dev.tether.testsupport.TestImages;
+
+/**
+ * The Executor desktop app on Tether, through its real web UI in headless Chromium: {@code src/test/browser/run.mjs}
+ * copies the UI from a real {@code executor web} at run time, walks it on that daemon, then launches
+ * {@code bin/executor-sidecar} as the app does and walks it on Tether with HTTP Basic auth; both also reproduce the
+ * refresh storm of the bug report. This test judges the record: Tether's calls succeed, nothing errs on the page, the
+ * routes and JSON shapes are Executor's, and Tether strands no container and no {@code docker run} client.
+ */
+@RequiresDocker
+class DesktopAppBrowserIT {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final long RUN_BOUND_MINUTES = 20;
+
+    /**
+     * Calls the UI makes that Tether does not answer as Executor yet, each with the route that is missing. They are
+     * the desktop-api work of issue 19; each entry is removed once it lands. Kept explicit so nothing fails
+     * silently: a call in this list that starts to succeed, or one outside it that fails, fails the test.
+     */
+    private static final Map<String, String> KNOWN_GAPS = new TreeMap<>(Map.of());
+
+    /** Steps of the walk that fail on Tether because of a call in {@link #KNOWN_GAPS}, same rule. */
+    private static final Set<String> KNOWN_STEP_GAPS = new TreeSet<>(Set.of());
+
+    @Test
+    void theDesktopAppsUiWorksOnTetherAsOnExecutorAndTheRefreshStormStrandsNothing() throws Exception {
+        // kept after the run: the record, the servers' logs and a screenshot of each failed step
+        Path work = Fixture.projectRoot().resolve("target/desktop-app-browser");
+        delete(work);
+        Files.createDirectories(work);
+        Path browser = Fixture.projectRoot().resolve("src/test/browser");
+        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "needs Debian's chromium (.ci/run installs it)");
+        Assumptions.assumeTrue(Files.isDirectory(browser.resolve("node_modules/playwright-core")),
+                "needs `npm ci` in src/test/browser (.ci/run runs it)");
+        Path cli = ExecutorCli.installed().orElseThrow(() -> new IllegalStateException("needs src/test/clients installed"));
+        PackagedDaemon.jarOrSkip();
+        String image = TestImages.nodeImage();
+
+        Map<String, Object> config = new LinkedHashMap<>();
+        config.put("workDir", work.resolve("run").toString());
+        config.put("uiDir", work.resolve("web-ui").toString());
+        config.put("output", work.resolve("result.json").toString());
+        config.put("chromium", CHROMIUM.toString());
+        config.put("executorCli", cli.toString());
+        config.put("executorPort", 47311);
+        config.put("token", "browser-test-token");
+        config.put("sidecar", Fixture.projectRoot().resolve("bin/executor-sidecar").toString());
+        config.put("sidecarPort", 47312);
+        config.put("password", "browser-test-password");
+        config.put("image", image);
+        config.put("runId", "b" + ProcessHandle.current().pid());
+        config.put("stormIntegrations", 4);
+        config.put("stormRounds", 10);
+        config.put("abandonAfterMs", 300);
+        config.put("settleMs", 5000);
+        config.put("tetherBoundMs", 30000);
+        Path configFile = work.resolve("config.json");
+        Files.writeString(configFile, JSON.writeValueAsString(config));
+
+        Process run = new ProcessBuilder(isolated(List.of("node", "run.mjs", configFile.toString())))
+                .directory(browser.toFile()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.INHERIT).start();
+        if (!run.waitFor(RUN_BOUND_MINUTES, TimeUnit.MINUTES)) {
+            run.descendants().forEach(ProcessHandle::destroyForcibly);
+            run.destroyForcibly();
+            throw new AssertionError("the browser run did not end within " + RUN_BOUND_MINUTES + " minutes");
+        }
+        JsonNode result = JSON.readTree(Files.readString(work.resolve("result.json")));
+        JsonNode executor = result.path("executor");
+        JsonNode tether = result.path("tether");
+        System.out.printf("[desktop app] UI files copied: %d; sidecar ready after %d ms%n", result.path("uiFiles").asInt(),
+                result.path("ready").path("afterMs").asLong());
+        System.out.printf("[desktop app] the real Executor left after the storm: %s containers, %s docker run clients%n",
+                executor.path("left").path("containers").asString("?"), executor.path("left").path("clients").asString("?"));
+        System.out.printf("[desktop app] Tether left after the storm: %s containers, %s docker run clients%n",
+                tether.path("left").path("containers").asString("?"), tether.path("left").path("clients").asString("?"));
+
+        assertThat(executor.path("walk").path("ok").asBoolean()).as("the walk on the real Executor: %s", executor.path("walk"))
+                .isTrue();
+        Set<String> failedSteps = new TreeSet<>();
+        tether.path("walk").path("failed").forEach(step -> failedSteps.add(step.path("step").asString()));
+        assertThat(tether.path("walk").has("error")).as("the walk on Tether: %s", tether.path("walk")).isFalse();
+        assertThat(failedSteps).as("steps that failed on Tether: %s", tether.path("walk")).isEqualTo(KNOWN_STEP_GAPS);
+        assertThat(tether.path("storm").path("ok").asBoolean()).as("the storm on Tether: %s", tether.path("storm")).isTrue();
+
+        List<String> failed = new ArrayList<>();
+        for (JsonNode call : tether.path("calls")) {
+            if (call.path("status").asInt() < 200 || call.path("status").asInt() >= 300) {
+                failed.add(call.path("method").asString() + " " + call.path("route").asString() + " " + call.path("status").asInt());
+            }
+        }
+        Set<String> failedRoutes = new TreeSet<>(failed.stream().map(line -> line.substring(0, line.lastIndexOf(' '))).toList());
+        assertThat(failedRoutes).as("calls that failed on Tether (all: %s)", failed).isEqualTo(KNOWN_GAPS.keySet());
+        assertThat(errors(tether)).as("console and page errors on Tether").isEqualTo(knownErrors(errors(tether)));
+
+        Map<String, Set<String>> executorShapes = shapes(executor);
+        Map<String, Set<String>> tetherShapes = shapes(tether);
+        List<String> differences = new ArrayList<>();
+        for (String route : union(executorShapes.keySet(), tetherShapes.keySet())) {
+            Set<String> expected = executorShapes.getOrDefault(route, Set.of());
+            Set<String> actual = tetherShapes.getOrDefault(route, Set.of());
+            if (!expected.equals(actual) && !KNOWN_GAPS.containsKey(route)) {
+                differences.add(route + "\n    executor: " + expected + "\n    tether:   " + actual);
+            }
+        }
+        assertThat(differences).as("routes and JSON shapes that differ from Executor's").isEmpty();
+
+        assertThat(tether.path("left").path("containers").asInt(-1)).as("containers Tether left").isZero();
+        assertThat(tether.path("left").path("clients").asInt(-1)).as("docker run clients Tether left").isZero();
+        assertThat(result.path("sidecarExit").path("code").asInt(-1)).as("the sidecar stops cleanly on SIGTERM")
+                .isIn(0, 130, 143);
+    }
+
+    /** In a network namespace of its own when possible (see run.mjs); otherwise as it is. */
+    private static List<String> isolated(List<String> command) throws IOException, InterruptedException {
+        Process probe = new ProcessBuilder("unshare", "--net", "true").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        if (!probe.waitFor(10, TimeUnit.SECONDS) || probe.exitValue() != 0) {
+            System.err.println("[WARNING] cannot make a network namespace: Chromium may see Docker's interface changes");
+            return command;
+        }
+        List<String> wrapped = new ArrayList<>(List.of("unshare", "--net", "sh", "-c", "ip link set lo up && exec \"$@\"", "sh"));
+        wrapped.addAll(command);
+        return wrapped;
+    }
+
+    /** Per route, the shapes of its successful answers. */
+    private static Map<String, Set<String>> shapes(JsonNode run) {
+        Map<String, Set<String>> shapes = new TreeMap<>();
+        for (JsonNode call : run.path("calls")) {
+            int status = call.path("status").asInt();
+            String key = call.path("method").asString() + " " + call.path("route").asString();
+            Set<String> seen = shapes.computeIfAbsent(key, unused -> new LinkedHashSet<>());
+            if (status >= 200 && status < 300 && !call.path("shape").isNull()) {
+                seen.add(call.path("shape").toString());
+            }
+            else {
+                seen.add("status " + status);
+            }
+        }
+        shapes.replaceAll((route, set) -> new TreeSet<>(set));
+        return shapes;
+    }
+
+    private static List<String> errors(JsonNode run) {
+        List<String> errors = new ArrayList<>();
+        run.path("consoleErrors").forEach(error -> errors.add("console: " + error.path("text").asString()));
+        run.path("pageErrors").forEach(error -> errors.add("page: " + error.path("text").asString()));
+        return errors;
+    }
+
+    /** The errors a failing call of {@link #KNOWN_GAPS} causes in the page (a 404 logs "Failed to load resource"). */
+    private static List<String> knownErrors(List<String> errors) {
+        if (KNOWN_GAPS.isEmpty()) {
+            return List.of();
+        }
+        return errors.stream().filter(error -> error.contains("Failed to load resource") || error.contains("FrontendHandledError")
+                || error.contains("RouteNotFound")).toList();
+    }
+
+    private static void delete(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (var paths = Files.walk(dir)) {
+                for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(path);
+                }
+            }
+        }
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> all = new TreeSet<>(a);
+        all.addAll(b);
+        return all;
+    }
+}
