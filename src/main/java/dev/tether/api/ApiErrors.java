@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Function;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +44,34 @@ import dev.tether.security.StdioNotAllowedException;
 final class ApiErrors {
 
     private static final Logger log = LoggerFactory.getLogger(ApiErrors.class);
+
+    /**
+     * Every failure of a feature package that the API answers as Executor does: its status, its tag and the fields
+     * beside the tag, in Executor's order. A new error adds one line here; anything not listed is an internal error.
+     */
+    private static final List<Answer<?>> ANSWERS = List.of(
+            answer(IntegrationNotFoundException.class, HttpStatus.NOT_FOUND, ex -> tagged("IntegrationNotFoundError", "slug", ex.slug())),
+            answer(ConnectionNotFoundException.class, HttpStatus.NOT_FOUND, ex -> tagged("ConnectionNotFoundError",
+                    "owner", ex.key().owner().wire(), "integration", ex.key().integration(), "name", ex.key().name())),
+            answer(IntegrationAlreadyExistsException.class, HttpStatus.CONFLICT, ex -> tagged("IntegrationAlreadyExistsError", "slug", ex.slug())),
+            // 1.5.9 declares InvalidConnectionInputError as a 400; its 409 on this route is a different error.
+            answer(ConnectionAlreadyExistsException.class, HttpStatus.BAD_REQUEST,
+                    ex -> tagged("InvalidConnectionInputError", "message", ex.getMessage())),
+            answer(StdioNotAllowedException.class, HttpStatus.FORBIDDEN, ex -> tagged("StdioNotAllowedError", "message", ex.getMessage())),
+            answer(RemoteServerUnreachableException.class, HttpStatus.BAD_REQUEST,
+                    ex -> tagged("McpConnectionError", "transport", "remote", "message", ex.getMessage())),
+            answer(ExecutionNotFoundException.class, HttpStatus.NOT_FOUND, ex -> tagged("ExecutionNotFoundError", "executionId", ex.executionId())),
+            // 1.5.9 answers an unknown policy with a 500 InternalError; a 404 that names it says more.
+            answer(PolicyNotFoundException.class, HttpStatus.NOT_FOUND,
+                    ex -> tagged("PolicyNotFoundError", "id", ex.id(), "message", ex.getMessage())),
+            answer(InvalidPolicyException.class, HttpStatus.BAD_REQUEST, ex -> tagged(InvalidInputException.DECODE, "message", ex.getMessage())),
+            answer(ToolNotFoundException.class, HttpStatus.NOT_FOUND, ex -> tagged("ToolNotFoundError", "address", ex.address())),
+            answer(SessionLimitException.class, HttpStatus.TOO_MANY_REQUESTS,
+                    ex -> tagged("SessionLimitError", "limit", ex.limit(), "message", ex.getMessage())),
+            answer(McpServerException.class, HttpStatus.BAD_GATEWAY,
+                    ex -> tagged("McpConnectionError", "transport", "stdio", "message", ex.getMessage())),
+            answer(ChildSpawnException.class, HttpStatus.BAD_GATEWAY,
+                    ex -> tagged("McpConnectionError", "transport", "stdio", "message", ex.getMessage())));
 
     @ExceptionHandler
     ResponseEntity<Map<String, Object>> invalid(InvalidInputException ex, ServerWebExchange exchange) {
@@ -99,74 +128,6 @@ final class ApiErrors {
         return field.toString();
     }
 
-    @ExceptionHandler
-    ResponseEntity<Map<String, Object>> integrationNotFound(IntegrationNotFoundException ex) {
-        return body(HttpStatus.NOT_FOUND, "IntegrationNotFoundError", "slug", ex.slug());
-    }
-
-    @ExceptionHandler
-    ResponseEntity<Map<String, Object>> connectionNotFound(ConnectionNotFoundException ex) {
-        return body(HttpStatus.NOT_FOUND, "ConnectionNotFoundError", "owner", ex.key().owner().wire(),
-                "integration", ex.key().integration(), "name", ex.key().name());
-    }
-
-    @ExceptionHandler
-    ResponseEntity<Map<String, Object>> integrationExists(IntegrationAlreadyExistsException ex) {
-        return body(HttpStatus.CONFLICT, "IntegrationAlreadyExistsError", "slug", ex.slug());
-    }
-
-    /** 1.5.9 declares InvalidConnectionInputError as a 400; its 409 on this route is a different error. */
-    @ExceptionHandler
-    ResponseEntity<Map<String, Object>> connectionExists(ConnectionAlreadyExistsException ex) {
-        return body(HttpStatus.BAD_REQUEST, "InvalidConnectionInputError", "message", ex.getMessage());
-    }
-
-    @ExceptionHandler
-    ResponseEntity<Map<String, Object>> stdioRefused(StdioNotAllowedException ex) {
-        return body(HttpStatus.FORBIDDEN, "StdioNotAllowedError", "message", ex.getMessage());
-    }
-
-    @ExceptionHandler
-    ResponseEntity<Map<String, Object>> unreachable(RemoteServerUnreachableException ex) {
-        return body(HttpStatus.BAD_REQUEST, "McpConnectionError", "transport", "remote", "message", ex.getMessage());
-    }
-
-    @ExceptionHandler
-    ResponseEntity<Map<String, Object>> executionNotFound(ExecutionNotFoundException ex) {
-        return body(HttpStatus.NOT_FOUND, "ExecutionNotFoundError", "executionId", ex.executionId());
-    }
-
-    /** 1.5.9 answers an unknown policy with a 500 InternalError; a 404 that names it says more. */
-    @ExceptionHandler
-    ResponseEntity<Map<String, Object>> policyNotFound(PolicyNotFoundException ex) {
-        return body(HttpStatus.NOT_FOUND, "PolicyNotFoundError", "id", ex.id(), "message", ex.getMessage());
-    }
-
-    @ExceptionHandler
-    ResponseEntity<Map<String, Object>> invalidPolicy(InvalidPolicyException ex) {
-        return body(HttpStatus.BAD_REQUEST, "HttpApiDecodeError", "message", ex.getMessage());
-    }
-
-    @ExceptionHandler
-    ResponseEntity<Map<String, Object>> toolNotFound(ToolNotFoundException ex) {
-        return body(HttpStatus.NOT_FOUND, "ToolNotFoundError", "address", ex.address());
-    }
-
-    @ExceptionHandler
-    ResponseEntity<Map<String, Object>> sessionLimit(SessionLimitException ex) {
-        return body(HttpStatus.TOO_MANY_REQUESTS, "SessionLimitError", "limit", ex.limit(), "message", ex.getMessage());
-    }
-
-    @ExceptionHandler
-    ResponseEntity<Map<String, Object>> serverFailed(McpServerException ex) {
-        return body(HttpStatus.BAD_GATEWAY, "McpConnectionError", "transport", "stdio", "message", ex.getMessage());
-    }
-
-    @ExceptionHandler
-    ResponseEntity<Map<String, Object>> spawnFailed(ChildSpawnException ex) {
-        return body(HttpStatus.BAD_GATEWAY, "McpConnectionError", "transport", "stdio", "message", ex.getMessage());
-    }
-
     /** No route, a method or media type the route does not take: the status WebFlux chose, not a 500. */
     @ExceptionHandler
     ResponseEntity<Map<String, Object>> unrouted(ResponseStatusException ex) {
@@ -177,19 +138,44 @@ final class ApiErrors {
     }
 
     @ExceptionHandler
-    ResponseEntity<Map<String, Object>> internal(Exception ex) {
+    ResponseEntity<Map<String, Object>> failed(Exception ex) {
+        // As Spring would for handlers of their own: a known failure is found behind its wrappers too.
+        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+            for (Answer<?> answer : ANSWERS) {
+                if (answer.type().isInstance(cause)) {
+                    return answer.to(cause);
+                }
+            }
+        }
         String traceId = UUID.randomUUID().toString();
         log.error("internal error, traceId {}", traceId, ex);
         return body(HttpStatus.INTERNAL_SERVER_ERROR, "InternalError", "traceId", traceId);
     }
 
     private static ResponseEntity<Map<String, Object>> body(HttpStatusCode status, String tag, Object... fields) {
+        return ResponseEntity.status(status).body(tagged(tag, fields));
+    }
+
+    /** Executor's error body: {@code _tag}, then the fields in the order given (name, value, name, value…). */
+    private static Map<String, Object> tagged(String tag, Object... fields) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("_tag", tag);
         for (int i = 0; i < fields.length; i += 2) {
             body.put((String) fields[i], fields[i + 1]);
         }
-        return ResponseEntity.status(status).body(body);
+        return body;
+    }
+
+    private static <E extends Exception> Answer<E> answer(Class<E> type, HttpStatus status, Function<E, Map<String, Object>> body) {
+        return new Answer<>(type, status, body);
+    }
+
+    /** How the API answers one kind of failure. */
+    private record Answer<E extends Exception>(Class<E> type, HttpStatus status, Function<E, Map<String, Object>> body) {
+
+        ResponseEntity<Map<String, Object>> to(Throwable ex) {
+            return ResponseEntity.status(status).body(body.apply(type.cast(ex)));
+        }
     }
 
     private static String firstLine(String text) {

@@ -4,10 +4,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+
+import dev.tether.metrics.OutcomeTimers;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
@@ -45,8 +46,7 @@ public final class ToolCalls {
     private final BuiltinTools builtins;
     private final CatalogService catalogSyncs;
     private final JsonMapper json;
-    private final MeterRegistry registry;
-    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private final OutcomeTimers timers;
 
     public ToolCalls(SessionPool sessions, CatalogStore catalogs, BuiltinTools builtins, CatalogService catalogSyncs,
             JsonMapper json, MeterRegistry registry) {
@@ -55,7 +55,7 @@ public final class ToolCalls {
         this.builtins = builtins;
         this.catalogSyncs = catalogSyncs;
         this.json = json;
-        this.registry = registry;
+        this.timers = new OutcomeTimers("tether.calls", "agent tool calls", registry);
     }
 
     /**
@@ -103,8 +103,8 @@ public final class ToolCalls {
         if (builtin.isPresent()) {
             BuiltinTool tool = builtin.get();
             Mono<Object> answer = builtins.run(tool, arguments);
-            return tool.runtime() ? answer : answer.<Object>map(ToolCalls::ok).onErrorResume(InvalidToolArgumentsException.class,
-                    refused -> Mono.just(failure("invalid_tool_arguments", "Tool arguments did not match the input schema.",
+            return tool.runtime() ? answer : answer.<Object>map(CallEnvelope::ok).onErrorResume(InvalidToolArgumentsException.class,
+                    refused -> Mono.just(CallEnvelope.failure("invalid_tool_arguments", "Tool arguments did not match the input schema.",
                             Map.of("issues", List.of(Map.of("message", refused.getMessage()))))));
         }
         String address = "tools." + canonical;
@@ -122,10 +122,10 @@ public final class ToolCalls {
     private static Object envelope(CallToolResult result) {
         Map<String, Object> data = new LinkedHashMap<>(MCP_JSON.convertValue(result, MAP));
         if (Boolean.TRUE.equals(result.isError())) {
-            return failure("mcp_tool_error", firstText(result.content()), Map.of("content", data.getOrDefault("content", List.of())));
+            return CallEnvelope.failure("mcp_tool_error", firstText(result.content()), Map.of("content", data.getOrDefault("content", List.of())));
         }
         data.remove("isError"); // the server's {isError: false} is implied by ok: true
-        return ok(data);
+        return CallEnvelope.ok(data);
     }
 
     private static String firstText(List<Content> content) {
@@ -149,26 +149,6 @@ public final class ToolCalls {
                 .structuredContent(structured).isError(false).build();
     }
 
-    private static Map<String, Object> ok(Object data) {
-        Map<String, Object> ok = new LinkedHashMap<>();
-        ok.put("ok", true);
-        ok.put("data", data);
-        return ok;
-    }
-
-    private static Map<String, Object> failure(String code, String message, Map<String, Object> details) {
-        Map<String, Object> error = new LinkedHashMap<>();
-        error.put("code", code);
-        error.put("message", message);
-        if (details != null) {
-            error.put("details", details);
-        }
-        Map<String, Object> failure = new LinkedHashMap<>();
-        failure.put("ok", false);
-        failure.put("error", error);
-        return failure;
-    }
-
     /** From the stored catalog; when it lacks the tool and is stale, from a sync awaited for the catalog grace. */
     private Mono<StoredTool> find(ToolAddress parsed, String address) {
         return catalogs.tool(parsed.connection(), parsed.tool())
@@ -182,16 +162,16 @@ public final class ToolCalls {
     }
 
     private Mono<CallToolResult> call(ToolAddress address, StoredTool tool, Map<String, Object> arguments) {
-        Timer.Sample timing = Timer.start(registry);
+        Timer.Sample timing = timers.start();
         return sessions.withSession(address.connection(), session -> session.callTool(tool.serverName(), arguments)
                         .map(Outcome::answered)
                         // Abandoned with notifications/cancelled: the tool was slow, not the server broken. Failing
                         // the lease with it would retire the warm session, so the timeout leaves the lease first.
                         .onErrorResume(McpTimeoutException.class, timeout -> Mono.just(Outcome.timedOut(timeout))))
                 .flatMap(Outcome::result)
-                .doOnNext(result -> timing.stop(timer(Boolean.TRUE.equals(result.isError()) ? "tool_error" : "ok")))
-                .doOnError(error -> timing.stop(timer("failed")))
-                .doOnCancel(() -> timing.stop(timer("cancelled")));
+                .doOnNext(result -> timing.stop(timers.timer(Boolean.TRUE.equals(result.isError()) ? "tool_error" : "ok")))
+                .doOnError(error -> timing.stop(timers.timer("failed")))
+                .doOnCancel(() -> timing.stop(timers.timer("cancelled")));
     }
 
     /** A call's answer, or the timeout it ran into. */
@@ -210,8 +190,4 @@ public final class ToolCalls {
         }
     }
 
-    private Timer timer(String outcome) {
-        return timers.computeIfAbsent(outcome, o -> Timer.builder("tether.calls").tag("outcome", o)
-                .description("agent tool calls").register(registry));
-    }
 }

@@ -10,6 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+
+import dev.tether.metrics.OutcomeTimers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -63,8 +65,7 @@ public final class CatalogService implements SmartLifecycle {
     private final CatalogStore catalogs;
     private final CatalogProperties properties;
     private final Clock clock;
-    private final MeterRegistry registry;
-    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private final OutcomeTimers timers;
     private final Map<ConnectionKey, Mono<ConnectionTools>> syncing = new ConcurrentHashMap<>();
     private final Set<ConnectionKey> announcedChanged = ConcurrentHashMap.newKeySet();
     private final Sinks.Many<SyncJob> jobs = Sinks.many().unicast().onBackpressureBuffer();
@@ -79,7 +80,7 @@ public final class CatalogService implements SmartLifecycle {
         this.catalogs = catalogs;
         this.properties = properties;
         this.clock = clock;
-        this.registry = registry;
+        this.timers = new OutcomeTimers("tether.catalog.sync", "tool catalog syncs", registry);
     }
 
     /** Re-lists a connection's tools now (joining a sync already running) and returns the resulting catalog. */
@@ -169,12 +170,12 @@ public final class CatalogService implements SmartLifecycle {
     private Mono<ConnectionTools> run(SyncJob job) {
         ConnectionKey key = job.key();
         announcedChanged.remove(key); // a change announced from now on needs another sync
-        Timer.Sample timing = Timer.start(registry);
+        Timer.Sample timing = timers.start();
         return sessions.withSession(key, McpSession::listTools)
-                .flatMap(listed -> listed.complete() ? save(key, listed).doOnNext(tools -> timing.stop(timer("ok")))
-                        : preserve(key, listed.incompleteReason().orElseThrow()).doOnNext(tools -> timing.stop(timer("incomplete"))))
+                .flatMap(listed -> listed.complete() ? save(key, listed).doOnNext(tools -> timing.stop(timers.timer("ok")))
+                        : preserve(key, listed.incompleteReason().orElseThrow()).doOnNext(tools -> timing.stop(timers.timer("incomplete"))))
                 .onErrorResume(error -> !(error instanceof ConnectionNotFoundException),
-                        error -> preserve(key, error.getMessage()).doOnNext(tools -> timing.stop(timer("failed"))))
+                        error -> preserve(key, error.getMessage()).doOnNext(tools -> timing.stop(timers.timer("failed"))))
                 .doOnEach(signal -> {
                     if (signal.isOnNext()) {
                         syncing.remove(key);
@@ -211,11 +212,6 @@ public final class CatalogService implements SmartLifecycle {
                 .map(StoredCatalog::tools)
                 .defaultIfEmpty(List.of())
                 .map(tools -> new ConnectionTools(key, tools));
-    }
-
-    private Timer timer(String outcome) {
-        return timers.computeIfAbsent(outcome, o -> Timer.builder("tether.catalog.sync").tag("outcome", o)
-                .description("tool catalog syncs").register(registry));
     }
 
     @Override

@@ -13,6 +13,7 @@ import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
 
 import dev.tether.calls.ToolAddress;
 /**
@@ -38,6 +39,10 @@ final class Execution {
     private final List<String> logs = new ArrayList<>();
     private final Deque<PendingCall> parked = new ArrayDeque<>();
     private final long maxOutputBytes;
+    private final int maxPendingCalls;
+    private final int maxParkedCalls;
+    private final Allocations allocations = new Allocations();
+    private final Scheduler lane;
     private long outputBytes;
     private int inFlight;
     private Settled settled;
@@ -45,10 +50,15 @@ final class Execution {
     private volatile Context context;
     private Value run;
     private volatile boolean closed;
+    private volatile String closedWhy = "the execution was closed";
     private volatile boolean pausedFor;
 
-    Execution(long maxOutputBytes) {
-        this.maxOutputBytes = maxOutputBytes;
+    /** {@code lane}: where every entry into the code runs, one at a time ({@link ExecutionPool#lane()}). */
+    Execution(ExecutionProperties properties, Scheduler lane) {
+        this.lane = lane;
+        this.maxOutputBytes = properties.maxOutput().toBytes();
+        this.maxPendingCalls = properties.maxPendingCalls();
+        this.maxParkedCalls = properties.maxParkedCalls();
     }
 
     /** Routes the calls the code makes from now on to {@code calls}: one sink per drive of the execution. */
@@ -106,10 +116,15 @@ final class Execution {
         });
     }
 
-    /** Takes a call out of flight until the user answers it. */
+    /** Takes a call out of flight until the user answers it; refuses it in the code when too many wait already. */
     Step park(PendingCall call) {
         return enter(() -> {
             inFlight--;
+            if (parked.size() >= maxParkedCalls) {
+                call.reject().execute("too many tool calls of this execution wait for approval: the limit is " + maxParkedCalls
+                        + " (tether.execution.max-parked-calls); await an approved call before starting another");
+                return;
+            }
             parked.add(call);
         });
     }
@@ -138,6 +153,14 @@ final class Execution {
      * from any thread, idempotent.
      */
     void close() {
+        close("the execution was closed");
+    }
+
+    /** Ends the execution as {@link #close()} does; the code, should it be running, ends with {@code why}. */
+    void close(String why) {
+        if (!closed) {
+            closedWhy = why;
+        }
         closed = true;
         Context open;
         synchronized (this) {
@@ -162,12 +185,22 @@ final class Execution {
         return closed;
     }
 
+    Scheduler lane() {
+        return lane;
+    }
+
+    /** What the code allocated so far, the entry running now included: see {@link MemoryWatch}. */
+    Allocations allocations() {
+        return allocations;
+    }
+
     private Step enter(Runnable action) {
         lock.lock();
         try {
             if (closed) {
-                return new Step(new Settled(false, null, null, "Error: the execution was closed"), inFlight, null);
+                return new Step(new Settled(false, null, null, "Error: " + closedWhy), inFlight, null);
             }
+            allocations.entered();
             try {
                 action.run();
             }
@@ -175,17 +208,19 @@ final class Execution {
                 // Closed from another thread (time limit, client gone): the code was cancelled mid-entry, or the
                 // context was gone before it.
                 if (closed || ex instanceof PolyglotException polyglot && polyglot.isCancelled()) {
-                    return new Step(new Settled(false, null, null, "Error: the execution was closed"), inFlight, null);
+                    return new Step(new Settled(false, null, null, "Error: " + closedWhy), inFlight, null);
                 }
-                if (!(ex instanceof PolyglotException)) {
+                if (!(ex instanceof PolyglotException polyglot)) {
                     throw ex;
                 }
                 // The code failed outside its promise (the heap ran out, a host callback broke): it ends here.
-                settled = new Settled(false, null, null, "Error: " + ex.getMessage());
+                settled = new Settled(false, null, null, polyglot.isResourceExhausted()
+                        ? "Error: the execution ran out of memory (" + ex.getMessage() + ")" : "Error: " + ex.getMessage());
             }
             return new Step(settled, inFlight, parked.peek());
         }
         finally {
+            allocations.left();
             lock.unlock();
         }
     }
@@ -202,7 +237,12 @@ final class Execution {
 
     // ---- host functions, called by the prelude under the lock ----------------------------------------
 
+    /** Starts a call; answers why not when the execution has too many started already (the prelude rejects it). */
     private Object invoke(Value... args) {
+        if (inFlight + parked.size() >= maxPendingCalls) {
+            return "too many tool calls of this execution in flight: the limit is " + maxPendingCalls
+                    + " (tether.execution.max-pending-calls); await some before starting more";
+        }
         // Executor's CLI calls tools["tools"]["github"]…: one name for a tool however the code reaches it
         PendingCall call = new PendingCall("tools." + ToolAddress.path(args[0].asString()), args[1].isNull() ? null : args[1].asString(),
                 args[2].asString(), args[3], args[4], null, false);
@@ -225,11 +265,28 @@ final class Execution {
         return null;
     }
 
+    /** The code's end: its value (written by Tether, see {@link ResultClone}) or the text of what it threw. */
     private Object settle(Value... args) {
-        if (settled == null) {
-            settled = args[0].asBoolean()
-                    ? new Settled(true, args[1].asString(), args[2].isNull() ? null : args[2].asString(), null)
-                    : new Settled(false, null, null, args[3].asString());
+        if (settled != null) {
+            return null;
+        }
+        if (!args[0].asBoolean()) {
+            settled = new Settled(false, null, null, args[2].asString());
+            return null;
+        }
+        try {
+            ResultClone.Written result = ResultClone.write(args[1], maxOutputBytes);
+            settled = new Settled(true, result.json(), result.text(), null);
+        }
+        catch (ResultClone.Refused refused) {
+            settled = new Settled(false, null, null, "Error: " + refused.getMessage());
+        }
+        catch (PolyglotException thrown) {
+            if (thrown.isCancelled() || thrown.isResourceExhausted() || thrown.isInterrupted()) {
+                throw thrown;
+            }
+            // A getter or a proxy of the result threw: the code ends with what it threw.
+            settled = new Settled(false, null, null, "Error: " + thrown.getMessage());
         }
         return null;
     }

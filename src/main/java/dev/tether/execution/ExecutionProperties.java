@@ -16,10 +16,20 @@ import dev.tether.daemon.PropertyChecks;
  * @param maxStringLength longest string the code may build, in characters; default 16 Mi
  * @param maxPaused       executions that may wait for approval at once; default 64
  * @param pausedExpiry    how long a paused execution waits for its resume; default 15 min
+ * @param maxConcurrent   executions whose code runs or awaits tool calls at once; default 64
+ * @param maxQueued       executions that may wait for one of those places; beyond, an execution is refused at once;
+ *                        default 64
+ * @param maxPendingCalls tool calls one execution may have started and not yet seen settle; default 1000
+ * @param maxParkedCalls  tool calls one execution may have waiting for an approval; default 64
+ * @param maxMemory       what one execution may allocate once the heap is under pressure before it is stopped (see
+ *                        {@link MemoryWatch}); default 64 MB, Executor's QuickJS limit
+ * @param nice            the nice value of the threads that run code, 0 (the daemon's own priority) to 19 (the lowest,
+ *                        the default): code then takes only the CPU that the daemon and the host leave
  */
 @ConfigurationProperties("tether.execution")
 public record ExecutionProperties(Duration timeout, DataSize maxOutput, Integer maxStringLength, Integer maxPaused,
-        Duration pausedExpiry) {
+        Duration pausedExpiry, Integer maxConcurrent, Integer maxQueued, Integer maxPendingCalls, Integer maxParkedCalls,
+        DataSize maxMemory, Integer nice) {
 
     public ExecutionProperties {
         timeout = PropertyChecks.positive("tether.execution.timeout", timeout, Duration.ofMinutes(5));
@@ -30,9 +40,24 @@ public record ExecutionProperties(Duration timeout, DataSize maxOutput, Integer 
         maxStringLength = PropertyChecks.atLeastOne("tether.execution.max-string-length", maxStringLength, 16 * 1024 * 1024);
         maxPaused = PropertyChecks.atLeastOne("tether.execution.max-paused", maxPaused, 64);
         pausedExpiry = PropertyChecks.positive("tether.execution.paused-expiry", pausedExpiry, Duration.ofMinutes(15));
+        maxConcurrent = PropertyChecks.atLeastOne("tether.execution.max-concurrent", maxConcurrent, 64);
+        maxQueued = maxQueued == null ? 64 : maxQueued;
+        if (maxQueued < 0) {
+            throw new IllegalArgumentException("tether.execution.max-queued must not be negative, was " + maxQueued);
+        }
+        maxPendingCalls = PropertyChecks.atLeastOne("tether.execution.max-pending-calls", maxPendingCalls, 1000);
+        maxParkedCalls = PropertyChecks.atLeastOne("tether.execution.max-parked-calls", maxParkedCalls, 64);
+        maxMemory = maxMemory == null ? DataSize.ofMegabytes(64) : maxMemory;
+        if (maxMemory.toBytes() < DataSize.ofMegabytes(1).toBytes()) {
+            throw new IllegalArgumentException("tether.execution.max-memory must be at least 1MB, was " + maxMemory);
+        }
+        nice = nice == null ? 19 : nice;
+        if (nice < 0 || nice > 19) {
+            throw new IllegalArgumentException("tether.execution.nice must be between 0 and 19, was " + nice);
+        }
     }
 
     public static ExecutionProperties defaults() {
-        return new ExecutionProperties(null, null, null, null, null);
+        return new ExecutionProperties(null, null, null, null, null, null, null, null, null, null, null);
     }
 }

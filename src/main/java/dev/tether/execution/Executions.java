@@ -1,6 +1,5 @@
 package dev.tether.execution;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -25,11 +24,10 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import dev.tether.calls.ToolCalls;
-import dev.tether.calls.builtin.InvalidToolArgumentsException;
 import dev.tether.calls.ToolNotFoundException;
+import dev.tether.calls.builtin.InvalidToolArgumentsException;
 import dev.tether.execution.Execution.Settled;
 import dev.tether.execution.Execution.Step;
-import dev.tether.policy.Decision;
 import dev.tether.policy.Policies;
 import dev.tether.store.CatalogStore;
 import dev.tether.store.ConnectionKey;
@@ -38,10 +36,12 @@ import dev.tether.store.StoredTool;
 
 /**
  * Runs code sent to {@code POST /api/executions} in a sandboxed GraalJS context, with {@code tools.…(args)} calls
- * going through {@link ToolCalls} like every other call. A drive of an execution (the first run, each resume)
- * owns the tool calls it starts: cancelling it (the client left) cancels them, and the servers get
+ * going through {@link ToolCalls} like every other call. Code runs on the {@link ExecutionPool}, once admitted there,
+ * and under the {@link MemoryWatch}. A drive of an execution (the first run, each resume) owns the tool calls it
+ * starts: cancelling it (the client left) stops the code at once and cancels them, and the servers get
  * {@code notifications/cancelled}. A call that needs approval pauses the execution once nothing else is in
- * flight; the paused execution waits in {@link PausedExecutions} holding no thread.
+ * flight; the paused execution waits in {@link PausedExecutions} holding no thread and no place in the pool.
+ * What the answers look like is {@link ExecutionAnswers}'.
  */
 @Component
 public final class Executions implements DisposableBean {
@@ -50,46 +50,50 @@ public final class Executions implements DisposableBean {
     private static final McpJsonMapper JSON = McpJsonDefaults.getMapper();
     private static final TypeRef<Object> ANY = new TypeRef<>() {
     };
-    /** Executor's preview bounds: the answer text and the arguments shown in an approval. */
-    private static final int MAX_TEXT_CHARS = 30_000;
-    private static final int MAX_ARGUMENT_PREVIEW_CHARS = 4_000;
     private static final int SUGGESTIONS = 5;
-    private static final String REQUESTED_SCHEMA = "{\"type\":\"object\",\"properties\":{}}";
 
     private final JsEngine engine;
     private final ToolCalls calls;
     private final CatalogStore catalogs;
     private final Policies policies;
     private final ExecutionProperties properties;
+    private final ExecutionPool pool;
+    private final MemoryWatch memory;
+    private final ExecutionAnswers answers;
     private final PausedExecutions paused;
-    private final Scheduler js = Schedulers.boundedElastic();
 
     @Autowired
-    Executions(JsEngine engine, ToolCalls calls, CatalogStore catalogs, Policies policies, ExecutionProperties properties) {
-        this(engine, calls, catalogs, policies, properties, Schedulers.parallel());
+    Executions(JsEngine engine, ToolCalls calls, CatalogStore catalogs, Policies policies, ExecutionProperties properties,
+            ExecutionPool pool, MemoryWatch memory) {
+        this(engine, calls, catalogs, policies, properties, pool, memory, Schedulers.parallel());
     }
 
     Executions(JsEngine engine, ToolCalls calls, CatalogStore catalogs, Policies policies, ExecutionProperties properties,
-            Scheduler timer) {
+            ExecutionPool pool, MemoryWatch memory, Scheduler timer) {
         this.engine = engine;
         this.calls = calls;
         this.catalogs = catalogs;
         this.policies = policies;
         this.properties = properties;
+        this.pool = pool;
+        this.memory = memory;
+        this.answers = new ExecutionAnswers(properties.maxOutput().toBytes());
         this.paused = new PausedExecutions(properties.maxPaused(), properties.pausedExpiry(), timer);
     }
 
     /** Runs {@code code} until it completes or pauses for an approval. Cancelling ends it and its tool calls. */
     public Mono<ExecutionAnswer> execute(String code) {
-        return Mono.defer(() -> {
-            Execution execution = new Execution(properties.maxOutput().toBytes());
+        return pool.admit(Mono.defer(() -> {
+            Execution execution = new Execution(properties, pool.lane());
             // Opening (the engine too, on the first execution) is not the code's time: it runs before the drive.
-            return Mono.usingWhen(Mono.just(execution),
-                    opened -> Mono.fromSupplier(() -> opened.open(engine)).subscribeOn(js).then(own(opened, () -> opened.start(code)))
+            return Mono.usingWhen(Mono.fromRunnable(() -> memory.watch(execution)).thenReturn(execution),
+                    opened -> Mono.fromSupplier(() -> opened.open(engine)).subscribeOn(opened.lane())
+                            .then(own(opened, () -> opened.start(code)))
                             .onErrorResume(JsUnavailableException.class, unavailable -> Mono.just(
-                                    completed(opened, new Settled(false, null, null, "Error: " + unavailable.getMessage())))),
+                                    completed(opened, ExecutionAnswers.failed("Error: " + unavailable.getMessage())))),
                     opened -> Mono.empty(), (opened, error) -> close(opened), this::close);
-        });
+        })).onErrorResume(ExecutionRefusedException.class,
+                refused -> Mono.just(answers.completed(List.of(), ExecutionAnswers.failed("Error: " + refused.getMessage()))));
     }
 
     /** What a paused execution waits for; fails with {@link ExecutionNotFoundException} when none has this id. */
@@ -106,11 +110,21 @@ public final class Executions implements DisposableBean {
             Execution execution = pause.execution();
             PendingCall call = pause.call();
             execution.unpark(call);
-            return own(execution, () -> action == ResumeAction.ACCEPT
+            return pool.admit(own(execution, () -> action == ResumeAction.ACCEPT
                     ? execution.dispatch(call.approve())
                     : execution.reject(call, "Tool \"" + call.path() + "\" requires approval but the request was "
-                            + (action == ResumeAction.CANCEL ? "cancelled" : "declined") + " by the user."));
+                            + (action == ResumeAction.CANCEL ? "cancelled" : "declined") + " by the user.")))
+                    .onErrorResume(ExecutionRefusedException.class, refused -> close(execution).thenReturn(
+                            completed(execution, ExecutionAnswers.failed("Error: " + refused.getMessage()))));
         });
+    }
+
+    /**
+     * Completes once a task went through the executions' threads, or at once when every place is taken (the pool
+     * is busy, not broken: its queue says so).
+     */
+    public Mono<Void> probe() {
+        return pool.full() ? Mono.empty() : Mono.fromRunnable(() -> { }).subscribeOn(pool.lane()).then();
     }
 
     /** Executions that wait for an approval now. */
@@ -127,8 +141,11 @@ public final class Executions implements DisposableBean {
     }
 
     private Mono<Void> close(Execution execution) {
-        // Closing waits for code still running on another thread to stop; not on the caller's thread.
-        return Mono.<Void>fromRunnable(execution::close).subscribeOn(js);
+        // Closing waits for code still running on another thread to stop: never on that code's own pool.
+        return Mono.<Void>fromRunnable(() -> {
+            memory.forget(execution);
+            execution.close();
+        }).subscribeOn(pool.stops());
     }
 
     private Mono<ExecutionAnswer> drive(Execution execution, Supplier<Step> first) {
@@ -138,15 +155,18 @@ public final class Executions implements DisposableBean {
             return Flux.merge(enter(execution, first), started.asFlux().flatMap(call -> handle(execution, call)))
                     .next()
                     .timeout(properties.timeout())
-                    .onErrorResume(TimeoutException.class, timeout -> close(execution).thenReturn(
-                            completed(execution, new Settled(false, null, null,
-                                    "Error: the execution timed out after " + properties.timeout().toMillis() + "ms"))));
+                    .onErrorResume(TimeoutException.class, timeout -> close(execution).thenReturn(completed(execution,
+                            ExecutionAnswers.failed("Error: the execution timed out after " + properties.timeout().toMillis() + "ms"))));
         });
     }
 
-    /** Runs one entry into the code off the caller's thread; answers when the execution completed or paused. */
+    /** Runs one entry into the code in the execution's lane; answers when the execution completed or paused. */
     private Mono<ExecutionAnswer> enter(Execution execution, Supplier<Step> entry) {
-        return Mono.fromSupplier(entry).subscribeOn(js).flatMap(step -> answer(execution, step));
+        return step(execution, entry).flatMap(step -> answer(execution, step));
+    }
+
+    private static Mono<Step> step(Execution execution, Supplier<Step> entry) {
+        return Mono.fromSupplier(entry).subscribeOn(execution.lane());
     }
 
     private Mono<ExecutionAnswer> answer(Execution execution, Step step) {
@@ -158,11 +178,10 @@ public final class Executions implements DisposableBean {
         }
         if (step.parked() != null) {
             return Mono.fromCallable(() -> pause(execution, step.parked()))
-                    .onErrorResume(PausedExecutions.TooManyPausedException.class, full -> Mono.just(
-                            completed(execution, new Settled(false, null, null, "Error: " + full.getMessage()))));
+                    .onErrorResume(PausedExecutions.TooManyPausedException.class,
+                            full -> Mono.just(completed(execution, ExecutionAnswers.failed("Error: " + full.getMessage()))));
         }
-        return Mono.just(completed(execution, new Settled(false, null, null,
-                "Error: the code awaits a promise that nothing will settle")));
+        return Mono.just(completed(execution, ExecutionAnswers.failed("Error: the code awaits a promise that nothing will settle")));
     }
 
     // ---- tool calls ------------------------------------------------------------------------------
@@ -180,16 +199,12 @@ public final class Executions implements DisposableBean {
                         return resolve(execution, call, ToolEnvelopes.blocked(call.path(), decision.pattern()));
                     }
                     if (decision.needsApproval()) {
-                        return park(execution, call.asking(question(call, decision)));
+                        return step(execution, () -> execution.park(call.asking(ExecutionAnswers.question(call, decision))));
                     }
                     return run(execution, call);
                 })
                 .onErrorResume(ToolNotFoundException.class, missing -> notFound(call)
                         .flatMap(envelope -> resolve(execution, call, envelope)));
-    }
-
-    private Mono<Step> park(Execution execution, PendingCall parked) {
-        return Mono.fromSupplier(() -> execution.park(parked)).subscribeOn(js);
     }
 
     private Mono<Step> run(Execution execution, PendingCall call) {
@@ -211,17 +226,17 @@ public final class Executions implements DisposableBean {
                 .flatMap(envelope -> resolve(execution, call, envelope))
                 // A runtime helper's refusal is thrown into the code with Executor's own words.
                 .onErrorResume(InvalidToolArgumentsException.class,
-                        refused -> Mono.fromSupplier(() -> execution.reject(call, refused.getMessage())).subscribeOn(js))
+                        refused -> step(execution, () -> execution.reject(call, refused.getMessage())))
                 .onErrorResume(failure -> {
                     // As Executor: the code sees an opaque message; the cause, which may quote a server's stderr, is logged.
                     String id = UUID.randomUUID().toString().substring(0, 8);
                     log.warn("tool call {} of an execution failed [{}]: {}", call.address(), id, failure.toString());
-                    return Mono.fromSupplier(() -> execution.reject(call, "Internal tool error [" + id + "]")).subscribeOn(js);
+                    return step(execution, () -> execution.reject(call, "Internal tool error [" + id + "]"));
                 });
     }
 
-    private Mono<Step> resolve(Execution execution, PendingCall call, String envelope) {
-        return Mono.fromSupplier(() -> execution.resolve(call, envelope)).subscribeOn(js);
+    private static Mono<Step> resolve(Execution execution, PendingCall call, String envelope) {
+        return step(execution, () -> execution.resolve(call, envelope));
     }
 
     /** Executor's tool_not_found: with up to five tools of the same connection, those that look alike first. */
@@ -247,58 +262,17 @@ public final class Executions implements DisposableBean {
 
     // ---- answers ---------------------------------------------------------------------------------
 
-    private static String question(PendingCall call, Decision decision) {
-        String ask = decision.pattern() == null ? "Approve " + call.address() + "?"
-                : "Approve " + call.address() + "? (matched policy: " + decision.pattern() + ")";
-        String preview = call.argsPreview().length() > MAX_ARGUMENT_PREVIEW_CHARS
-                ? call.argsPreview().substring(0, MAX_ARGUMENT_PREVIEW_CHARS) + "..." : call.argsPreview();
-        return ask + "\n\nArguments:\n" + preview;
-    }
-
     private ExecutionAnswer pause(Execution execution, PendingCall call) {
         String id = paused.nextId();
-        String instructions = "Ask the user for values matching requestedSchema. Then call the resume tool with executionId \""
-                + id + "\", action \"accept\", and content matching requestedSchema. If the user declines, call resume with "
-                + "action \"decline\" or \"cancel\".";
-        String text = String.join("\n",
-                "Execution paused: " + call.approval(),
-                "\nAsk the user for a response matching the requested schema, then call the resume tool.",
-                "\nRequested schema:\n{\n  \"type\": \"object\",\n  \"properties\": {}\n}",
-                "\nexecutionId: " + id,
-                "\ninstructions: " + instructions);
-        String structured = "{\"status\":\"waiting_for_interaction\",\"executionId\":" + JsJson.quote(id)
-                + ",\"interaction\":{\"kind\":\"form\",\"message\":" + JsJson.quote(call.approval())
-                + ",\"instructions\":" + JsJson.quote(instructions)
-                + ",\"address\":" + JsJson.quote(call.address())
-                + (call.argsJson() == null ? "" : ",\"args\":" + call.argsJson())
-                + ",\"requestedSchema\":" + REQUESTED_SCHEMA + "}}";
-        paused.put(new PausedExecutions.Pause(id, execution, call, new ExecutionAnswer.Pause(text, structured)));
+        ExecutionAnswer.Pause view = ExecutionAnswers.pause(id, call);
+        paused.put(new PausedExecutions.Pause(id, execution, call, view));
         execution.pausedFor(true);
-        return ExecutionAnswer.paused(text, structured);
+        return ExecutionAnswer.paused(view.text(), view.structured());
     }
 
-    /** Executor's {@code formatExecuteResult}, over what the sandbox's {@code JSON.stringify} wrote. */
     private ExecutionAnswer completed(Execution execution, Settled settled) {
         execution.pausedFor(false);
-        List<String> logs = execution.logs();
-        String logPart = logs.isEmpty() ? "" : "\n\nLogs:\n" + String.join("\n", logs);
-        if (!settled.ok()) {
-            return ExecutionAnswer.completed(truncate("Error: " + settled.error() + logPart),
-                    "{\"status\":\"error\",\"error\":" + JsJson.quote(settled.error()) + ",\"logs\":" + JsJson.array(logs) + "}", true);
-        }
-        String structured = "{\"status\":\"completed\",\"result\":" + settled.resultJson() + ",\"logs\":" + JsJson.array(logs) + "}";
-        long limit = properties.maxOutput().toBytes();
-        if (settled.resultJson().getBytes(StandardCharsets.UTF_8).length > limit) {
-            return completed(execution, new Settled(false, null, null,
-                    "Error: the result is larger than the output limit of " + limit + " bytes"));
-        }
-        String result = settled.resultText() == null || settled.resultText().isEmpty() ? "(no result)" : truncate(settled.resultText());
-        return ExecutionAnswer.completed(result + logPart, structured, false);
-    }
-
-    private static String truncate(String text) {
-        return text.length() > MAX_TEXT_CHARS
-                ? text.substring(0, MAX_TEXT_CHARS) + "\n... [truncated " + (text.length() - MAX_TEXT_CHARS) + " chars]" : text;
+        return answers.completed(execution.logs(), settled);
     }
 
     @Override

@@ -5,7 +5,8 @@ import org.graalvm.polyglot.Source;
 /**
  * The JavaScript that every execution's context runs before the code: it removes GraalJS's shell globals,
  * installs {@code console} and the {@code tools} proxy, and answers a function that runs the code and reports how
- * it settled. The host functions it is given never leave its closure.
+ * it settled. The host functions it is given, and the built-ins it uses ({@code JSON}, {@code String}), are taken
+ * before the code runs and never leave its closure: code that replaces them changes nothing here.
  */
 final class Prelude {
 
@@ -16,57 +17,63 @@ final class Prelude {
                   'loadWithNewGlobal', 'console', 'quit', 'exit', 'read', 'readline', 'readbuffer']) {
                 try { delete globalThis[name]; } catch (e) { /* not configurable: the context refuses it anyway */ }
               }
+              const stringify = JSON.stringify;
+              const parse = JSON.parse;
+              const text = String;
+              const ProxyOf = Proxy;
+              const PromiseOf = Promise;
+              const ErrorOf = Error;
+              const freeze = Object.freeze;
+              const defineProperty = Object.defineProperty;
+              const apply = Reflect.apply;
+              const then = Promise.prototype.then;
               const formatArg = (value) => {
                 if (typeof value === 'string') return value;
-                try { return JSON.stringify(value); } catch (e) { return String(value); }
+                try { return stringify(value); } catch (e) { return text(value); }
               };
               const console = {};
               for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
                 console[level] = (...args) => {
                   const problem = log(level, args.map(formatArg).join(' '));
-                  if (problem) throw new Error(problem);
+                  if (problem) throw new ErrorOf(problem);
                 };
               }
-              const define = (name, value) => Object.defineProperty(globalThis, name,
+              const define = (name, value) => defineProperty(globalThis, name,
                   { value, writable: false, enumerable: false, configurable: false });
-              define('console', Object.freeze(console));
-              define('fetch', () => { throw new Error('fetch is disabled in the sandbox: reach services through tools.*'); });
-              const makeTools = (path) => new Proxy(() => undefined, {
+              define('console', freeze(console));
+              define('fetch', () => { throw new ErrorOf('fetch is disabled in the sandbox: reach services through tools.*'); });
+              const makeTools = (path) => new ProxyOf(() => undefined, {
                 get(target, prop) {
                   if (prop === 'then' || typeof prop === 'symbol') return undefined;
-                  return makeTools([...path, String(prop)]);
+                  return makeTools([...path, text(prop)]);
                 },
                 ownKeys() { return []; },
                 getOwnPropertyDescriptor() { return undefined; },
                 apply(target, self, args) {
-                  if (path.length === 0) throw new Error('Tool path missing in invocation');
+                  if (path.length === 0) throw new ErrorOf('Tool path missing in invocation');
                   const input = args[0];
-                  const compact = input === undefined ? null : JSON.stringify(input);
-                  const pretty = JSON.stringify(input ?? {}, null, 2) ?? 'null';
-                  return new Promise((resolve, reject) => invoke('tools.' + path.join('.'), compact ?? null, pretty,
-                      resolve, (message) => reject(new Error(message))))
-                    .then((raw) => raw == null ? undefined : JSON.parse(raw));
+                  const compact = input === undefined ? null : stringify(input);
+                  const pretty = stringify(input ?? {}, null, 2) ?? 'null';
+                  const call = new PromiseOf((resolve, reject) => {
+                    const refused = invoke('tools.' + path.join('.'), compact ?? null, pretty, resolve,
+                        (message) => reject(new ErrorOf(message)));
+                    if (refused) reject(new ErrorOf(refused));
+                  });
+                  return apply(then, call, [(raw) => raw == null ? undefined : parse(raw)]);
                 },
               });
               define('tools', makeTools([]));
-              const errorText = (e) => 'Error: ' + (e !== null && typeof e === 'object' && typeof e.message === 'string'
-                  && e.message ? e.message : String(e));
+              const errorText = (e) => {
+                try {
+                  return 'Error: ' + (e !== null && typeof e === 'object' && typeof e.message === 'string' && e.message
+                      ? e.message : text(e));
+                } catch (unprintable) {
+                  return 'Error: the code threw a value that cannot be read as text';
+                }
+              };
               return (run) => {
-                run().then((value) => {
-                  let compact;
-                  let text;
-                  try {
-                    // The result leaves the sandbox as JSON (as in Executor), and the text is written from that JSON:
-                    // a Date reads as its ISO string, not as a quoted one.
-                    compact = value == null ? 'null' : (JSON.stringify(value) ?? 'null');
-                    const plain = JSON.parse(compact);
-                    text = plain == null ? null : typeof plain === 'string' ? plain : JSON.stringify(plain, null, 2);
-                  } catch (e) {
-                    settle(false, null, null, errorText(e));
-                    return;
-                  }
-                  settle(true, compact, text, null);
-                }, (e) => settle(false, null, null, errorText(e)));
+                // The result leaves the sandbox as the value itself: Tether writes its JSON (ResultClone).
+                apply(then, run(), [(value) => settle(true, value, null), (e) => settle(false, null, errorText(e))]);
               };
             })
             """, "tether-prelude.js").buildLiteral();

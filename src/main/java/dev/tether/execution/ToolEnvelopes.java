@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.tether.calls.CallEnvelope;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
@@ -11,7 +12,7 @@ import io.modelcontextprotocol.json.TypeRef;
 /**
  * What {@code await tools.…(args)} gives the code, as Executor gives it: what {@link dev.tether.calls.ToolCalls#invoke}
  * answers for a call that ran, or {@code {ok: false, error: {code, message, details}}} for one that did not (an
- * unknown tool, a blocked call). Only infrastructure failures reject the promise.
+ * unknown tool, a blocked call; written by {@link CallEnvelope}). Only infrastructure failures reject the promise.
  */
 final class ToolEnvelopes {
 
@@ -47,16 +48,7 @@ final class ToolEnvelopes {
     }
 
     private static String failure(String code, String message, Object details) {
-        Map<String, Object> error = new LinkedHashMap<>();
-        error.put("code", code);
-        error.put("message", message);
-        if (details != null) {
-            error.put("details", details);
-        }
-        Map<String, Object> envelope = new LinkedHashMap<>();
-        envelope.put("ok", false);
-        envelope.put("error", error);
-        return write(envelope);
+        return write(CallEnvelope.failure(code, message, details));
     }
 
     private static String write(Object value) {

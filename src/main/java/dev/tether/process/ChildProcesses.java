@@ -83,6 +83,12 @@ public final class ChildProcesses implements SmartLifecycle {
         return starting.contains(childId) || live.stream().anyMatch(child -> child.id().equals(childId));
     }
 
+    /** Completes once a task went through the threads that start children and those that end them. */
+    public Mono<Void> probe() {
+        return Mono.fromRunnable(() -> { }).subscribeOn(ProcessThreads.SPAWN)
+                .then(Mono.fromRunnable(() -> { }).subscribeOn(ProcessThreads.TEARDOWN)).then();
+    }
+
     /** The live children, for diagnostics and tests. */
     public Collection<ChildProcess> live() {
         return Set.copyOf(live);
@@ -96,7 +102,7 @@ public final class ChildProcesses implements SmartLifecycle {
         return Mono.create(sink -> {
             AtomicBoolean cancelled = new AtomicBoolean();
             sink.onCancel(() -> cancelled.set(true));
-            Schedulers.boundedElastic().schedule(() -> {
+            ProcessThreads.SPAWN.schedule(() -> {
                 if (cancelled.get()) {
                     return;
                 }
@@ -152,7 +158,7 @@ public final class ChildProcesses implements SmartLifecycle {
 
     private Mono<TeardownReport> tearDown(ChildProcess child) {
         return ladder.climb(child)
-                .subscribeOn(Schedulers.boundedElastic())
+                .subscribeOn(ProcessThreads.TEARDOWN)
                 .doOnNext(report -> {
                     meters.tornDown(report);
                     if (report.survivors().isEmpty()) {

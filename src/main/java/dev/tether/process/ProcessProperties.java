@@ -63,8 +63,8 @@ public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration 
         this(eofGrace, termGrace, killGrace, stderrTail, shutdownTimeout, null, null, null, null);
     }
 
-    ChildProcess.StdoutBound stdoutBound() {
-        return new ChildProcess.StdoutBound(stdoutBufferLines, stdoutBuffer.toBytes());
+    ChildPipes.StdoutBound stdoutBound() {
+        return new ChildPipes.StdoutBound(stdoutBufferLines, stdoutBuffer.toBytes());
     }
 
     /** The defaults, for code that builds a pipeline outside Spring (tests, benchmarks). */

@@ -60,7 +60,7 @@ final class TeardownLadder {
             long start = timer.now(TimeUnit.MILLISECONDS);
             List<ProcessHandle> tree = child.tree();
             // Closing may block behind a writer stuck on a full pipe; the signals below unblock it.
-            Schedulers.boundedElastic().schedule(child::closeStdin);
+            ProcessThreads.TEARDOWN.schedule(child::closeStdin);
             return awaitGone(tree, properties.eofGrace())
                     .flatMap(gone -> gone ? Mono.just(Rung.EOF) : stop(child, tree))
                     .flatMap(rung -> Mono.zip(removeContainer(child, rung), exitCode(child)).map(ended -> new TeardownReport(

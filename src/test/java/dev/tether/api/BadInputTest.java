@@ -31,35 +31,13 @@ import dev.tether.testsupport.OsProcesses;
  * Whatever a client sends wrong gets a tagged 4xx whose message names the problem, and leaves nothing behind: no
  * integration whose registration failed, no connection that was refused. Concurrent creates of one slug: one wins.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = { "tether.api.token=" + BadInputTest.TOKEN, "tether.docker.reap-interval=1h" })
-@DirtiesContext
-class BadInputTest {
+class BadInputTest extends BadInputDaemon {
 
-    static final String TOKEN = "bad-input-test-token";
     private static final String RUN = UUID.randomUUID().toString().substring(0, 12);
     private static final String DECODE = "HttpApiDecodeError";
     private static final String CONNECTION_INPUT = "InvalidConnectionInputError";
     /** What 1.5.9 declares for a 400 under /api/mcp. */
     private static final String MCP_INPUT = "McpConnectionError";
-
-    @TempDir
-    static Path dataDir;
-
-    @LocalServerPort
-    int port;
-
-    private ApiClient api;
-
-    @DynamicPropertySource
-    static void dataDir(DynamicPropertyRegistry registry) {
-        registry.add("tether.data-dir", () -> dataDir.toString());
-    }
-
-    @BeforeEach
-    void client() {
-        api = new ApiClient(port, TOKEN);
-    }
 
     @AfterEach
     void removeIntegrations() {

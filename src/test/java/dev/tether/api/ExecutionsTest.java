@@ -33,12 +33,14 @@ import dev.tether.testsupport.Fixture;
 
 /**
  * {@code POST /api/executions} against the running daemon with the fixture server behind it: results, logs and errors
- * shaped as Executor shapes them (validated against 1.5.9's schemas), the sandbox, approvals, policies, and a client
- * that leaves mid-call.
+ * shaped as Executor shapes them (validated against 1.5.9's schemas), the sandbox, approvals, policies, a client
+ * that leaves mid-call, answers that code cannot forge, and the bounds on calls in flight and parked.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "tether.execution.timeout=3s", "tether.execution.max-output=64KB", "tether.execution.max-string-length=1048576",
-        "tether.docker.reap-interval=1h" })
+        "tether.execution.timeout=5s", "tether.execution.max-output=64KB", "tether.execution.max-string-length=1048576",
+        "tether.execution.max-pending-calls=8", "tether.execution.max-parked-calls=1",
+        // at the daemon's own priority: on a busy test host, code at nice 19 can miss the time limit
+        "tether.execution.nice=0", "tether.docker.reap-interval=1h" })
 @DirtiesContext
 @InProcess
 class ExecutionsTest {
@@ -135,14 +137,15 @@ class ExecutionsTest {
     void sandboxRefusesHostAccessAndLimitsTimeAndSpaceWithoutHarm() {
         Set<Long> childrenBefore = children();
         Map<String, String> attempts = new LinkedHashMap<>();
-        attempts.put("return Java.type('java.lang.Runtime').getRuntime().exec('touch /tmp/x')", "Java is not defined");
+        Path escaped = work.resolve("escaped");
+        attempts.put("return Java.type('java.lang.Runtime').getRuntime().exec('touch " + escaped + "')", "Java is not defined");
         attempts.put("return require('fs').readFileSync('/etc/passwd', 'utf8')", "require is not defined");
         attempts.put("return process.env", "process is not defined");
         attempts.put("return await fetch('http://127.0.0.1:" + port + "/api/integrations')", "fetch is disabled");
         attempts.put("return load('/etc/passwd')", "load is not defined");
         attempts.put("return await import('/etc/passwd')", "");
         attempts.put("return Polyglot.eval('js', '1')", "Polyglot is not defined");
-        attempts.put("while (true) {}", "timed out after 3000ms");
+        attempts.put("while (true) {}", "timed out after 5000ms");
         attempts.put("return 'x'.repeat(100 * 1024 * 1024).length", "Invalid string length");
         attempts.put("for (let i = 0; ; i++) console.log('line ' + i)", "console output exceeds the limit of 65536 bytes");
         attempts.forEach((code, message) -> {
@@ -152,7 +155,59 @@ class ExecutionsTest {
         });
         assertThat(execute("return 1 + 1").path("structured").path("result").asInt()).as("the daemon still runs code").isEqualTo(2);
         assertThat(children()).as("nothing was spawned").isSubsetOf(childrenBefore);
-        assertThat(Path.of("/tmp/x")).doesNotExist();
+        assertThat(escaped).doesNotExist();
+    }
+
+    @Test
+    void theAnswerIsWrittenByTetherWhateverTheCodeReplaces() {
+        Map<String, String> forgeries = new LinkedHashMap<>();
+        forgeries.put("JSON.stringify = () => '{\"status\":\"forged\"}'; return {a: 1}", "{\"a\":1}");
+        forgeries.put("JSON.stringify = () => '\"result\":{,'; JSON.parse = () => ({status: 'forged'}); return 'x'", "\"x\"");
+        forgeries.put("return {toJSON() { return {status: 'forged'} }, a: 1}", "{\"a\":1}");
+        forgeries.put("Object.prototype.toJSON = () => 'forged'; return {a: [1]}", "{\"a\":[1]}");
+        forgeries.put("return {get status() { return '\",\"status\":\"forged' }, a: 1}", "{\"status\":\"\\\",\\\"status\\\":\\\"forged\",\"a\":1}");
+        forgeries.put("return new Proxy({}, {ownKeys: () => ['status'], get: () => 'forged', "
+                + "getOwnPropertyDescriptor: () => ({value: 'forged', enumerable: true, configurable: true})})", "{\"status\":\"forged\"}");
+        forgeries.put("return {[Symbol.toPrimitive]() { return '\"}' }, n: 1, f() {}, u: undefined}", "{\"n\":1}");
+        forgeries.put("Date.prototype.toISOString = () => 'forged'; Date.prototype.toJSON = () => 'forged'; return [new Date(0)]",
+                "[\"1970-01-01T00:00:00.000Z\"]");
+        forgeries.put("Promise.prototype.then = function () { return this }; return 1", "1");
+        forgeries.put("String = () => 'forged'; Reflect.apply = () => 'forged'; return [undefined, () => 1, null, true]",
+                "[null,null,null,true]");
+        forgeries.put("return [0.1, 1e21, 1.5e-7, -0, 2 ** 53, 123456789012, NaN, 1 / 3, -1e-7, 5e-324]",
+                "[0.1,1e+21,1.5e-7,0,9007199254740992,123456789012,null,0.3333333333333333,-1e-7,5e-324]");
+        forgeries.forEach((code, result) -> {
+            String raw = executeRaw(code);
+            JsonNode answer = ApiClient.JSON.readTree(raw);
+            assertThat(answer.propertyNames()).as(code).containsExactly("status", "text", "structured", "isError");
+            assertThat(answer.path("structured").propertyNames()).as(code).containsExactly("status", "result", "logs");
+            assertThat(raw).as(code).contains(",\"structured\":{\"status\":\"completed\",\"result\":" + result + ",\"logs\":[]},");
+        });
+        assertThat(execute("JSON.stringify = () => 'forged'; return {a: 'b'}").path("text").asString()).isEqualTo("{\n  \"a\": \"b\"\n}");
+        JsonNode thrown = execute("throw {message: '\",\"status\":\"forged', toString() { throw new Error('no') }}");
+        assertThat(thrown.path("structured").propertyNames()).containsExactly("status", "error", "logs");
+        assertThat(thrown.path("structured").path("error").asString()).isEqualTo("Error: \",\"status\":\"forged");
+        assertThat(execute("const a = {}; a.self = a; return a").path("structured").path("error").asString()).contains("circular");
+        assertThat(execute("return {get boom() { throw new Error('from a getter') }}").path("structured").path("error").asString())
+                .contains("from a getter");
+    }
+
+    @Test
+    void callsInFlightAndCallsParkedAreBoundedWithErrorsThatNameTheLimit() {
+        String slug = fixture("fxl");
+        JsonNode flood = execute("const calls = []; for (let i = 0; i < 12; i++) calls.push(tools." + slug
+                + ".org.default.echo({text: 'n' + i}).then(() => 'ok', (e) => e.message)); return await Promise.all(calls)");
+        List<String> outcomes = flood.path("structured").path("result").valueStream().map(JsonNode::asString).toList();
+        assertThat(outcomes).as(flood.toString()).hasSize(12).filteredOn("ok"::equals).hasSize(8);
+        assertThat(outcomes.get(11)).contains("limit is 8").contains("tether.execution.max-pending-calls");
+
+        JsonNode parked = execute("const refused = []; for (let i = 0; i < 3; i++) tools." + slug
+                + ".org.default.delete_everything({}).catch((e) => console.log(e.message)); await new Promise(() => {})");
+        assertThat(parked.path("status").asString()).isEqualTo("paused");
+        JsonNode done = resume(parked.path("structured").path("executionId").asString(), "decline");
+        assertThat(done.path("structured").path("logs").valueStream().map(JsonNode::asString).toList())
+                .as(done.toString()).hasSize(3)
+                .filteredOn(line -> line.contains("limit is 1") && line.contains("tether.execution.max-parked-calls")).hasSize(2);
     }
 
     @Test
@@ -229,6 +284,16 @@ class ExecutionsTest {
                 .path("result").path("ok").asBoolean()).as("the session stays warm").isTrue();
     }
 
+    @Test
+    void clientThatLeavesStopsLoopingCodeAtOnce() {
+        Disposable request = tether.exchange(HttpMethod.POST, "/api/executions", Map.of("code", "while (true) {}"))
+                .subscribe(reply -> { }, error -> { });
+        await().atMost(Duration.ofSeconds(10)).until(() -> runningCode() > 0);
+        request.dispose();
+        await().atMost(Duration.ofSeconds(2)).until(() -> runningCode() == 0);
+        assertThat(execute("return 'still here'").path("structured").path("result").asString()).isEqualTo("still here");
+    }
+
     // ---- helpers ---------------------------------------------------------------------------
 
     private String fixture(String slug) {
@@ -270,6 +335,14 @@ class ExecutionsTest {
         catch (IOException ex) {
             return List.of();
         }
+    }
+
+    /** Threads of the executions' pool that are inside JavaScript now. */
+    private static long runningCode() {
+        return Thread.getAllStackTraces().entrySet().stream()
+                .filter(thread -> thread.getKey().getName().matches("tether-js-\\d+"))
+                .filter(thread -> java.util.Arrays.stream(thread.getValue()).anyMatch(frame -> frame.getClassName().startsWith("com.oracle.truffle.")))
+                .count();
     }
 
     private static Set<Long> children() {

@@ -25,31 +25,12 @@ import dev.tether.api.input.Bounds;
  * the field, and nothing stored changes. Wrong JSON types and environment names or values the OS cannot take are
  * 400s too, at registration, not at spawn.
  */
-@InProcess
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = { "tether.api.token=" + InputBoundsTest.TOKEN, "tether.docker.reap-interval=1h" })
-@DirtiesContext
-class InputBoundsTest {
+class InputBoundsTest extends BadInputDaemon {
 
-    static final String TOKEN = "input-bounds-test-token";
     private static final String KEPT = "kept";
-
-    @TempDir
-    static Path dataDir;
-
-    @LocalServerPort
-    int port;
-
-    private ApiClient api;
-
-    @DynamicPropertySource
-    static void dataDir(DynamicPropertyRegistry registry) {
-        registry.add("tether.data-dir", () -> dataDir.toString());
-    }
 
     @BeforeEach
     void keptServer() {
-        api = new ApiClient(port, TOKEN);
         if (api.get("/api/integrations/" + KEPT).status() == 404) {
             Reply created = api.post("/api/mcp/servers", Map.of("transport", "stdio", "name", KEPT, "command", "node",
                     "args", List.of("server.js"), "env", Map.of("A", "1")));

@@ -40,25 +40,27 @@ class ArchitectureTest {
      */
     private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(
             allow("daemon"),
+            allow("metrics"),
             allow("store", "daemon"),
             allow("process", "daemon"),
             allow("docker", "daemon", "process"),
             allow("mcp", "daemon", "docker", "process"),
             allow("session", "daemon", "mcp", "store"),
-            allow("catalog", "daemon", "mcp", "session", "store"),
+            allow("catalog", "daemon", "mcp", "metrics", "session", "store"),
             allow("health", "daemon", "mcp", "session", "store"),
             allow("policy", "store"),
             allow("views", "catalog", "store"),
-            allow("calls", "calls.builtin", "catalog", "daemon", "mcp", "session", "store", "views"),
+            allow("calls", "calls.builtin", "catalog", "daemon", "mcp", "metrics", "session", "store", "views"),
             allow("calls.builtin", "calls", "catalog", "daemon", "session", "store", "views"),
-            allow("execution", "calls", "calls.builtin", "daemon", "policy", "store"),
+            allow("execution", "calls", "calls.builtin", "daemon", "policy", "process", "store"),
+            allow("liveness", "execution", "process", "store"),
             allow("security", "daemon"),
             allow("webui", "daemon"),
             allow("discovery", "daemon", "process", "security"),
             allow("agent", "calls", "catalog", "daemon", "mcp", "security", "store"),
             allow("api.input", "store"),
-            allow("api", "api.input", "calls", "calls.builtin", "catalog", "daemon", "execution", "health", "mcp",
-                    "policy", "process", "security", "session", "store", "views"),
+            allow("api", "api.input", "calls", "calls.builtin", "catalog", "daemon", "execution", "health", "liveness",
+                    "mcp", "policy", "process", "security", "session", "store", "views"),
             allow("", "daemon"));
 
     private static Map.Entry<String, Set<String>> allow(String pkg, String... uses) {

@@ -6,6 +6,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import tools.jackson.databind.JsonNode;
 
@@ -14,18 +19,21 @@ import dev.tether.testsupport.PackagedDaemon;
 
 /**
  * What {@code POST /api/executions} costs on the packaged daemon: the first execution (which builds the GraalJS
- * engine), the latency of code that calls nothing and of code that calls one tool, beside the same call through
- * {@code POST /api/tools/call}, and resident memory before and after. Run it with {@code bench/executions.sh}.
+ * engine), the latency of {@code return 1}, of code that calls nothing and of code that calls one tool, beside the same
+ * call through {@code POST /api/tools/call}; executions per second from 1 and from 8 clients; memory bombs (how long
+ * each takes to end, resident memory before and after); the jar's size. Run it with {@code bench/executions.sh}.
  *
- * <p>Arguments: {@code samples=200}.
+ * <p>Arguments: {@code samples=200 seconds=10}.
  */
 public final class ExecutionsBenchmark {
 
 
     private final int samples;
+    private final int seconds;
 
     private ExecutionsBenchmark(BenchArguments args) {
         samples = args.integer("samples", 200);
+        seconds = args.integer("seconds", 10);
     }
 
     public static void main(String[] argv) throws Exception {
@@ -36,7 +44,8 @@ public final class ExecutionsBenchmark {
     private void run() throws Exception {
         Path jar = PackagedDaemon.jar().orElseThrow(() -> new IllegalStateException("build the jar first: ./mvnw -DskipTests package"));
         Path dataDir = Files.createTempDirectory("tether-bench-executions");
-        System.out.printf("Tether executions benchmark on Java %d, %d samples%n", Runtime.version().feature(), samples);
+        System.out.printf("Tether executions benchmark on Java %d, %d samples; jar %.1f MB%n", Runtime.version().feature(), samples,
+                Files.size(jar) / 1e6);
         try (PackagedDaemon daemon = PackagedDaemon.start(jar, dataDir, List.of(), Map.of())) {
             System.out.printf("started in %d ms, RSS %.0f MiB before any execution%n", daemon.startedIn().toMillis(), daemon.residentMiB());
             BenchClient client = new BenchClient(daemon);
@@ -49,12 +58,64 @@ public final class ExecutionsBenchmark {
                     answer.path("text").asString());
             System.out.printf("RSS after the first execution: %.0f MiB%n", daemon.residentMiB());
 
+            latency("execution `return 1`", () -> execute(client, "return 1"));
             latency("execution, no tool call", () -> execute(client, "return [1, 2, 3].map(x => x * 2)"));
             latency("execution, one tool call", () -> execute(client, "return await tools.bench.org.default.echo({text: 'hi'})"));
             latency("POST /api/tools/call, the same call", () -> client.post("/api/tools/call",
                     Map.of("address", "tools.bench.org.default.echo", "args", Map.of("text", "hi"))));
             System.out.printf("RSS after the load: %.0f MiB%n", daemon.residentMiB());
+            throughput(client, 1);
+            throughput(client, 8);
+            bombs(client, daemon);
         }
+    }
+
+    /** {@code return 1} from {@code clients} clients at once, each sending its next as soon as the last is answered. */
+    private void throughput(BenchClient client, int clients) throws Exception {
+        AtomicLong done = new AtomicLong();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        ExecutorService threads = Executors.newFixedThreadPool(clients);
+        List<Future<?>> running = new ArrayList<>();
+        for (int i = 0; i < clients; i++) {
+            running.add(threads.submit(() -> {
+                while (System.nanoTime() < end) {
+                    execute(client, "return 1");
+                    done.incrementAndGet();
+                }
+                return null;
+            }));
+        }
+        for (Future<?> future : running) {
+            future.get();
+        }
+        threads.shutdown();
+        System.out.printf("executions per second, %d client%s: %.0f%n", clients, clients == 1 ? "" : "s", done.get() / (double) seconds);
+    }
+
+    /** Code that would fill the heap: how long until it ends with an error, and the resident memory around. */
+    private void bombs(BenchClient client, PackagedDaemon daemon) throws Exception {
+        System.out.printf("RSS before the bombs: %.0f MiB%n", daemon.residentMiB());
+        for (String code : List.of("const a = []; while (true) a.push(new Array(1000).fill(7));",
+                "let s = 'xy'; while (true) s = s + s;",
+                "const a = []; while (true) a.push({n: a.length, s: 'x' + a.length});")) {
+            long start = System.nanoTime();
+            JsonNode answer = client.post("/api/executions", Map.of("code", code));
+            System.out.printf("bomb `%s`: %d ms, %s; RSS %.0f MiB%n", code, (System.nanoTime() - start) / 1_000_000,
+                    answer.path("structured").path("error").asString(), daemon.residentMiB());
+        }
+        long start = System.nanoTime();
+        ExecutorService threads = Executors.newFixedThreadPool(3);
+        List<Future<JsonNode>> three = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            three.add(threads.submit(() -> client.post("/api/executions", Map.of("code", "const a = []; while (true) a.push(new Array(1000).fill(1));"))));
+        }
+        for (Future<JsonNode> bomb : three) {
+            bomb.get();
+        }
+        threads.shutdown();
+        System.out.printf("three array pushers at once: %d ms; RSS %.0f MiB%n", (System.nanoTime() - start) / 1_000_000, daemon.residentMiB());
+        Thread.sleep(5000);
+        System.out.printf("RSS 5 s after the bombs: %.0f MiB%n", daemon.residentMiB());
     }
 
     private interface Step {

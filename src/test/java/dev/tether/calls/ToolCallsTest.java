@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -12,9 +11,7 @@ import java.util.Optional;
 
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.json.JsonMapper;
 import reactor.core.Disposable;
 import reactor.test.StepVerifier;
@@ -25,6 +22,7 @@ import dev.tether.catalog.CatalogService;
 import dev.tether.mcp.McpProperties;
 import dev.tether.mcp.McpServerException;
 import dev.tether.mcp.McpTimeoutException;
+import dev.tether.session.HarnessedTest;
 import dev.tether.session.PoolHarness;
 import dev.tether.store.ConnectionKey;
 import dev.tether.testsupport.OsProcesses;
@@ -35,24 +33,13 @@ import dev.tether.testsupport.OsProcesses;
  * session stays warm; a crash mid-call fails naming the server and its exit code, and the next call gets a new
  * session.
  */
-class ToolCallsTest {
+class ToolCallsTest extends HarnessedTest {
 
     private static final Duration BOUND = Duration.ofSeconds(20);
     private static final Duration CALL_TIMEOUT = Duration.ofMillis(700);
 
-    @TempDir
-    Path dir;
-
-    private PoolHarness harness;
     private ToolCalls calls;
     private ConnectionKey key;
-
-    @AfterEach
-    void leaveNothingBehind() {
-        if (harness != null) {
-            harness.close();
-        }
-    }
 
     private void start(Duration callTimeout) {
         harness = PoolHarness.builder(dir).mcp(new McpProperties(null, null, callTimeout, null, null)).build();

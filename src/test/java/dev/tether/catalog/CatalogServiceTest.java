@@ -3,7 +3,6 @@ package dev.tether.catalog;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -11,14 +10,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import dev.tether.catalog.CatalogService.ConnectionTools;
+import dev.tether.session.HarnessedTest;
 import dev.tether.session.PoolHarness;
 import dev.tether.session.SessionProperties;
 import dev.tether.store.Connection;
@@ -32,23 +30,11 @@ import dev.tether.store.StoredTool;
  * catalog stale (TTL on a clock the test moves, a newer config, {@code tools/list_changed}), the grace of a read,
  * single-flight and bounded syncs. What a server was asked is read from its own {@code --record} file.
  */
-class CatalogServiceTest {
+class CatalogServiceTest extends HarnessedTest {
 
     private static final Duration BOUND = Duration.ofSeconds(20);
     /** echo, slow, hang, crash, delete_everything: the fixture's fixed tools, before tool_1..tool_N. */
     private static final int FIXED_TOOLS = 5;
-
-    @TempDir
-    Path dir;
-
-    private PoolHarness harness;
-
-    @AfterEach
-    void leaveNothingBehind() {
-        if (harness != null) {
-            harness.close();
-        }
-    }
 
     private CatalogService catalog(CatalogProperties properties) {
         harness = PoolHarness.builder(dir).build();

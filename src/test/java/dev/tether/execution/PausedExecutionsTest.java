@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
+import reactor.core.scheduler.Schedulers;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 /** Paused executions are bounded in number and expire, closed when they do; timed in virtual time. */
@@ -17,7 +18,7 @@ class PausedExecutionsTest {
     void pauseExpiresAndItsExecutionIsClosed() {
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
         PausedExecutions paused = new PausedExecutions(4, EXPIRY, time);
-        Execution execution = new Execution(1024);
+        Execution execution = execution();
         String id = paused.nextId();
         paused.put(pause(id, execution));
 
@@ -36,7 +37,7 @@ class PausedExecutionsTest {
     void resumedPauseNoLongerExpires() {
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
         PausedExecutions paused = new PausedExecutions(4, EXPIRY, time);
-        Execution execution = new Execution(1024);
+        Execution execution = execution();
         String id = paused.nextId();
         paused.put(pause(id, execution));
 
@@ -52,10 +53,10 @@ class PausedExecutionsTest {
         String second = paused.nextId();
         assertThat(first).isEqualTo("exec_1");
         assertThat(second).isEqualTo("exec_2");
-        paused.put(pause(first, new Execution(1024)));
-        paused.put(pause(second, new Execution(1024)));
+        paused.put(pause(first, execution()));
+        paused.put(pause(second, execution()));
         String third = paused.nextId();
-        assertThatThrownBy(() -> paused.put(pause(third, new Execution(1024))))
+        assertThatThrownBy(() -> paused.put(pause(third, execution())))
                 .isInstanceOf(PausedExecutions.TooManyPausedException.class)
                 .hasMessageContaining("limit 2");
         assertThat(paused.size()).isEqualTo(2);
@@ -64,5 +65,9 @@ class PausedExecutionsTest {
     private static PausedExecutions.Pause pause(String id, Execution execution) {
         PendingCall call = new PendingCall("tools.a.org.default.b", null, "{}", null, null, "Approve?", false);
         return new PausedExecutions.Pause(id, execution, call, new ExecutionAnswer.Pause("waiting " + id, "{}"));
+    }
+
+    private static Execution execution() {
+        return new Execution(ExecutionProperties.defaults(), Schedulers.immediate());
     }
 }

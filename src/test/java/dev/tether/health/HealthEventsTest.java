@@ -2,7 +2,6 @@ package dev.tether.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -11,12 +10,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
 
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 import reactor.test.StepVerifier;
 
+import dev.tether.session.HarnessedTest;
 import dev.tether.session.PoolHarness;
 import dev.tether.store.ConnectionKey;
 
@@ -24,21 +22,9 @@ import dev.tether.store.ConnectionKey;
  * Verdicts reached at once, on many threads, all reach the event stream; a batch whose connection vanished
  * mid-generation still ends.
  */
-class HealthEventsTest {
+class HealthEventsTest extends HarnessedTest {
 
     private static final Duration BOUND = Duration.ofSeconds(30);
-
-    @TempDir
-    Path dir;
-
-    private PoolHarness harness;
-
-    @AfterEach
-    void leaveNothingBehind() {
-        if (harness != null) {
-            harness.close();
-        }
-    }
 
     /**
      * Servers that cannot start give their verdicts on the spawning threads, many at the same moment: exactly

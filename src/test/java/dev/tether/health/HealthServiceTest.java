@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -12,9 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
@@ -22,6 +19,7 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 
 import dev.tether.mcp.McpProperties;
 import dev.tether.process.ProcessProperties;
+import dev.tether.session.HarnessedTest;
 import dev.tether.session.PoolHarness;
 import dev.tether.session.SessionProperties;
 import dev.tether.store.Connection;
@@ -34,21 +32,9 @@ import dev.tether.testsupport.OsProcesses;
  * answering pings, and verdicts answered from the store. Spawns are counted by the fixtures themselves and by
  * {@code tether.children.spawned}; liveness is asked of the OS.
  */
-class HealthServiceTest {
+class HealthServiceTest extends HarnessedTest {
 
     private static final Duration BOUND = Duration.ofSeconds(20);
-
-    @TempDir
-    Path dir;
-
-    private PoolHarness harness;
-
-    @AfterEach
-    void leaveNothingBehind() {
-        if (harness != null) {
-            harness.close();
-        }
-    }
 
     @Test
     void hundredConcurrentChecksOfOneConnectionSpawnOnce() {

@@ -3,14 +3,11 @@ package dev.tether.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
@@ -29,22 +26,10 @@ import dev.tether.testsupport.RequiresDocker;
  * the {@code tether.instance} label of this test's harness.
  */
 @RequiresDocker
-class DockerSessionTest {
+class DockerSessionTest extends HarnessedTest {
 
     private static final Duration BOUND = Duration.ofSeconds(60);
     private static final Duration LINGER = Duration.ofSeconds(15);
-
-    @TempDir
-    Path dir;
-
-    private PoolHarness harness;
-
-    @AfterEach
-    void leaveNothingBehind() {
-        if (harness != null) {
-            harness.close(); // fails when a container of this instance is left
-        }
-    }
 
     @Test
     void hundredConcurrentChecksOfADockerServerStartOneContainer() {

@@ -3,15 +3,12 @@ package dev.tether.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -29,21 +26,9 @@ import dev.tether.testsupport.OsProcesses;
  * retire a session, crash detection, caps and re-configuration. Spawns are counted by the processes themselves
  * (see {@link PoolHarness}), liveness is asked of the OS.
  */
-class SessionPoolTest {
+class SessionPoolTest extends HarnessedTest {
 
     private static final Duration BOUND = Duration.ofSeconds(15);
-
-    @TempDir
-    Path dir;
-
-    private PoolHarness harness;
-
-    @AfterEach
-    void leaveNothingBehind() {
-        if (harness != null) {
-            harness.close();
-        }
-    }
 
     private PoolHarness harness(SessionProperties sessions) {
         harness = PoolHarness.builder(dir).sessions(sessions).build();

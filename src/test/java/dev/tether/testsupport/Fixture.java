@@ -70,14 +70,23 @@ public final class Fixture {
         return projectRoot().resolve("src/test/fixture/fixture-mcp-server.js");
     }
 
-    /** {@code src/test/node/node_modules}; fails with a hint when {@code npm ci} has not been run. */
+    /**
+     * {@code src/test/node/node_modules}, as its real path: a linked folder (a worktree sharing another checkout's
+     * packages) must be walked, not copied as a link into the test image. Fails with a hint when {@code npm ci} has
+     * not been run.
+     */
     public static Path nodeModules() {
         Path modules = projectRoot().resolve("src/test/node/node_modules");
         if (!Files.isRegularFile(modules.resolve("@modelcontextprotocol/server-everything/package.json"))) {
             throw new IllegalStateException(modules + " lacks @modelcontextprotocol/server-everything:"
                     + " run `npm ci` in src/test/node (.ci/run does)");
         }
-        return modules;
+        try {
+            return modules.toRealPath();
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     /** The host's {@code node}: first match on PATH, symlinks resolved. */

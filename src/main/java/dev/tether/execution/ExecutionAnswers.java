@@ -1,0 +1,83 @@
+package dev.tether.execution;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import dev.tether.execution.Execution.Settled;
+import dev.tether.policy.Decision;
+
+/**
+ * Executor's answers to an execution, written by the host from what the code left: {@code formatExecuteResult} for
+ * one that ended, the {@code waiting_for_interaction} form for one that pauses, the question an approval asks.
+ * Every string in them is quoted here ({@link JsJson}); the result is JSON Tether wrote ({@link ResultClone}).
+ */
+final class ExecutionAnswers {
+
+    /** Executor's preview bounds: the answer text and the arguments shown in an approval. */
+    private static final int MAX_TEXT_CHARS = 30_000;
+    private static final int MAX_ARGUMENT_PREVIEW_CHARS = 4_000;
+    private static final String REQUESTED_SCHEMA = "{\"type\":\"object\",\"properties\":{}}";
+
+    private final long maxOutputBytes;
+
+    ExecutionAnswers(long maxOutputBytes) {
+        this.maxOutputBytes = maxOutputBytes;
+    }
+
+    /** Executor's {@code formatExecuteResult}. */
+    ExecutionAnswer completed(List<String> logs, Settled settled) {
+        String logPart = logs.isEmpty() ? "" : "\n\nLogs:\n" + String.join("\n", logs);
+        if (!settled.ok()) {
+            return ExecutionAnswer.completed(truncate("Error: " + settled.error() + logPart),
+                    "{\"status\":\"error\",\"error\":" + JsJson.quote(settled.error()) + ",\"logs\":" + JsJson.array(logs) + "}", true);
+        }
+        if (settled.resultJson().getBytes(StandardCharsets.UTF_8).length > maxOutputBytes) {
+            return completed(logs, failed("Error: the result is larger than the output limit of " + maxOutputBytes + " bytes"));
+        }
+        String structured = "{\"status\":\"completed\",\"result\":" + settled.resultJson() + ",\"logs\":" + JsJson.array(logs) + "}";
+        String result = settled.resultText() == null || settled.resultText().isEmpty() ? "(no result)" : truncate(settled.resultText());
+        return ExecutionAnswer.completed(result + logPart, structured, false);
+    }
+
+    /** An execution that ended with {@code error} ({@code Error: …}). */
+    static Settled failed(String error) {
+        return new Settled(false, null, null, error);
+    }
+
+    /** What the user is asked for a call that needs approval. */
+    static String question(PendingCall call, Decision decision) {
+        String ask = decision.pattern() == null ? "Approve " + call.address() + "?"
+                : "Approve " + call.address() + "? (matched policy: " + decision.pattern() + ")";
+        String preview = call.argsPreview().length() > MAX_ARGUMENT_PREVIEW_CHARS
+                ? call.argsPreview().substring(0, MAX_ARGUMENT_PREVIEW_CHARS) + "..." : call.argsPreview();
+        return ask + "\n\nArguments:\n" + preview;
+    }
+
+    /**
+     * Executor's paused answer for {@code call}, under pause id {@code id}. The call's arguments are JSON the
+     * sandbox's own {@code JSON.stringify} wrote (taken before the code ran), so they are JSON whatever the code did.
+     */
+    static ExecutionAnswer.Pause pause(String id, PendingCall call) {
+        String instructions = "Ask the user for values matching requestedSchema. Then call the resume tool with executionId \""
+                + id + "\", action \"accept\", and content matching requestedSchema. If the user declines, call resume with "
+                + "action \"decline\" or \"cancel\".";
+        String text = String.join("\n",
+                "Execution paused: " + call.approval(),
+                "\nAsk the user for a response matching the requested schema, then call the resume tool.",
+                "\nRequested schema:\n{\n  \"type\": \"object\",\n  \"properties\": {}\n}",
+                "\nexecutionId: " + id,
+                "\ninstructions: " + instructions);
+        String structured = "{\"status\":\"waiting_for_interaction\",\"executionId\":" + JsJson.quote(id)
+                + ",\"interaction\":{\"kind\":\"form\",\"message\":" + JsJson.quote(call.approval())
+                + ",\"instructions\":" + JsJson.quote(instructions)
+                + ",\"address\":" + JsJson.quote(call.address())
+                + (call.argsJson() == null ? "" : ",\"args\":" + call.argsJson())
+                + ",\"requestedSchema\":" + REQUESTED_SCHEMA + "}}";
+        return new ExecutionAnswer.Pause(text, structured);
+    }
+
+    private static String truncate(String text) {
+        return text.length() > MAX_TEXT_CHARS
+                ? text.substring(0, MAX_TEXT_CHARS) + "\n... [truncated " + (text.length() - MAX_TEXT_CHARS) + " chars]" : text;
+    }
+}

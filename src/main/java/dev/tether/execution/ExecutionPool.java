@@ -1,0 +1,128 @@
+package dev.tether.execution;
+
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.stereotype.Component;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.pool.InstrumentedPool;
+import reactor.pool.PoolAcquirePendingLimitException;
+import reactor.pool.PoolBuilder;
+import reactor.pool.PooledRef;
+
+import dev.tether.process.Niceness;
+
+/**
+ * The threads executions run on, apart from every other pool of the daemon: code that loops for ever holds one of
+ * these and nothing else, never a thread that spawns children, climbs a teardown ladder or serves HTTP.
+ *
+ * <p>At most {@code max-concurrent} executions are admitted at once and {@code max-queued} more wait for a place;
+ * beyond, an execution is refused at once ({@link ExecutionRefusedException}). An admitted execution enters its code
+ * through its own {@link #lane()}: one entry at a time, in order, without a thread waiting on another, so the
+ * {@code max-concurrent} threads always suffice. The threads run at nice {@code tether.execution.nice}, 19 unless set ({@link Niceness}). Stopping code
+ * (a time limit, a client gone) runs on threads of its own.
+ */
+@Component
+final class ExecutionPool implements DisposableBean {
+
+    private final ThreadPoolExecutor threads;
+    private final Scheduler stops = Schedulers.newBoundedElastic(4, 100_000, "tether-js-stop", 60, true);
+    private final InstrumentedPool<Object> slots;
+    private final int maxConcurrent;
+    private final int maxQueued;
+
+    ExecutionPool(ExecutionProperties properties) {
+        this.maxConcurrent = properties.maxConcurrent();
+        this.maxQueued = properties.maxQueued();
+        this.threads = new ThreadPoolExecutor(maxConcurrent, maxConcurrent, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                Niceness.threads("tether-js-", properties.nice()));
+        threads.allowCoreThreadTimeOut(true);
+        this.slots = PoolBuilder.from(Mono.fromSupplier(Object::new))
+                .sizeBetween(0, maxConcurrent)
+                .maxPendingAcquire(maxQueued)
+                .buildPool();
+    }
+
+    /** Runs {@code work} once admitted; refused at once with {@link ExecutionRefusedException} when the queue is full. */
+    <T> Mono<T> admit(Mono<T> work) {
+        return Mono.usingWhen(slots.acquire(), slot -> work, PooledRef::release, (slot, error) -> slot.release(), PooledRef::release)
+                .onErrorMap(PoolAcquirePendingLimitException.class, full -> new ExecutionRefusedException(maxConcurrent, maxQueued));
+    }
+
+    /** A new lane: the tasks given to it run one at a time, in order, on this pool's threads. */
+    Scheduler lane() {
+        return Schedulers.fromExecutor(new Lane(threads));
+    }
+
+    /** Where code is stopped: closing a context waits for the code on another thread to leave it. */
+    Scheduler stops() {
+        return stops;
+    }
+
+    /** Executions admitted now. */
+    int running() {
+        return slots.metrics().acquiredSize();
+    }
+
+    /** Whether every place is taken now. */
+    boolean full() {
+        return running() >= maxConcurrent;
+    }
+
+    /** Executions waiting for a place now. */
+    int queued() {
+        return slots.metrics().pendingAcquireSize();
+    }
+
+    @Override
+    public void destroy() {
+        slots.disposeLater().subscribe();
+        threads.shutdownNow();
+        stops.dispose();
+    }
+
+    /** Runs its tasks in order, one at a time, each on some thread of the pool; holds no thread between them. */
+    private static final class Lane implements Executor {
+
+        private final Executor threads;
+        private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+        private final AtomicBoolean draining = new AtomicBoolean();
+
+        Lane(Executor threads) {
+            this.threads = threads;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            tasks.add(task);
+            schedule();
+        }
+
+        private void schedule() {
+            if (!tasks.isEmpty() && draining.compareAndSet(false, true)) {
+                threads.execute(this::drain);
+            }
+        }
+
+        private void drain() {
+            try {
+                Runnable task = tasks.poll();
+                if (task != null) {
+                    task.run();
+                }
+            }
+            finally {
+                draining.set(false);
+                schedule();
+            }
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package dev.tether.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.http.HttpMethod;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.JsonNode;
+
+import dev.tether.api.TetherClient.Reply;
+import dev.tether.testsupport.DockerContainers;
+import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.PackagedDaemon;
+import dev.tether.testsupport.RequiresDocker;
+
+/**
+ * The packaged daemon (its launcher's heap and flags) while agents' code misbehaves, with server-everything in Docker:
+ * 36 executions that loop for ever leave new children, new executions, teardown and warm checks as they were, and
+ * stop taking the CPU as soon as their clients leave; memory bombs end with errors that say why, and the daemon
+ * still serves. Prints the figures it measures (warm health, RSS) for docs/performance.md.
+ */
+@RequiresDocker
+class EngineUnderLoadIT {
+
+    private static final String RUN = UUID.randomUUID().toString().substring(0, 12);
+    private static final int LOOPS = 36;
+    /** The teardown ladder's bound for a docker child: EOF grace, docker stop grace, then SIGTERM and SIGKILL graces. */
+    private static final Duration LADDER = Duration.ofSeconds(1 + 15 + 2 + 2);
+
+    @TempDir
+    Path dataDir;
+
+    private PackagedDaemon daemon;
+    private final List<Disposable> clients = new ArrayList<>();
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        clients.forEach(Disposable::dispose);
+        try {
+            if (daemon != null) {
+                daemon.close();
+            }
+        }
+        finally {
+            DockerContainers.awaitNoneWithLabel("tether.test.run", RUN, Duration.ofSeconds(30));
+        }
+    }
+
+    @Test
+    void loopingAndMemoryHungryCodeLeavesTheEngineServing() throws Exception {
+        // No start-up cache: training one is a start of its own, and this test measures the daemon once started.
+        daemon = PackagedDaemon.start(PackagedDaemon.jarOrSkip(), dataDir, List.of(), Map.of("TETHER_AOT", "off"));
+        TetherClient tether = new TetherClient(daemon.port(), daemon.token());
+        List<String> everything = Fixture.everythingDockerCommand(List.of("--label", "tether.test.run=" + RUN));
+        Map<String, Object> server = new LinkedHashMap<>(Map.of("transport", "stdio", "name", "Everything",
+                "command", everything.get(0), "args", new ArrayList<>(everything.subList(1, everything.size()))));
+        assertThat(tether.post("/api/mcp/servers", server).status()).isEqualTo(200);
+        assertThat(tether.post("/api/connections", TetherClient.defaultConnection("everything")).status()).isEqualTo(200);
+        assertThat(tether.post("/api/connections/org/everything/default/refresh", null).status()).isEqualTo(200);
+
+        Duration coldStart = timed(() -> healthy(tether, connect(tether, "cold1")));
+        List<Long> warmUnloaded = warmHealth(tether);
+        double rssBefore = daemon.residentMiB();
+
+        // ---- 36 executions that never end ----
+        for (int i = 0; i < LOOPS; i++) {
+            clients.add(tether.exchange(HttpMethod.POST, "/api/executions", Map.of("code", "while (true) {}")).subscribe(r -> { }, e -> { }));
+        }
+        Thread.sleep(2000); // all admitted and spinning
+        Duration busyCpu = cpuOver(Duration.ofSeconds(1));
+        assertThat(busyCpu.toMillis()).as("the loops spin (CPU ms in one second)").isGreaterThan(500);
+
+        Duration coldUnderLoad = timed(() -> healthy(tether, connect(tether, "cold2")));
+        assertThat(coldUnderLoad).as("a new docker child starts as fast as unloaded (%s) + 2 s", coldStart)
+                .isLessThanOrEqualTo(coldStart.plusSeconds(2));
+
+        List<Long> newExecutions = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            newExecutions.add(timed(() -> assertThat(execute(tether, "return 1").path("structured").path("result").asInt())
+                    .isEqualTo(1)).toMillis());
+        }
+        assertThat(median(newExecutions)).as("new executions while 36 spin (ms): %s", newExecutions).isLessThanOrEqualTo(1000);
+
+        int containers = DockerContainers.withLabel("tether.test.run", RUN).size();
+        long deleted = System.nanoTime();
+        assertThat(tether.delete("/api/connections/org/everything/cold2").status()).isEqualTo(200);
+        while (DockerContainers.withLabel("tether.test.run", RUN).size() >= containers) {
+            assertThat(Duration.ofNanos(System.nanoTime() - deleted)).as("the deleted connection's container is gone")
+                    .isLessThanOrEqualTo(LADDER);
+            Thread.sleep(100);
+        }
+        Duration teardown = Duration.ofNanos(System.nanoTime() - deleted);
+
+        List<Long> warmLoaded = warmHealth(tether);
+        assertThat(tether.get("/api/health").body()).isEqualTo("ok");
+
+        // ---- the clients leave ----
+        clients.forEach(Disposable::dispose);
+        clients.clear();
+        Thread.sleep(2000);
+        Duration idleCpu = cpuOver(Duration.ofSeconds(1));
+        assertThat(idleCpu.toMillis()).as("CPU ms in one second, 2 s after the clients left").isLessThan(300);
+
+        // ---- memory bombs ----
+        Map<String, String> bombs = new LinkedHashMap<>();
+        bombs.put("const a = []; while (true) a.push(new Array(1000).fill(7));", "allocated");
+        bombs.put("return 'x'.repeat(500 * 1024 * 1024).length", "Invalid string length");
+        bombs.put("let s = 'xy'; while (true) s = s + s;", "Invalid string length");
+        Map<String, Long> bombMillis = new LinkedHashMap<>();
+        bombs.forEach((code, error) -> bombMillis.put(code, timed(() -> assertThat(execute(tether, code).path("structured")
+                .path("error").asString()).as(code).contains(error)).toMillis()));
+        long three = timed(() -> Flux.range(0, 3)
+                .flatMap(i -> tether.exchange(HttpMethod.POST, "/api/executions", Map.of("code",
+                        "const a = []; while (true) a.push(new Array(1000).fill(" + i + "));")))
+                .map(reply -> reply.json().path("structured").path("error").asString())
+                .collectList()
+                .doOnNext(errors -> assertThat(errors).as("three at once").hasSize(3).allMatch(error -> error.contains("memory")))
+                .block(Duration.ofSeconds(30))).toMillis();
+        assertThat(tether.post("/api/policies", Map.of("owner", "org", "pattern", "everything.*", "action", "require_approval"))
+                .status()).isEqualTo(200);
+        long parked = timed(() -> assertThat(execute(tether, "let refused = 0; for (let i = 0; i < 100000; i++) "
+                + "tools.everything.org.default.get_sum({a: i, b: 1}).catch((e) => { if (/max-pending-calls/.test(e.message)) refused++ });"
+                + " await null; await null; return refused").path("structured").path("result").asInt())
+                .as("calls refused beyond the cap of calls in flight").isGreaterThanOrEqualTo(99_000)).toMillis();
+        bombMillis.forEach((code, millis) -> assertThat(millis).as(code).isLessThanOrEqualTo(10_000));
+        assertThat(three).isLessThanOrEqualTo(10_000);
+        assertThat(parked).isLessThanOrEqualTo(10_000);
+
+        System.gc();
+        Thread.sleep(3000);
+        assertThat(tether.get("/api/health").body()).as("the daemon still serves").isEqualTo("ok");
+        assertThat(execute(tether, "return 2").path("structured").path("result").asInt()).isEqualTo(2);
+        assertThat(tether.post(TetherClient.healthPath("everything", "cold1"), null).json().path("status").asString()).isEqualTo("healthy");
+        double rssAfter = daemon.residentMiB();
+
+        System.out.printf("%n[engine under load] cold start %d ms unloaded, %d ms with %d loops; new executions %s ms; teardown %d ms%n"
+                        + "[engine under load] warm health p50 %d ms unloaded, %d ms loaded; CPU in 1 s: %d ms spinning, %d ms 2 s after%n"
+                        + "[engine under load] bombs %s ms, three at once %d ms, 100000 parked calls %d ms; RSS %.0f MiB before, %.0f MiB after%n",
+                coldStart.toMillis(), coldUnderLoad.toMillis(), LOOPS, newExecutions, teardown.toMillis(), median(warmUnloaded),
+                median(warmLoaded), busyCpu.toMillis(), idleCpu.toMillis(), bombMillis.values(), three, parked, rssBefore, rssAfter);
+    }
+
+    private static String connect(TetherClient tether, String name) {
+        Reply reply = tether.post("/api/connections", Map.of("owner", "org", "name", name, "integration", "everything",
+                "template", "none", "values", Map.of()));
+        assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
+        return name;
+    }
+
+    private static void healthy(TetherClient tether, String connection) {
+        Reply reply = tether.post(TetherClient.healthPath("everything", connection), null);
+        assertThat(reply.json().path("status").asString()).as(reply.toString()).isEqualTo("healthy");
+    }
+
+    private static List<Long> warmHealth(TetherClient tether) {
+        List<Long> micros = new ArrayList<>();
+        for (int i = 0; i < 21; i++) {
+            micros.add(timed(() -> healthy(tether, "cold1")).toMillis());
+        }
+        return micros;
+    }
+
+    private static JsonNode execute(TetherClient tether, String code) {
+        Reply reply = tether.post("/api/executions", Map.of("code", code));
+        assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
+        return reply.json();
+    }
+
+    private Duration cpuOver(Duration window) throws InterruptedException {
+        Duration before = daemon.cpuTime();
+        Thread.sleep(window.toMillis());
+        return daemon.cpuTime().minus(before);
+    }
+
+    private static Duration timed(Runnable action) {
+        long start = System.nanoTime();
+        action.run();
+        return Duration.ofNanos(System.nanoTime() - start);
+    }
+
+    private static long median(List<Long> values) {
+        return values.stream().sorted().toList().get(values.size() / 2);
+    }
+}

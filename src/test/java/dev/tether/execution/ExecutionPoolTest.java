@@ -1,0 +1,73 @@
+package dev.tether.execution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.test.StepVerifier;
+
+/** The executions' own threads: admission with a bounded queue, lanes that keep order, threads at the lowest priority. */
+class ExecutionPoolTest {
+
+    private final ExecutionPool pool = new ExecutionPool(new ExecutionProperties(null, null, null, null, null, 2, 1, null, null, null, null));
+
+    @AfterEach
+    void stop() {
+        pool.destroy();
+    }
+
+    @Test
+    void admitsUpToTheCapQueuesABoundedNumberAndRefusesTheRestAtOnce() {
+        Disposable first = pool.admit(Mono.never()).subscribe();
+        Disposable second = pool.admit(Mono.never()).subscribe();
+        StepVerifier.create(pool.admit(Mono.just("queued")))
+                .then(() -> assertThat(pool.queued()).isEqualTo(1))
+                .then(() -> StepVerifier.create(pool.admit(Mono.just("refused")))
+                        .expectErrorSatisfies(refused -> assertThat(refused).isInstanceOf(ExecutionRefusedException.class)
+                                .hasMessageContaining("2 run and 1 wait").hasMessageContaining("tether.execution.max-concurrent"))
+                        .verify(Duration.ofSeconds(5)))
+                .then(first::dispose) // a client that leaves gives its place to the one waiting
+                .expectNext("queued")
+                .expectComplete()
+                .verify(Duration.ofSeconds(5));
+        second.dispose();
+        assertThat(pool.running()).isZero();
+    }
+
+    @Test
+    void aLaneRunsItsTasksInOrderOneAtATimeOnLowPriorityThreads() {
+        Scheduler lane = pool.lane();
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        List<String> nice = new CopyOnWriteArrayList<>();
+        StepVerifier.create(Flux.range(0, 50).flatMap(i -> Mono.fromRunnable(() -> {
+                    order.add(i);
+                    nice.add(niceOfThisThread());
+                }).subscribeOn(lane)).then())
+                .expectComplete()
+                .verify(Duration.ofSeconds(20));
+        assertThat(order).containsExactlyElementsOf(java.util.stream.IntStream.range(0, 50).boxed().toList());
+        if (Files.isSymbolicLink(Path.of("/proc/thread-self"))) {
+            assertThat(nice).as("nice value of the execution threads").containsOnly("19");
+        }
+    }
+
+    private static String niceOfThisThread() {
+        try {
+            String stat = Files.readString(Path.of("/proc/thread-self/stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16];
+        }
+        catch (java.io.IOException ex) {
+            return "?";
+        }
+    }
+}
