@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -128,7 +127,11 @@ class DesktopAppBrowserIT {
             Set<String> expected = executorShapes.getOrDefault(route, Set.of());
             Set<String> actual = tetherShapes.getOrDefault(route, Set.of());
             if (!expected.equals(actual) && !KNOWN_GAPS.containsKey(route)) {
-                differences.add(route + "\n    executor: " + expected + "\n    tether:   " + actual);
+                Set<String> missing = new TreeSet<>(expected);
+                missing.removeAll(actual);
+                Set<String> extra = new TreeSet<>(actual);
+                extra.removeAll(expected);
+                differences.add(route + "\n    only Executor's: " + missing + "\n    only Tether's:   " + extra);
             }
         }
         assertThat(differences).as("routes and JSON shapes that differ from Executor's").isEmpty();
@@ -152,22 +155,49 @@ class DesktopAppBrowserIT {
         return wrapped;
     }
 
-    /** Per route, the shapes of its successful answers. */
+    /**
+     * Per route, what its successful answers held: every path into the JSON ({@code [].address}, {@code .config.args[]})
+     * with the type found there, over all the calls of that route. A union of paths rather than whole shapes, so that
+     * an empty list in one answer and a full one in another compare as what they are, not as different shapes.
+     */
     private static Map<String, Set<String>> shapes(JsonNode run) {
         Map<String, Set<String>> shapes = new TreeMap<>();
         for (JsonNode call : run.path("calls")) {
             int status = call.path("status").asInt();
             String key = call.path("method").asString() + " " + call.path("route").asString();
-            Set<String> seen = shapes.computeIfAbsent(key, unused -> new LinkedHashSet<>());
-            if (status >= 200 && status < 300 && !call.path("shape").isNull()) {
-                seen.add(call.path("shape").toString());
-            }
-            else {
+            Set<String> seen = shapes.computeIfAbsent(key, unused -> new TreeSet<>());
+            JsonNode shape = call.path("shape");
+            if (status < 200 || status >= 300) {
                 seen.add("status " + status);
             }
+            else if (!shape.isNull() && !shape.asString("").equals("unreadable")) {
+                paths("", shape, seen);
+            }
         }
-        shapes.replaceAll((route, set) -> new TreeSet<>(set));
         return shapes;
+    }
+
+    /**
+     * Flattens a shape as walk.mjs writes it: a type name, an object of shapes, or {@code {"array": [shapes]}}. Three
+     * levels deep: below that lie values such as a tool's JSON Schema, which are data, not the API's shape.
+     */
+    private static void paths(String at, JsonNode shape, Set<String> into) {
+        if (at.chars().filter(c -> c == '.' || c == '[').count() > 3) {
+            return;
+        }
+        if (shape.isString()) {
+            into.add(at + "=" + shape.asString());
+        }
+        else if (shape.isObject() && shape.size() == 1 && shape.has("array") && shape.get("array").isArray()) {
+            into.add(at + "=array");
+            shape.get("array").forEach(element -> paths(at + "[]", element, into));
+        }
+        else if (shape.isObject()) {
+            into.add(at + "=object");
+            for (String key : shape.propertyNames()) {
+                paths(at + "." + key, shape.get(key), into);
+            }
+        }
     }
 
     private static List<String> errors(JsonNode run) {
