@@ -60,9 +60,9 @@ export function shapeOf(value) {
   return typeof value;
 }
 
-async function apiAnswer(page, method, pathPattern, action) {
+async function apiAnswer(page, method, pathPattern, action, timeout = STEP_BOUND) {
   const [response] = await Promise.all([
-    page.waitForResponse((r) => r.request().method() === method && pathPattern.test(new URL(r.url()).pathname), { timeout: STEP_BOUND }),
+    page.waitForResponse((r) => r.request().method() === method && pathPattern.test(new URL(r.url()).pathname), { timeout }),
     action(),
   ]);
   return response;
@@ -145,7 +145,8 @@ export async function walk(page, { command, args, log, shot }) {
   await step("tool: Run tab, run it", async () => {
     await page.getByRole("tab", { name: "Run" }).click();
     await page.locator("#jsf-text").fill("hello from the browser");
-    await apiAnswer(page, "POST", /^\/api\//, () => page.getByRole("button", { name: "Run", exact: true }).last().click());
+    // the first execution builds the JavaScript engine: on a loaded machine that took tens of seconds
+    await apiAnswer(page, "POST", /^\/api\//, () => page.getByRole("button", { name: "Run", exact: true }).last().click(), 90_000);
     await page.waitForTimeout(500);
   });
   await step("integration: Edit and rename", async () => {

@@ -21,8 +21,12 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.core.exc.StreamReadException;
 
 import dev.tether.calls.ToolNotFoundException;
+import dev.tether.calls.builtin.BuiltinUnavailableException;
+import dev.tether.onepassword.OnePasswordException;
 import dev.tether.execution.ExecutionNotFoundException;
 import dev.tether.mcp.McpServerException;
+import dev.tether.oauth.OAuthException;
+import dev.tether.oauth.OAuthSessionNotFoundException;
 import dev.tether.policy.InvalidPolicyException;
 import dev.tether.policy.PolicyNotFoundException;
 import dev.tether.process.ChildSpawnException;
@@ -60,12 +64,22 @@ final class ApiErrors {
             answer(StdioNotAllowedException.class, HttpStatus.FORBIDDEN, ex -> tagged("StdioNotAllowedError", "message", ex.getMessage())),
             answer(RemoteServerUnreachableException.class, HttpStatus.BAD_REQUEST,
                     ex -> tagged("McpConnectionError", "transport", "remote", "message", ex.getMessage())),
+            // Executor's OAuth errors are 400s with their message (and, completing, whether the flow must start over).
+            answer(OAuthException.class, HttpStatus.BAD_REQUEST, ex -> ex.restartRequired()
+                    .map(restart -> tagged(ex.tag(), "message", ex.getMessage(), "restartRequired", restart))
+                    .orElseGet(() -> tagged(ex.tag(), "message", ex.getMessage()))),
+            answer(OAuthSessionNotFoundException.class, HttpStatus.NOT_FOUND, ex -> tagged("OAuthSessionNotFoundError", "state", ex.state())),
             answer(ExecutionNotFoundException.class, HttpStatus.NOT_FOUND, ex -> tagged("ExecutionNotFoundError", "executionId", ex.executionId())),
             // 1.5.9 answers an unknown policy with a 500 InternalError; a 404 that names it says more.
             answer(PolicyNotFoundException.class, HttpStatus.NOT_FOUND,
                     ex -> tagged("PolicyNotFoundError", "id", ex.id(), "message", ex.getMessage())),
             answer(InvalidPolicyException.class, HttpStatus.BAD_REQUEST, ex -> tagged(InvalidInputException.DECODE, "message", ex.getMessage())),
             answer(ToolNotFoundException.class, HttpStatus.NOT_FOUND, ex -> tagged("ToolNotFoundError", "address", ex.address())),
+            // A built-in whose feature this server lacks: Executor's error for a tool whose plugin is not loaded.
+            answer(BuiltinUnavailableException.class, HttpStatus.NOT_IMPLEMENTED,
+                    ex -> tagged("PluginNotLoadedError", "address", ex.address(), "pluginId", ex.pluginId())),
+            answer(OnePasswordException.class, HttpStatus.BAD_GATEWAY,
+                    ex -> tagged("OnePasswordError", "operation", ex.operation(), "message", ex.getMessage())),
             answer(SessionLimitException.class, HttpStatus.TOO_MANY_REQUESTS,
                     ex -> tagged("SessionLimitError", "limit", ex.limit(), "message", ex.getMessage())),
             answer(McpServerException.class, HttpStatus.BAD_GATEWAY,

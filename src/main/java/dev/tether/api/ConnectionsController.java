@@ -22,7 +22,7 @@ import reactor.core.publisher.Mono;
 
 import dev.tether.views.Views.ConnectionView;
 import dev.tether.views.Views.HealthView;
-import dev.tether.views.Views.ToolView;
+import dev.tether.views.Views.RefreshedToolView;
 import dev.tether.catalog.CatalogService;
 import dev.tether.health.HealthEvent;
 import dev.tether.health.HealthService;
@@ -116,7 +116,7 @@ final class ConnectionsController {
                             : Optional.of(credentialValues(existing.template(), request.value(), request.values()));
                     Connection changed = new Connection(key, existing.template(),
                             request.identityLabel() == null ? existing.identityLabel() : Optional.of(request.identityLabel()),
-                            existing.lastHealth());
+                            existing.lastHealth(), existing.oauth());
                     return connections.update(changed, credentials)
                             .flatMap(updated -> sessions.retire(key).then(catalogs.changed(key.integration())).thenReturn(updated));
                 })
@@ -185,9 +185,9 @@ final class ConnectionsController {
     }
 
     @PostMapping("/{owner}/{integration}/{name}/refresh")
-    Mono<List<ToolView>> refresh(@PathVariable String owner, @PathVariable String integration, @PathVariable String name) {
+    Mono<List<RefreshedToolView>> refresh(@PathVariable String owner, @PathVariable String integration, @PathVariable String name) {
         ConnectionKey key = Inputs.connectionKey(owner, integration, name);
-        return catalogs.refresh(key).map(ToolView::refreshed);
+        return catalogs.refresh(key).map(RefreshedToolView::of);
     }
 
     private static Optional<Duration> ifStale(String ifStaleMs) {

@@ -12,6 +12,7 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import dev.tether.calls.builtin.BuiltinTool;
 import dev.tether.views.Views.IntegrationView;
 import dev.tether.catalog.CatalogService;
 import dev.tether.session.SessionPool;
@@ -40,12 +41,15 @@ final class IntegrationsController {
 
     @GetMapping
     Flux<IntegrationView> list() {
-        return integrations.all().map(IntegrationView::of);
+        return integrations.all().map(IntegrationView::of).startWith(IntegrationView.BUILT_IN);
     }
 
     @GetMapping("/{slug}")
     Mono<IntegrationView> get(@PathVariable String slug) {
         Bounds.check("slug", slug);
+        if (slug.equals(BuiltinTool.INTEGRATION)) {
+            return Mono.just(IntegrationView.BUILT_IN);
+        }
         return integrations.find(slug)
                 .switchIfEmpty(Mono.error(() -> new IntegrationNotFoundException(slug)))
                 .map(IntegrationView::of);
@@ -71,6 +75,10 @@ final class IntegrationsController {
     @DeleteMapping("/{slug}")
     Mono<Map<String, Boolean>> remove(@PathVariable String slug) {
         Bounds.check("slug", slug);
+        if (slug.equals(BuiltinTool.INTEGRATION)) {
+            // Executor 1.5.9 answers that it removed its built-in integration, and keeps it.
+            return Mono.just(Map.of("removed", true));
+        }
         return integrations.delete(slug).flatMap(removed -> pool.retire(slug).then(catalogs.changed(slug)).thenReturn(Map.of("removed", removed)));
     }
 }

@@ -2,6 +2,7 @@ package dev.tether.api;
 
 import java.net.URI;
 import java.time.Clock;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -13,10 +14,13 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import dev.tether.api.input.ServerConfigs.ConfigInput;
 import dev.tether.catalog.CatalogService;
+import dev.tether.httpauth.AuthMethods;
+import dev.tether.httpauth.InvalidAuthMethodException;
 import dev.tether.mcp.McpSessions;
 import dev.tether.mcp.RemoteServer;
 import dev.tether.session.SessionPool;
@@ -24,6 +28,7 @@ import dev.tether.store.Integration;
 import dev.tether.store.IntegrationNotFoundException;
 import dev.tether.store.IntegrationStore;
 import dev.tether.store.ServerConfig;
+import dev.tether.store.RemoteConfig;
 import dev.tether.store.StdioConfig;
 import dev.tether.api.input.Bounds;
 import dev.tether.api.input.Inputs;
@@ -40,7 +45,7 @@ final class McpServersController {
     /** Body of {@code POST /api/mcp/servers}: a stdio or a remote server. */
     public record AddServerRequest(String transport, String name, String description, String slug, String command,
             List<String> args, Map<String, String> env, String cwd, String endpoint, String remoteTransport,
-            Map<String, String> queryParams, Map<String, String> headers) {
+            Map<String, String> queryParams, Map<String, String> headers, Object auth, Object authenticationTemplate) {
 
         ConfigInput config() {
             return new ConfigInput(transport, command, args, env, cwd, endpoint, remoteTransport, queryParams, headers);
@@ -48,6 +53,10 @@ final class McpServersController {
     }
 
     public record ConfigRequest(ConfigInput config) {
+    }
+
+    /** Body of {@code POST /api/mcp/servers/{slug}/auth}: methods to merge into, or replace, the declared ones. */
+    public record AuthRequest(@Nullable Object authenticationTemplate, @Nullable String mode) {
     }
 
     public record ProbeRequest(String endpoint, Map<String, String> headers, Map<String, String> queryParams) {
@@ -112,8 +121,41 @@ final class McpServersController {
         Bounds.check("slug", slug);
         Bounds.check(request);
         return Mono.fromCallable(() -> checked(ServerConfigs.parse(require(request).config())))
-                .flatMap(config -> find(slug).flatMap(existing -> integrations.update(existing.withConfig(config, clock.instant()))))
+                .flatMap(config -> find(slug).flatMap(existing -> integrations.update(existing.withConfig(keepAuth(existing.config(), config),
+                        clock.instant()))))
                 .flatMap(updated -> pool.retire(slug).then(catalogs.changed(slug)).thenReturn(Map.<String, Object>of("config", ServerConfigs.view(updated.config()))));
+    }
+
+    /**
+     * Merges auth methods into a remote server's declared ones (a method whose slug matches replaces it, others are
+     * appended) or replaces them all, as Executor's {@code configureAuth}; answers the methods now declared. As in
+     * Executor, an unknown slug or a stdio server is a no-op that answers none.
+     */
+    @PostMapping("/servers/{slug}/auth")
+    Mono<Map<String, Object>> configureAuth(@PathVariable String slug, @RequestBody AuthRequest request) {
+        Bounds.check("slug", slug);
+        Bounds.check(request);
+        return Mono.fromCallable(() -> {
+                    if (request == null || request.authenticationTemplate() == null) {
+                        throw InvalidInputException.decode("`authenticationTemplate` is required");
+                    }
+                    if (request.mode() != null && !request.mode().equals("merge") && !request.mode().equals("replace")) {
+                        throw InvalidInputException.decode("`mode` must be \"merge\" or \"replace\", was \"" + request.mode() + "\"");
+                    }
+                    return authMethods(request.authenticationTemplate());
+                })
+                .flatMap(incoming -> integrations.find(slug)
+                        .filter(integration -> integration.config() instanceof RemoteConfig)
+                        .flatMap(integration -> {
+                            RemoteConfig remote = (RemoteConfig) integration.config();
+                            List<Map<String, Object>> declared = "replace".equals(request.mode()) ? AuthMethods.normalize(incoming)
+                                    : AuthMethods.merge(remote.authenticationTemplate(), incoming);
+                            return integrations.update(integration.withConfig(remote.withAuthenticationTemplate(declared), clock.instant()))
+                                    .flatMap(updated -> pool.retire(slug).then(catalogs.changed(slug)))
+                                    .thenReturn(declared);
+                        })
+                        .defaultIfEmpty(List.of()))
+                .map(declared -> Map.<String, Object>of("authenticationTemplate", declared));
     }
 
     /** Connects to a remote endpoint once, without registering it, and says what is there. */
@@ -144,11 +186,66 @@ final class McpServersController {
         return integrations.find(slug).switchIfEmpty(Mono.error(() -> new IntegrationNotFoundException(slug)));
     }
 
+    /** A new config keeps the auth methods declared before it: they are configured through their own route. */
+    private static ServerConfig keepAuth(ServerConfig before, ServerConfig after) {
+        return before instanceof RemoteConfig old && after instanceof RemoteConfig remote && remote.authenticationTemplate().isEmpty()
+                ? remote.withAuthenticationTemplate(old.authenticationTemplate()) : after;
+    }
+
+    private static List<Map<String, Object>> authMethods(Object methods) {
+        try {
+            return AuthMethods.expand(methods);
+        }
+        catch (InvalidAuthMethodException ex) {
+            throw InvalidInputException.decode(ex.getMessage());
+        }
+    }
+
+    /**
+     * Executor's declared auth methods of a new remote server: the given {@code authenticationTemplate}, else the
+     * {@code auth} shorthand ({@code none}, {@code header} with {@code headerName} and {@code prefix}, {@code oauth2}),
+     * else no authentication.
+     */
+    private static List<Map<String, Object>> declaredAuth(AddServerRequest request) {
+        if (request.authenticationTemplate() != null) {
+            return AuthMethods.normalize(authMethods(request.authenticationTemplate()));
+        }
+        if (request.auth() == null) {
+            return AuthMethods.none();
+        }
+        if (!(request.auth() instanceof Map<?, ?> auth) || !(auth.get("kind") instanceof String kind)) {
+            throw InvalidInputException.decode("`auth` must be { kind: \"none\" }, { kind: \"header\", headerName, prefix? } or { kind: \"oauth2\" }");
+        }
+        return switch (kind) {
+            case "none", "oauth2" -> List.of(Map.of("slug", kind, "kind", kind));
+            case "header" -> {
+                if (!(auth.get("headerName") instanceof String header) || (auth.get("prefix") != null && !(auth.get("prefix") instanceof String))) {
+                    throw InvalidInputException.decode("`auth.headerName` must be a string, and `auth.prefix` one if given");
+                }
+                Map<String, Object> placement = new LinkedHashMap<>();
+                placement.put("carrier", "header");
+                placement.put("name", header);
+                if (auth.get("prefix") != null) {
+                    placement.put("prefix", auth.get("prefix"));
+                }
+                Map<String, Object> method = new LinkedHashMap<>();
+                method.put("slug", "header");
+                method.put("kind", "apikey");
+                method.put("placements", List.of(placement));
+                yield List.of(method);
+            }
+            default -> throw InvalidInputException.decode("`auth.kind` must be \"none\", \"header\" or \"oauth2\", was \"" + kind + "\"");
+        };
+    }
+
     private Integration integration(AddServerRequest request) {
         String name = Inputs.requireText(request.name(), "name");
-        ServerConfig config = checked(ServerConfigs.parse(request.config()));
+        ServerConfig parsed = checked(ServerConfigs.parse(request.config()));
+        ServerConfig config = parsed instanceof RemoteConfig remote ? remote.withAuthenticationTemplate(declaredAuth(request)) : parsed;
         String slug = request.slug() == null || request.slug().isBlank() ? Slugs.fromName(name) : Slugs.check(request.slug());
-        return new Integration(slug, name, request.description(), config, clock.instant());
+        // Executor 1.5.9 describes a new server by its name; Tether keeps a description given beside it.
+        String description = request.description() == null || request.description().isBlank() ? name : request.description();
+        return new Integration(slug, name, description, config, clock.instant());
     }
 
     private ServerConfig checked(ServerConfig config) {

@@ -39,8 +39,7 @@ final class ToolListings {
     private static final int KEPT_SELECTIONS = 32;
 
     /** Which tools a request asks for, all but its query. */
-    record Selection(Optional<String> integration, Optional<Owner> owner, Optional<String> connection,
-            boolean includeAnnotations, boolean includeBlocked) {
+    record Selection(Optional<String> integration, Optional<Owner> owner, Optional<String> connection, boolean includeBlocked) {
 
         boolean wantsBuiltins() {
             return integration.map(BuiltinTool.INTEGRATION::equals).orElse(true)
@@ -121,7 +120,7 @@ final class ToolListings {
     private List<Listed> listed(Selection selection, Sources sources) {
         Stream<ToolView> builtin = selection.wantsBuiltins() ? builtins.listed().stream().map(BuiltinTool::listing) : Stream.empty();
         Stream<ToolView> connected = sources.connected().stream()
-                .flatMap(tools -> ToolView.listed(tools, selection.includeAnnotations()).stream())
+                .flatMap(tools -> ToolView.listed(tools).stream())
                 .sorted(Comparator.comparing(ToolView::address));
         List<Policy> rules = sources.blocking();
         return Stream.concat(builtin, connected)

@@ -17,6 +17,7 @@ import reactor.core.publisher.Mono;
 
 import dev.tether.views.Views.ToolView;
 import dev.tether.calls.ToolCalls;
+import dev.tether.calls.ToolSchemas;
 import dev.tether.api.input.Bounds;
 import dev.tether.api.input.Inputs;
 
@@ -29,22 +30,19 @@ final class ToolsController {
 
     private final ToolCalls calls;
     private final ToolListings listings;
+    private final ToolSchemas schemas;
 
-    ToolsController(ToolCalls calls, ToolListings listings) {
+    ToolsController(ToolCalls calls, ToolListings listings, ToolSchemas schemas) {
         this.calls = calls;
         this.listings = listings;
+        this.schemas = schemas;
     }
 
-    record SchemaView(String address, String name, String description, Object inputSchema, Object outputSchema) {
-    }
-
-    /** The schemas of one tool, from the stored catalog. */
+    /** The schemas of one tool and their TypeScript, as Executor answers them. */
     @GetMapping("/api/tools/schema")
-    Mono<SchemaView> schema(@RequestParam(required = false) String address) {
+    Mono<Map<String, Object>> schema(@RequestParam(required = false) String address) {
         Bounds.check("address", address);
-        return Mono.fromCallable(() -> Inputs.requireText(address, "address"))
-                .flatMap(calls::find)
-                .map(tool -> new SchemaView(address, tool.name(), tool.description(), tool.inputSchema(), tool.outputSchema()));
+        return Mono.fromCallable(() -> Inputs.requireText(address, "address")).flatMap(schemas::schema);
     }
 
     /** Calls a tool on its connection's warm session; a client that leaves cancels the call on the server too. */
@@ -71,8 +69,10 @@ final class ToolsController {
         Bounds.check("query", query);
         Bounds.check("includeAnnotations", includeAnnotations);
         Bounds.check("includeBlocked", includeBlocked);
-        return Mono.fromCallable(() -> new ToolListings.Selection(Inputs.optional(integration), Inputs.optionalOwner(owner),
-                        Inputs.optional(connection), Inputs.flag(includeAnnotations), Inputs.flag(includeBlocked)))
+        // Executor 1.5.9 lists annotations whether or not includeAnnotations asks for them; the flag is still checked.
+        return Mono.fromCallable(() -> Inputs.flag(includeAnnotations))
+                .map(ignored -> new ToolListings.Selection(Inputs.optional(integration), Inputs.optionalOwner(owner),
+                        Inputs.optional(connection), Inputs.flag(includeBlocked)))
                 .flatMap(selection -> listings.list(selection, query == null ? "" : query));
     }
 }

@@ -21,6 +21,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
+import dev.tether.mcp.AuthorizationExpiredException;
 import dev.tether.mcp.McpSession;
 import dev.tether.session.IntegrationServers;
 import dev.tether.session.SessionPool;
@@ -98,7 +99,7 @@ public final class HealthService implements SmartLifecycle {
         return sessions.withUnpooledSession(IntegrationServers.of(integration, credentials), McpSession::ping)
                 .timeout(properties.timeout())
                 .then(Mono.fromSupplier(() -> HealthVerdict.healthy(clock.millis())))
-                .onErrorResume(error -> Mono.fromSupplier(() -> HealthVerdict.degraded(clock.millis(), describe(error))));
+                .onErrorResume(error -> Mono.fromSupplier(() -> verdict(error)));
     }
 
     /**
@@ -174,7 +175,7 @@ public final class HealthService implements SmartLifecycle {
         return sessions.withSession(key, properties.timeout(), McpSession::ping)
                 .then(Mono.fromSupplier(() -> HealthVerdict.healthy(clock.millis())))
                 .onErrorResume(error -> !isLookupFailure(error),
-                        error -> Mono.fromSupplier(() -> HealthVerdict.degraded(clock.millis(), describe(error))))
+                        error -> Mono.fromSupplier(() -> verdict(error)))
                 .flatMap(verdict -> connections.saveHealth(key, verdict).thenReturn(verdict))
                 .doOnNext(verdict -> {
                     count(verdict.status());
@@ -191,6 +192,16 @@ public final class HealthService implements SmartLifecycle {
         synchronized (verdicts) {
             verdicts.tryEmitNext(event);
         }
+    }
+
+    /** A server whose authorization is over is {@code expired}, with what the user must do; any other failure degrades it. */
+    private HealthVerdict verdict(Throwable error) {
+        for (Throwable e = error; e != null; e = e.getCause() == e ? null : e.getCause()) {
+            if (e instanceof AuthorizationExpiredException expired) {
+                return HealthVerdict.expired(clock.millis(), expired.getMessage());
+            }
+        }
+        return HealthVerdict.degraded(clock.millis(), describe(error));
     }
 
     private String describe(Throwable error) {

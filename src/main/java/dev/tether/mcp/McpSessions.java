@@ -21,9 +21,11 @@ import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.client.transport.customizer.McpAsyncHttpClientRequestCustomizer;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
+import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema.Implementation;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
@@ -53,6 +55,11 @@ public final class McpSessions {
     private final DockerRunRewriter docker;
     private final McpProperties properties;
     private final McpJsonMapper json = McpJsonDefaults.getMapper();
+    /**
+     * Found once here, on the thread that makes this bean: the SDK finds it with a {@link java.util.ServiceLoader} on
+     * each client it builds, reading jars, which would otherwise happen on an event loop for the first session.
+     */
+    private final JsonSchemaValidator validator = McpJsonDefaults.getSchemaValidator();
 
     public McpSessions(ChildProcesses children, DockerRunRewriter docker, McpProperties properties) {
         this.children = children;
@@ -136,6 +143,7 @@ public final class McpSessions {
         // Our own bounds are per operation; the SDK's must never fire before them.
         McpAsyncClient client = McpClient.async(transport)
                 .clientInfo(new Implementation("tether", TetherApplication.VERSION))
+                .jsonSchemaValidator(validator)
                 .requestTimeout(longest.plusSeconds(1))
                 .initializationTimeout(longest.plusSeconds(1))
                 .toolsChangeConsumer(tools -> Mono.fromRunnable(() -> toolsChanged.tryEmitNext(tools)))
@@ -151,6 +159,7 @@ public final class McpSessions {
         return HttpClientStreamableHttpTransport.builder(origin(endpoint))
                 .endpoint(pathAndQuery(endpoint))
                 .requestBuilder(headers(remote))
+                .asyncHttpRequestCustomizer(bearer(remote))
                 .connectTimeout(properties.discoveryTimeout())
                 .jsonMapper(json)
                 .build();
@@ -161,9 +170,17 @@ public final class McpSessions {
         return HttpClientSseClientTransport.builder(origin(endpoint))
                 .sseEndpoint(pathAndQuery(endpoint))
                 .requestBuilder(headers(remote))
+                .asyncHttpRequestCustomizer(bearer(remote))
                 .connectTimeout(properties.discoveryTimeout())
                 .jsonMapper(json)
                 .build();
+    }
+
+    /** The token is asked for on every request, so that one refreshed meanwhile is the one sent. */
+    private static McpAsyncHttpClientRequestCustomizer bearer(RemoteServer remote) {
+        return remote.bearer().<McpAsyncHttpClientRequestCustomizer>map(source -> (builder, method, uri, body, context) ->
+                source.token().map(token -> builder.setHeader("Authorization", "Bearer " + token)))
+                .orElse(McpAsyncHttpClientRequestCustomizer.NOOP);
     }
 
     private static HttpRequest.Builder headers(RemoteServer remote) {

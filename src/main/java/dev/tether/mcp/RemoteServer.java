@@ -3,6 +3,7 @@ package dev.tether.mcp;
 import java.net.URI;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 import io.modelcontextprotocol.client.transport.McpHttpClientTransportAuthorizationException;
@@ -15,9 +16,10 @@ import io.modelcontextprotocol.client.transport.McpHttpClientTransportAuthorizat
  * @param transport   how to talk to it
  * @param headers     sent with every request; values are secrets
  * @param queryParams added to the endpoint
+ * @param bearer      when the server is authorized by OAuth: the token source asked before each request
  */
 public record RemoteServer(String name, URI endpoint, Transport transport, Map<String, String> headers,
-        Map<String, String> queryParams) implements McpServer {
+        Map<String, String> queryParams, Optional<BearerToken> bearer) implements McpServer {
 
     /** Streamable HTTP, SSE, or streamable HTTP first and SSE when that fails. */
     public enum Transport { STREAMABLE_HTTP, SSE, AUTO }
@@ -31,7 +33,7 @@ public record RemoteServer(String name, URI endpoint, Transport transport, Map<S
     /** Whether a failure to talk to a remote server means it answered, but wants credentials first (401, 403). */
     public static boolean wantsCredentials(Throwable failure) {
         for (Throwable e = failure; e != null; e = e.getCause() == e ? null : e.getCause()) {
-            if (e instanceof McpHttpClientTransportAuthorizationException
+            if (e instanceof McpHttpClientTransportAuthorizationException || e instanceof AuthorizationExpiredException
                     || e.getMessage() != null && AUTHORIZATION_STATUS.matcher(e.getMessage()).find()) {
                 return true;
             }
@@ -45,12 +47,19 @@ public record RemoteServer(String name, URI endpoint, Transport transport, Map<S
         Objects.requireNonNull(transport, "transport");
         headers = headers == null ? Map.of() : Map.copyOf(headers);
         queryParams = queryParams == null ? Map.of() : Map.copyOf(queryParams);
+        bearer = bearer == null ? Optional.empty() : bearer;
+    }
+
+    /** A server authorized by its headers and query parameters alone. */
+    public RemoteServer(String name, URI endpoint, Transport transport, Map<String, String> headers,
+            Map<String, String> queryParams) {
+        this(name, endpoint, transport, headers, queryParams, Optional.empty());
     }
 
     /** Names of headers and query parameters only: values are secrets. */
     @Override
     public String toString() {
         return "RemoteServer[" + name + ": " + endpoint + " over " + transport + ", headers=" + headers.keySet()
-                + "=***, queryParams=" + queryParams.keySet() + "=***]";
+                + "=***, queryParams=" + queryParams.keySet() + "=***" + (bearer.isPresent() ? ", bearer=***" : "") + "]";
     }
 }

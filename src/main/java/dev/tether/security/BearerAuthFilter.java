@@ -47,6 +47,12 @@ public final class BearerAuthFilter implements WebFilter {
     /** Liveness and the API's own documentation need no token, as in Executor. */
     private static final List<String> HEALTH = List.of("api", "health");
     private static final List<String> DOCS = List.of("api", "docs");
+    /**
+     * Where the user's browser lands after authorizing at an OAuth server, and where the desktop app polls for the
+     * outcome: neither can carry the token. The unguessable {@code state} of a flow in flight is their gate.
+     */
+    private static final List<String> OAUTH_CALLBACK = List.of("api", "oauth", "callback");
+    private static final List<String> OAUTH_AWAIT = List.of("api", "oauth", "await");
     private static final List<String> GUARDED_ROOTS = List.of("api", "mcp", "sse", "messages");
     private static final byte[] BODY = "{\"_tag\":\"UnauthorizedError\",\"message\":\"missing or invalid bearer token\"}"
             .getBytes(StandardCharsets.UTF_8);
@@ -107,7 +113,8 @@ public final class BearerAuthFilter implements WebFilter {
             return true;
         }
         boolean apiOrMcp = !segments.isEmpty() && GUARDED_ROOTS.contains(segments.get(0));
-        boolean open = segments.equals(HEALTH) || startsWith(segments, DOCS);
+        boolean open = segments.equals(HEALTH) || startsWith(segments, DOCS) || segments.equals(OAUTH_CALLBACK)
+                || segments.size() == OAUTH_AWAIT.size() + 1 && startsWith(segments, OAUTH_AWAIT);
         if (open) {
             return false;
         }

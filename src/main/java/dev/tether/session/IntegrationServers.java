@@ -6,10 +6,12 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.tether.mcp.BearerToken;
 import dev.tether.mcp.McpServer;
 import dev.tether.mcp.RemoteServer;
 import dev.tether.mcp.StdioServer;
 import dev.tether.store.Integration;
+import dev.tether.store.OAuthGrant;
 import dev.tether.store.RemoteConfig;
 import dev.tether.store.StdioConfig;
 
@@ -21,6 +23,14 @@ public final class IntegrationServers {
 
     /** The server of an integration; connection credentials become a stdio child's environment or remote request headers. */
     public static McpServer of(Integration integration, Map<String, String> credentialValues) {
+        return of(integration, credentialValues, Optional.empty());
+    }
+
+    /**
+     * As {@link #of(Integration, Map)}, for a connection whose remote server is authorized by OAuth: its tokens are
+     * credentials too, but they go out as {@code Authorization: Bearer} from {@code bearer}, refreshed as they expire.
+     */
+    public static McpServer of(Integration integration, Map<String, String> credentialValues, Optional<BearerToken> bearer) {
         if (integration.config() instanceof StdioConfig stdio) {
             Map<String, String> env = new HashMap<>(stdio.env());
             env.putAll(credentialValues);
@@ -29,9 +39,13 @@ public final class IntegrationServers {
         }
         RemoteConfig remote = (RemoteConfig) integration.config();
         Map<String, String> headers = new HashMap<>(remote.headers());
-        headers.putAll(credentialValues);
+        credentialValues.forEach((name, value) -> {
+            if (!OAuthGrant.isToken(name)) {
+                headers.put(name, value);
+            }
+        });
         return new RemoteServer(integration.slug(), URI.create(remote.endpoint()), transport(remote.remoteTransport()), headers,
-                remote.queryParams());
+                remote.queryParams(), bearer);
     }
 
     private static RemoteServer.Transport transport(RemoteConfig.RemoteTransport transport) {

@@ -42,6 +42,7 @@ public final class SessionPool {
     private final ConnectionStore connections;
     private final CredentialStore credentials;
     private final McpSessions sessions;
+    private final BearerTokens tokens;
     private final SessionProperties properties;
     private final Scheduler timer;
     private final Map<ConnectionKey, PooledSession> pool = new ConcurrentHashMap<>();
@@ -49,12 +50,13 @@ public final class SessionPool {
 
     @Autowired
     public SessionPool(IntegrationStore integrations, ConnectionStore connections, CredentialStore credentials,
-            McpSessions sessions, SessionProperties properties, MeterRegistry registry) {
-        this(integrations, connections, credentials, sessions, properties, registry, Schedulers.parallel());
+            McpSessions sessions, BearerTokens tokens, SessionProperties properties, MeterRegistry registry) {
+        this(integrations, connections, credentials, sessions, tokens, properties, registry, Schedulers.parallel());
     }
 
     SessionPool(IntegrationStore integrations, ConnectionStore connections, CredentialStore credentials,
-            McpSessions sessions, SessionProperties properties, MeterRegistry registry, Scheduler timer) {
+            McpSessions sessions, BearerTokens tokens, SessionProperties properties, MeterRegistry registry, Scheduler timer) {
+        this.tokens = tokens;
         this.integrations = integrations;
         this.connections = connections;
         this.credentials = credentials;
@@ -137,9 +139,12 @@ public final class SessionPool {
         // the session's own end would find it still in the pool, and recurse.
         Mono<Void> making = existing == null ? Mono.empty()
                 : Mono.fromRunnable(() -> pool.remove(key, existing)).then(existing.retire("its configuration changed"));
-        return making.then(credentials.credentials(key)).map(values -> {
+        return making.then(connections.find(key).switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key))))
+                .zipWith(credentials.credentials(key)).map(found -> {
+            Map<String, String> values = found.getT2();
             makeRoom(key);
-            PooledSession fresh = new PooledSession(key, integration.configChangedAt(), sessions.open(IntegrationServers.of(integration, values)),
+            McpServer server = IntegrationServers.of(integration, values, tokens.bearer(found.getT1()));
+            PooledSession fresh = new PooledSession(key, integration.configChangedAt(), sessions.open(server),
                     properties, timer, this::announceToolsChanged);
             PooledSession raced = pool.putIfAbsent(key, fresh);
             if (raced != null) {

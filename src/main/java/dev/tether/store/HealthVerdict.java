@@ -21,6 +21,11 @@ public record HealthVerdict(String status, long checkedAt, Optional<String> deta
         return new HealthVerdict("healthy", checkedAt, Optional.empty());
     }
 
+    /** The server needs the user to authorize Tether again (Executor's {@code expired}). */
+    public static HealthVerdict expired(long checkedAt, String detail) {
+        return new HealthVerdict("expired", checkedAt, Optional.of(detail));
+    }
+
     public static HealthVerdict degraded(long checkedAt, String detail) {
         return new HealthVerdict("degraded", checkedAt, Optional.of(detail));
     }

@@ -226,6 +226,11 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
         return store.credentials(key);
     }
 
+    @Override
+    public Flux<CredentialName> names() {
+        return store.names();
+    }
+
     // ---- catalogs --------------------------------------------------------------------------
 
     @Override

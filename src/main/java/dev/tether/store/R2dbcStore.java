@@ -22,10 +22,11 @@ import tools.jackson.databind.json.JsonMapper;
  * transaction, so a failure leaves nothing half-written.
  */
 @Component
-final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialStore, CatalogStore, PolicyStore {
+final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialStore, CatalogStore, PolicyStore,
+        OAuthClientStore {
 
-    private static final String CONNECTION_COLUMNS =
-            "owner, integration, name, template, identity_label, health_status, health_checked_at, health_detail";
+    private static final String CONNECTION_COLUMNS = "owner, integration, name, template, identity_label, health_status, "
+            + "health_checked_at, health_detail, oauth_client, oauth_client_owner, oauth_scope, expires_at";
 
     private final DatabaseClient db;
     private final TransactionalOperator transaction;
@@ -162,8 +163,10 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
                 .map(values -> keyed(db.sql("DELETE FROM credential WHERE owner = :owner AND integration = :integration "
                         + "AND connection = :name"), key).then().then(insertCredentials(key, values)))
                 .orElse(Mono.empty());
-        return keyed(db.sql("UPDATE connection SET identity_label = :label WHERE owner = :owner AND integration = :integration "
-                        + "AND name = :name").bind("label", connection.identityLabel().orElse("")), key)
+        return keyed(oauthColumns(db.sql("UPDATE connection SET identity_label = :label, oauth_client = :oauthClient, "
+                        + "oauth_client_owner = :oauthClientOwner, oauth_scope = :oauthScope, expires_at = :expiresAt "
+                        + "WHERE owner = :owner AND integration = :integration AND name = :name")
+                        .bind("label", connection.identityLabel().orElse("")), connection.oauth()), key)
                 .flatMap(rows -> rows == 0 ? Mono.<Connection>empty() : replaceCredentials.then(find(key)))
                 .as(transaction::transactional);
     }
@@ -219,6 +222,14 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
                 .map(Map::copyOf);
     }
 
+    @Override
+    public Flux<CredentialName> names() {
+        return db.sql("SELECT owner, integration, connection, name FROM credential ORDER BY owner, integration, connection, name")
+                .map(row -> new CredentialName(new ConnectionKey(Owner.parse(row.get("owner", String.class)).orElseThrow(),
+                        row.get("integration", String.class), row.get("connection", String.class)), row.get("name", String.class)))
+                .all();
+    }
+
     // ---- catalogs --------------------------------------------------------------------------
 
     @Override
@@ -258,10 +269,12 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
     }
 
     private Mono<Long> insertConnection(Connection connection) {
-        GenericExecuteSpec spec = db.sql("INSERT INTO connection (owner, integration, name, template, identity_label, created_at) "
-                        + "VALUES (:owner, :integration, :name, :template, :label, :created)")
+        GenericExecuteSpec spec = oauthColumns(db.sql("INSERT INTO connection (owner, integration, name, template, identity_label, "
+                        + "oauth_client, oauth_client_owner, oauth_scope, expires_at, created_at) "
+                        + "VALUES (:owner, :integration, :name, :template, :label, :oauthClient, :oauthClientOwner, :oauthScope, "
+                        + ":expiresAt, :created)")
                 .bind("template", connection.template())
-                .bind("created", System.currentTimeMillis());
+                .bind("created", System.currentTimeMillis()), connection.oauth());
         spec = connection.identityLabel().isPresent() ? spec.bind("label", connection.identityLabel().get())
                 : spec.bindNull("label", String.class);
         return keyed(spec, connection.key());
@@ -297,7 +310,80 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
                 : Optional.of(new HealthVerdict(status, row.get("health_checked_at", Long.class),
                         Optional.ofNullable(row.get("health_detail", String.class))));
         String label = row.get("identity_label", String.class);
-        return new Connection(key, row.get("template", String.class), Optional.ofNullable(label).filter(l -> !l.isEmpty()), health);
+        String client = row.get("oauth_client", String.class);
+        Optional<OAuthGrant> oauth = client == null ? Optional.empty()
+                : Optional.of(new OAuthGrant(client, Owner.parse(row.get("oauth_client_owner", String.class)).orElse(Owner.ORG),
+                        Optional.ofNullable(row.get("oauth_scope", String.class)), Optional.ofNullable(row.get("expires_at", Long.class))));
+        return new Connection(key, row.get("template", String.class), Optional.ofNullable(label).filter(l -> !l.isEmpty()), health,
+                oauth);
+    }
+
+    private static GenericExecuteSpec oauthColumns(GenericExecuteSpec spec, Optional<OAuthGrant> oauth) {
+        spec = nullable(spec, "oauthClient", oauth.map(OAuthGrant::client), String.class);
+        spec = nullable(spec, "oauthClientOwner", oauth.map(grant -> grant.clientOwner().wire()), String.class);
+        spec = nullable(spec, "oauthScope", oauth.flatMap(OAuthGrant::scope), String.class);
+        return nullable(spec, "expiresAt", oauth.flatMap(OAuthGrant::expiresAt), Long.class);
+    }
+
+    private static <T> GenericExecuteSpec nullable(GenericExecuteSpec spec, String name, Optional<T> value, Class<T> type) {
+        return value.isPresent() ? spec.bind(name, value.get()) : spec.bindNull(name, type);
+    }
+
+    // ---- OAuth clients ---------------------------------------------------------------------
+
+    private static final String CLIENT_COLUMNS = "owner, slug, grant_type, authorization_url, token_url, client_id, client_secret, "
+            + "resource, origin_kind, origin_integration";
+
+    @Override
+    public Mono<OAuthClient> saveClient(OAuthClient client) {
+        GenericExecuteSpec insert = db.sql("INSERT INTO oauth_client (" + CLIENT_COLUMNS + ", created_at) VALUES (:owner, :slug, "
+                        + ":grant, :authorizationUrl, :tokenUrl, :clientId, :secret, :resource, :originKind, :originIntegration, :created)")
+                .bind("owner", client.owner().wire())
+                .bind("slug", client.slug())
+                .bind("grant", client.grant())
+                .bind("authorizationUrl", client.authorizationUrl())
+                .bind("tokenUrl", client.tokenUrl())
+                .bind("clientId", client.clientId())
+                .bind("originKind", client.dynamic() ? "dynamic_client_registration" : "manual")
+                .bind("created", System.currentTimeMillis());
+        insert = nullable(insert, "secret", client.clientSecret().map(json::seal), String.class);
+        insert = nullable(insert, "resource", client.resource(), String.class);
+        insert = nullable(insert, "originIntegration", client.originIntegration(), String.class);
+        return removeClient(client.owner(), client.slug())
+                .then(insert.fetch().rowsUpdated())
+                .thenReturn(client)
+                .as(transaction::transactional);
+    }
+
+    @Override
+    public Mono<OAuthClient> client(Owner owner, String slug) {
+        return db.sql("SELECT " + CLIENT_COLUMNS + " FROM oauth_client WHERE owner = :owner AND slug = :slug")
+                .bind("owner", owner.wire())
+                .bind("slug", slug)
+                .map(this::oauthClient)
+                .one();
+    }
+
+    @Override
+    public Flux<OAuthClient> clients() {
+        return db.sql("SELECT " + CLIENT_COLUMNS + " FROM oauth_client ORDER BY owner, slug").map(this::oauthClient).all();
+    }
+
+    @Override
+    public Mono<Boolean> removeClient(Owner owner, String slug) {
+        return db.sql("DELETE FROM oauth_client WHERE owner = :owner AND slug = :slug")
+                .bind("owner", owner.wire())
+                .bind("slug", slug)
+                .fetch().rowsUpdated().map(rows -> rows > 0);
+    }
+
+    private OAuthClient oauthClient(Readable row) {
+        return new OAuthClient(Owner.parse(row.get("owner", String.class)).orElseThrow(), row.get("slug", String.class),
+                row.get("grant_type", String.class), row.get("authorization_url", String.class), row.get("token_url", String.class),
+                row.get("client_id", String.class), Optional.ofNullable(row.get("client_secret", String.class)).map(json::open),
+                Optional.ofNullable(row.get("resource", String.class)),
+                "dynamic_client_registration".equals(row.get("origin_kind", String.class)),
+                Optional.ofNullable(row.get("origin_integration", String.class)));
     }
 
     /** A key clash is a duplicate connection; a missing parent is an unknown integration. */

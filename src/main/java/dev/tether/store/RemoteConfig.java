@@ -1,6 +1,7 @@
 package dev.tether.store;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -12,9 +13,11 @@ import java.util.Optional;
  * @param remoteTransport streamable HTTP, SSE, or auto (streamable HTTP, then SSE)
  * @param queryParams     added to every request
  * @param headers         added to every request; values may be secrets and the API masks them
+ * @param authenticationTemplate Executor's declared auth methods, as its JSON (see {@code httpauth.AuthMethods}):
+ *                        how a connection's values apply to requests; empty for a server stored before Tether kept them
  */
 public record RemoteConfig(String endpoint, RemoteTransport remoteTransport, Map<String, String> queryParams,
-        Map<String, String> headers) implements ServerConfig {
+        Map<String, String> headers, List<Map<String, Object>> authenticationTemplate) implements ServerConfig {
 
     /** Executor's remote transports. */
     public enum RemoteTransport {
@@ -40,6 +43,16 @@ public record RemoteConfig(String endpoint, RemoteTransport remoteTransport, Map
         remoteTransport = remoteTransport == null ? RemoteTransport.AUTO : remoteTransport;
         queryParams = queryParams == null ? Map.of() : Map.copyOf(queryParams);
         headers = headers == null ? Map.of() : Map.copyOf(headers);
+        authenticationTemplate = authenticationTemplate == null ? List.of() : List.copyOf(authenticationTemplate);
+    }
+
+    /** A server that declares no auth methods. */
+    public RemoteConfig(String endpoint, RemoteTransport remoteTransport, Map<String, String> queryParams, Map<String, String> headers) {
+        this(endpoint, remoteTransport, queryParams, headers, List.of());
+    }
+
+    public RemoteConfig withAuthenticationTemplate(List<Map<String, Object>> methods) {
+        return new RemoteConfig(endpoint, remoteTransport, queryParams, headers, methods);
     }
 
     @Override

@@ -43,6 +43,7 @@ final class StoreJson {
             fields.put("remoteTransport", remote.remoteTransport().wire());
             fields.put("queryParams", sealed(remote.queryParams()));
             fields.put("headers", sealed(remote.headers()));
+            fields.put("authenticationTemplate", remote.authenticationTemplate());
         }
         return json.writeValueAsString(fields);
     }
@@ -56,7 +57,8 @@ final class StoreJson {
         }
         return new RemoteConfig((String) fields.get("endpoint"),
                 RemoteTransport.parse((String) fields.get("remoteTransport")).orElse(RemoteTransport.AUTO),
-                opened((Map<String, String>) fields.get("queryParams")), opened((Map<String, String>) fields.get("headers")));
+                opened((Map<String, String>) fields.get("queryParams")), opened((Map<String, String>) fields.get("headers")),
+                (List<Map<String, Object>>) fields.get("authenticationTemplate"));
     }
 
     /** Whether a stored config still holds a secret value in plain text (written by a Tether before encryption). */

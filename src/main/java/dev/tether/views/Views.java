@@ -4,13 +4,17 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
 import dev.tether.catalog.CatalogService.ConnectionTools;
+import dev.tether.httpauth.AuthMethods;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.HealthVerdict;
 import dev.tether.store.Integration;
+import dev.tether.store.OAuthGrant;
+import dev.tether.store.RemoteConfig;
 import dev.tether.store.StoredTool;
 
 import java.util.List;
+import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
@@ -20,11 +24,22 @@ public final class Views {
     private Views() {
     }
 
+    /** An integration as Executor lists it; a remote server's declared auth methods and its URL to display. */
     public record IntegrationView(String slug, String description, String kind, boolean canRemove, boolean canRefresh,
-            List<Object> authMethods) {
+            List<Object> authMethods, @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String displayUrl) {
+
+        /** Executor's built-in integration {@code executor}, first in every list; no one can remove or refresh it. */
+        public static final IntegrationView BUILT_IN = new IntegrationView("executor", "Executor", "built-in", false, false,
+                List.of(), null);
 
         public static IntegrationView of(Integration integration) {
-            return new IntegrationView(integration.slug(), integration.description(), "mcp", true, true, List.of());
+            if (integration.config() instanceof RemoteConfig remote) {
+                return new IntegrationView(integration.slug(), integration.description(), "mcp", true, true,
+                        remote.authenticationTemplate().stream().<Object>map(method -> AuthMethods.describe(method, remote.endpoint()))
+                                .toList(),
+                        remote.endpoint());
+            }
+            return new IntegrationView(integration.slug(), integration.description(), "mcp", true, true, List.of(), null);
         }
     }
 
@@ -50,37 +65,45 @@ public final class Views {
 
         private static ConnectionView of(Connection connection, @Nullable HealthView lastHealth) {
             ConnectionKey key = connection.key();
+            Optional<OAuthGrant> oauth = connection.oauth();
             return new ConnectionView(key.owner().wire(), key.name(), key.integration(), connection.template(), "executor",
-                    key.address(), connection.identityLabel().orElse(null), null, null, null, null, lastHealth);
+                    key.address(), connection.identityLabel().orElse(null),
+                    oauth.flatMap(OAuthGrant::expiresAt).map(Long::doubleValue).orElse(null),
+                    oauth.map(OAuthGrant::client).orElse(null), oauth.map(grant -> grant.clientOwner().wire()).orElse(null),
+                    oauth.flatMap(OAuthGrant::scope).orElse(null), lastHealth);
         }
     }
 
-    @JsonInclude(JsonInclude.Include.NON_NULL)
+    /**
+     * A tool item as Executor lists it ({@code GET /api/tools}): Executor's annotations included, {@code null} where
+     * it sends {@code null}; {@code static} is true for a built-in.
+     */
     public record ToolView(String address, String owner, String integration, String connection, String name, String pluginId,
-            String description, Boolean requiresApproval, String approvalDescription,
-            @JsonProperty("static") Boolean builtIn) {
+            String description, @Nullable Boolean mayElicit, @Nullable Boolean requiresApproval, @Nullable String approvalDescription,
+            @JsonProperty("static") @Nullable Boolean builtIn) {
 
-        /** As {@code GET /api/tools} answers; with annotations, whether a call needs approval and why. */
-        public static List<ToolView> listed(ConnectionTools tools, boolean includeAnnotations) {
-            return tools.tools().stream().map(tool -> includeAnnotations
-                    ? of(tools.key(), tool, tool.requiresApproval(),
-                            tool.requiresApproval() ? "The server marks " + tool.serverName() + " as destructive" : null)
-                    : of(tools.key(), tool, null, null)).toList();
+        /**
+         * As {@code GET /api/tools} answers, with or without {@code includeAnnotations} (Executor 1.5.9 ignores it): a
+         * tool the server marks destructive needs approval, described by its name.
+         */
+        public static List<ToolView> listed(ConnectionTools tools) {
+            return tools.tools().stream().map(tool -> new ToolView(tools.key().toolAddress(tool.name()), tools.key().owner().wire(),
+                    tools.key().integration(), tools.key().name(), tool.name(), "mcp", tool.description(), null,
+                    tool.requiresApproval(), tool.requiresApproval() ? tool.serverName() : null, null)).toList();
+        }
+    }
+
+    /** A tool item of the refresh route and the built-in {@code connections.refresh}: the 1.5.9 shape, without annotations. */
+    public record RefreshedToolView(String address, String owner, String integration, String connection, String name,
+            String pluginId, String description) {
+
+        public static List<RefreshedToolView> of(ConnectionTools tools) {
+            return tools.tools().stream().map(tool -> of(tools.key(), tool)).toList();
         }
 
-        /** As the refresh route answers: the 1.5.9 shape, without annotations. */
-        public static List<ToolView> refreshed(ConnectionTools tools) {
-            return listed(tools, false);
-        }
-
-        /** A catalog tool as Executor lists it: its address and where it comes from, without annotations. */
-        public static ToolView of(ConnectionKey key, StoredTool tool) {
-            return of(key, tool, null, null);
-        }
-
-        private static ToolView of(ConnectionKey key, StoredTool tool, Boolean requiresApproval, String approvalDescription) {
-            return new ToolView(key.toolAddress(tool.name()), key.owner().wire(), key.integration(), key.name(),
-                    tool.name(), "mcp", tool.description(), requiresApproval, approvalDescription, null);
+        public static RefreshedToolView of(ConnectionKey key, StoredTool tool) {
+            return new RefreshedToolView(key.toolAddress(tool.name()), key.owner().wire(), key.integration(), key.name(), tool.name(),
+                    "mcp", tool.description());
         }
     }
 }

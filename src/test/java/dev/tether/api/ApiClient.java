@@ -76,6 +76,10 @@ final class ApiClient {
         return send("POST", path, body);
     }
 
+    Reply put(String path, Object body) {
+        return send("PUT", path, body);
+    }
+
     Reply patch(String path, Object body) {
         return send("PATCH", path, body);
     }

@@ -78,6 +78,13 @@ class AuthAndGateTest {
             }
             assertThat(routes).as("routes the daemon documents").hasSizeGreaterThanOrEqualTo(20);
             routes.removeIf(route -> route[1].equals("/api/health"));
+            // The browser coming back from an authorization server, and the desktop app polling for the outcome,
+            // cannot carry the token: an OAuth flow's state is their gate (docs/security.md).
+            assertThat(routes.removeIf(route -> route[1].startsWith("/api/oauth/callback") || route[1].startsWith("/api/oauth/await/")))
+                    .as("the OAuth callback and outcome routes are documented").isTrue();
+            assertThat(anonymous.get("/api/oauth/callback?state=never-issued&code=x").status()).isEqualTo(200);
+            assertThat(anonymous.get("/api/oauth/await/never-issued").body()).isEqualTo("null");
+            assertThat(anonymous.get("/api/oauth/clients").status()).as("every other OAuth route needs it").isEqualTo(401);
             routes.add(new String[] { "GET", "/api/no/such/route" });
             routes.add(new String[] { "POST", "/mcp" });
 
@@ -93,7 +100,7 @@ class AuthAndGateTest {
                     assertThat(reply.tag()).as(what).isEqualTo("UnauthorizedError");
                 }
             }
-            assertThat(new ApiClient(port(daemon), token).get("/api/integrations").json().size()).as("nothing was written").isZero();
+            assertThat(new ApiClient(port(daemon), token).get("/api/integrations").json().size()).as("nothing was written: only the built-in").isEqualTo(1);
         }
     }
 
@@ -127,7 +134,7 @@ class AuthAndGateTest {
 
             Reply refused = api.post("/api/mcp/servers", stdio("Local Tool"));
             assertRefused(refused);
-            assertThat(api.get("/api/integrations").json().size()).as("nothing written on refusal").isZero();
+            assertThat(api.get("/api/integrations").json().size()).as("nothing written on refusal: only the built-in").isEqualTo(1);
             assertThat(api.get("/api/connections").json().size()).isZero();
 
             Reply remote = api.post("/api/mcp/servers", Map.of("name", "Remote Tool", "endpoint", "http://127.0.0.1:9/mcp"));
@@ -139,7 +146,7 @@ class AuthAndGateTest {
             assertRefused(api.post("/api/mcp/servers/remote_tool/config", Map.of("config", stdioConfig)));
             JsonNode kept = api.get("/api/mcp/servers/remote_tool").json();
             assertThat(kept.path("config").path("transport").asString()).as("config unchanged on refusal").isEqualTo("remote");
-            assertThat(api.get("/api/integrations").json().size()).isEqualTo(1);
+            assertThat(api.get("/api/integrations").json().size()).as("the built-in and one").isEqualTo(2);
         }
     }
 

@@ -84,6 +84,50 @@ class BadInputTest extends BadInputDaemon {
         assertNoIntegrations();
     }
 
+    /** The desktop UI's routes: a malformed body is a tagged 400 naming the problem, and what was stored stays. */
+    @Test
+    void malformedBodiesOfTheDesktopRoutes() {
+        refused(api.post("/api/integrations/detect", "not json"), DECODE, "JSON");
+        refused(api.post("/api/integrations/detect", "{}"), DECODE, "`url`");
+        refused(api.post("/api/integrations/detect", "{\"url\":5}"), DECODE, "url");
+
+        Map<String, Object> binding = Map.of("auth", Map.of("kind", "desktop-app", "accountName", "kept.1password.com"), "vaultId", "v1",
+                "name", "Kept");
+        assertThat(api.send("PUT", "/api/onepassword/config", binding).status()).isEqualTo(200);
+        String kept = api.get("/api/onepassword/config").body();
+        refused(api.send("PUT", "/api/onepassword/config", "{\"auth\":"), DECODE, "JSON");
+        refused(api.send("PUT", "/api/onepassword/config", Map.of("vaultId", "v2", "name", "x")), DECODE, "`auth`");
+        refused(api.send("PUT", "/api/onepassword/config", Map.of("auth", Map.of("kind", "service-account"), "vaultId", "v2", "name", "x")),
+                DECODE, "`auth`");
+        refused(api.send("PUT", "/api/onepassword/config", Map.of("auth", Map.of("kind", "desktop-app", "accountName", "a"), "name", "x")),
+                DECODE, "`vaultId`");
+        refused(api.send("PUT", "/api/onepassword/config", "{\"auth\":{\"kind\":\"desktop-app\",\"accountName\":1},\"vaultId\":\"v\",\"name\":\"n\"}"),
+                DECODE, "accountName");
+        refused(api.get("/api/onepassword/vaults?authKind=telepathy&account=a"), DECODE, "`authKind`", "telepathy");
+        refused(api.get("/api/onepassword/vaults?authKind=desktop-app"), DECODE, "`account`");
+        assertThat(api.get("/api/onepassword/config").body()).as("refused bindings lose nothing stored").isEqualTo(kept);
+        assertThat(api.send("DELETE", "/api/onepassword/config", null).status()).isEqualTo(200);
+
+        assertThat(api.post("/api/mcp/servers", Map.of("name", "Auth Kept", "endpoint", "http://127.0.0.1:9/mcp")).status()).isEqualTo(200);
+        String server = api.get("/api/mcp/servers/auth_kept").body();
+        refused(api.post("/api/mcp/servers/auth_kept/auth", "[]"), MCP_INPUT, "Array");
+        refused(api.post("/api/mcp/servers/auth_kept/auth", Map.of()), MCP_INPUT, "`authenticationTemplate`");
+        refused(api.post("/api/mcp/servers/auth_kept/auth", Map.of("authenticationTemplate", "none")), MCP_INPUT, "array");
+        refused(api.post("/api/mcp/servers/auth_kept/auth", Map.of("authenticationTemplate", List.of(Map.of("kind", "kerberos")))),
+                MCP_INPUT, "authenticationTemplate[0]");
+        refused(api.post("/api/mcp/servers/auth_kept/auth", Map.of("authenticationTemplate", List.of(Map.of("kind", "none", "extra", 1)))),
+                MCP_INPUT, "extra");
+        refused(api.post("/api/mcp/servers/auth_kept/auth", Map.of("authenticationTemplate", List.of(Map.of("type", "apiKey",
+                "headers", Map.of("A", List.of(Map.of("type", "variable", "name", "a"), Map.of("type", "variable", "name", "b"))))))),
+                MCP_INPUT, "ONE variable");
+        refused(api.post("/api/mcp/servers/auth_kept/auth", Map.of("authenticationTemplate", List.of(), "mode", "upsert")),
+                MCP_INPUT, "`mode`", "upsert");
+        refused(api.post("/api/mcp/servers", Map.of("name", "Bad Auth", "endpoint", "http://127.0.0.1:9/mcp",
+                "auth", Map.of("kind", "header"))), MCP_INPUT, "headerName");
+        assertThat(api.get("/api/mcp/servers/auth_kept").body()).as("refused auth methods lose nothing stored").isEqualTo(server);
+        assertThat(api.get("/api/mcp/servers/bad_auth").body()).isEqualTo("null");
+    }
+
     @Test
     void unknownFieldValues() {
         refused(api.post("/api/mcp/servers", Map.of("transport", "telnet", "name", "Telnet", "command", "node")),
@@ -121,7 +165,7 @@ class BadInputTest extends BadInputDaemon {
         assertThat(clash.json().path("slug").asString()).isEqualTo("my_server");
         Reply explicit = api.post("/api/mcp/servers", stdio("Another", "my_server"));
         assertThat(explicit.status()).as(explicit.toString()).isEqualTo(409);
-        assertThat(api.get("/api/integrations").json().size()).isEqualTo(1);
+        assertThat(api.get("/api/integrations").json().size()).as("the built-in and one").isEqualTo(2);
         assertThat(connectionNames("my_server")).as("registering makes no connection, as in Executor").isEmpty();
     }
 
@@ -236,7 +280,7 @@ class BadInputTest extends BadInputDaemon {
         assertThat(answers).filteredOn(reply -> reply.status() == 200).as(answers.toString()).hasSize(1);
         assertThat(answers).filteredOn(reply -> reply.status() == 409).as(answers.toString()).hasSize(9)
                 .allSatisfy(reply -> assertThat(reply.tag()).isEqualTo("IntegrationAlreadyExistsError"));
-        assertThat(api.get("/api/integrations").json().size()).isEqualTo(1);
+        assertThat(api.get("/api/integrations").json().size()).as("the built-in and one").isEqualTo(2);
         assertThat(connectionNames("racer")).isEmpty();
 
         List<Reply> connections = IntStream.range(0, 10)
@@ -269,7 +313,7 @@ class BadInputTest extends BadInputDaemon {
     }
 
     private void assertNoIntegrations() {
-        assertThat(api.get("/api/integrations").json().size()).as("no integration may linger").isZero();
+        assertThat(api.get("/api/integrations").json().size()).as("no integration may linger beside the built-in").isEqualTo(1);
         assertThat(api.get("/api/connections").json().size()).as("nor a connection of one").isZero();
     }
 

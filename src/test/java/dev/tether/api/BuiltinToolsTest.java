@@ -28,6 +28,7 @@ import dev.tether.calls.ToolCalls;
 import dev.tether.calls.ToolNotFoundException;
 import dev.tether.calls.builtin.InvalidToolArgumentsException;
 import dev.tether.store.StoredTool;
+import dev.tether.testsupport.ExecutorRecordings;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.OsProcesses;
 
@@ -46,8 +47,10 @@ class BuiltinToolsTest {
     private static final String RUN = UUID.randomUUID().toString().substring(0, 12);
     private static final Duration BOUND = Duration.ofSeconds(30);
     private static final String SLUG = "fixture";
-    private static final List<String> LISTED = List.of("executor.coreTools.integrations.list", "executor.coreTools.connections.list",
-            "executor.coreTools.connections.remove", "executor.coreTools.connections.refresh", "executor.coreTools.providers.list");
+    /** What a real Executor 1.5.9 daemon answered for each of its built-ins on {@code GET /api/tools/schema}, in its order. */
+    private static final List<JsonNode> RECORDED = ExecutorRecordings.lines("/dev/tether/calls/builtin/executor-1.5.9-tool-schemas.jsonl")
+            .stream().filter(line -> line.path("address").asString().startsWith("executor.")).toList();
+    private static final List<String> LISTED = RECORDED.stream().map(line -> line.path("address").asString()).toList();
 
     private static final Path DATA_DIR = DataDirs.create("builtin");
 
@@ -105,9 +108,13 @@ class BuiltinToolsTest {
         assertThat(first.path("name").asString()).isEqualTo("coreTools.integrations.list");
         assertThat(first.path("pluginId").asString()).isEqualTo("core-tools");
         assertThat(first.path("static").asBoolean()).isTrue();
+        assertThat(tools.subList(0, LISTED.size())).allSatisfy(tool -> assertThat(tool.has("mayElicit") && tool.has("requiresApproval")
+                && tool.has("approvalDescription")).as(tool.toString()).isTrue());
         assertThat(tools.subList(LISTED.size(), tools.size())).allSatisfy(tool -> {
             assertThat(tool.path("address").asString()).startsWith("tools." + SLUG + ".org.default.");
-            assertThat(tool.has("static")).isFalse();
+            assertThat(tool.get("static").isNull()).isTrue();
+            assertThat(tool.get("mayElicit").isNull()).isTrue();
+            assertThat(tool.get("requiresApproval").isBoolean()).isTrue();
         });
 
         assertThat(api.get("/api/tools?integration=executor").json().size()).isEqualTo(LISTED.size());
@@ -116,6 +123,39 @@ class BuiltinToolsTest {
         assertThat(api.get("/api/tools?integration=" + SLUG).json().valueStream().map(t -> t.path("integration").asString())).containsOnly(SLUG);
         assertThat(api.get("/api/tools?query=saved%20connection").json().valueStream().map(t -> t.path("address").asString()))
                 .contains("executor.coreTools.connections.list", "executor.coreTools.connections.remove");
+    }
+
+    /** Every built-in as Executor 1.5.9's daemon lists it: names, descriptions, plugins and approval annotations. */
+    @Test
+    void theBuiltinsAreExecutorsThirtyThree() {
+        List<JsonNode> recorded = ExecutorRecordings.lines("/dev/tether/calls/builtin/executor-1.5.9-builtin-tools.jsonl");
+        assertThat(recorded).hasSize(33);
+        List<JsonNode> listed = api.get("/api/tools?integration=executor").json().valueStream().toList();
+        assertThat(listed).containsExactlyElementsOf(recorded);
+        assertThat(api.get("/api/tools?integration=executor&includeAnnotations=true").json().valueStream().toList())
+                .containsExactlyElementsOf(recorded);
+    }
+
+    /** The schema route answers each built-in byte for byte as Executor 1.5.9 does, TypeScript included. */
+    @Test
+    void theSchemaRouteAnswersEachBuiltinAsExecutorDoes() {
+        for (JsonNode expected : RECORDED) {
+            ApiClient.Reply schema = api.get("/api/tools/schema?address=" + expected.path("address").asString());
+            assertThat(schema.status()).as(schema.toString()).isEqualTo(200);
+            assertThat(schema.body()).as(expected.path("address").asString()).isEqualTo(expected.toString());
+        }
+    }
+
+    /** A built-in whose feature this server lacks is Executor's PluginNotLoadedError, never a made-up success. */
+    @Test
+    void aBuiltinThisServerDoesNotProvideIsAPluginNotLoadedError() {
+        ApiClient.Reply called = api.post("/api/tools/call", Map.of("address", "executor.desktopSettings.openSettings", "args", Map.of()));
+        assertThat(called.status()).as(called.toString()).isEqualTo(501);
+        assertThat(called.body()).isEqualTo("{\"_tag\":\"PluginNotLoadedError\",\"address\":\"executor.desktopSettings.openSettings\","
+                + "\"pluginId\":\"desktop-settings\"}");
+        ApiClient.Reply executed = api.post("/api/executions", Map.of("code",
+                "try { await tools.executor.desktopSettings.openSettings({}); return 'answered' } catch (e) { return e.message }"));
+        assertThat(executed.json().at("/structured/result").asString()).startsWith("Internal tool error [");
     }
 
     @Test
@@ -208,6 +248,8 @@ class BuiltinToolsTest {
         assertThat(((Map<?, ?>) listed.get("data")).get("connections")).asList().hasSize(1);
         assertThat(calls.invoke("executor.coreTools.providers.list", null).block(BOUND))
                 .isEqualTo(Map.of("ok", true, "data", Map.of("providers", List.of("executor"))));
+        assertThat(calls.invoke("executor.coreTools.providers.items", Map.of("provider", "executor")).block(BOUND))
+                .isEqualTo(Map.of("ok", true, "data", Map.of("items", List.of())));
 
         Map<?, ?> refused = (Map<?, ?>) calls.invoke("executor.coreTools.connections.remove", Map.of("owner", "team")).block(BOUND);
         assertThat(refused.get("ok")).isEqualTo(false);

@@ -114,7 +114,7 @@ class DaemonRestartIT {
                 "/api/tools?integration=" + stdio, "/api/tools/schema?address=tools." + stdio + ".org.default.echo")) {
             answers.put(route, ok(tether.get(route)));
         }
-        assertThat(answers.get("/api/integrations").size()).isEqualTo(2);
+        assertThat(answers.get("/api/integrations").size()).as("the built-in executor and two servers").isEqualTo(3);
         assertThat(answers.get("/api/connections").size()).isEqualTo(3);
         assertThat(answers.get("/api/tools?integration=" + stdio).size()).isEqualTo(2 * TOOLS);
         return answers;

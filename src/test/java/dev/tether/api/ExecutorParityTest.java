@@ -176,6 +176,99 @@ class ExecutorParityTest {
         }
     }
 
+    /**
+     * What the desktop UI reads, from both daemons over the same server: the built-in integration and its 33 tools,
+     * every tool item with Executor's annotations, every schema with its TypeScript, byte for byte; the 1Password,
+     * detect and auth-method answers byte for byte; providers in shape (the keys differ: Executor's {@code file} and
+     * {@code onepassword}, Tether's sealed store {@code executor}). Executor lists two elicitation tools of
+     * server-everything that it offers only to a client that declares MCP elicitation, which Tether does not yet.
+     */
+    @Test
+    void sameAnswersForTheDesktopUi() {
+        ApiClient real = new ApiClient(executorPort, TOKEN);
+        ApiClient tether = new ApiClient(port, TOKEN);
+        register(real);
+        register(tether);
+        List<String> differences = new ArrayList<>();
+        for (String route : List.of("/api/integrations/executor", "/api/integrations/everything", "/api/tools?integration=executor",
+                "/api/onepassword/config", "/api/onepassword/status", "/api/mcp/servers/nope")) {
+            same(differences, route, real.get(route), tether.get(route));
+        }
+        JsonNode integrations = tether.get("/api/integrations").json();
+        assertThat(integrations.get(0)).isEqualTo(real.get("/api/integrations").json().get(0));
+
+        List<JsonNode> theirs = real.get("/api/tools?integration=everything").json().valueStream().toList();
+        List<JsonNode> ours = tether.get("/api/tools?integration=everything").json().valueStream().toList();
+        assertThat(theirs).containsAll(ours);
+        assertThat(theirs.stream().filter(tool -> !ours.contains(tool)).map(tool -> tool.path("name").asString()))
+                .containsExactlyInAnyOrder("trigger_elicitation_request", "trigger_url_elicitation");
+        for (JsonNode tool : ours) {
+            // Equal as JSON: Tether's catalog keeps a server's input schema with "$schema" first, Executor as sent.
+            String route = "/api/tools/schema?address=" + tool.path("address").asString();
+            Reply expected = real.get(route);
+            Reply actual = tether.get(route);
+            if (expected.status() != actual.status() || !expected.json().equals(actual.json())) {
+                same(differences, route, expected, actual);
+            }
+        }
+        for (JsonNode tool : tether.get("/api/tools?integration=executor").json()) {
+            String route = "/api/tools/schema?address=" + tool.path("address").asString();
+            same(differences, route, real.get(route), tether.get(route));
+        }
+
+        String unreachable = "http://127.0.0.1:" + Fixture.freeLoopbackPort() + "/mcp";
+        for (Map<String, Object> body : List.<Map<String, Object>>of(Map.of("url", unreachable), Map.of("url", "  "),
+                Map.of("url", "not a url"), Map.of("url", "http://127.0.0.1:" + executorPort + "/api/health"))) {
+            same(differences, "detect " + body, real.post("/api/integrations/detect", body), tether.post("/api/integrations/detect", body));
+        }
+
+        for (ApiClient daemon : List.of(real, tether)) {
+            Reply added = daemon.post("/api/mcp/servers", Map.of("transport", "remote", "name", "Keyed Remote", "endpoint", unreachable,
+                    "auth", Map.of("kind", "header", "headerName", "X-Api-Key", "prefix", "Key ")));
+            assertThat(added.status()).as(added.toString()).isEqualTo(200);
+        }
+        same(differences, "integration keyed_remote", real.get("/api/integrations/keyed_remote"), tether.get("/api/integrations/keyed_remote"));
+        Map<String, Object> merged = Map.of("authenticationTemplate", List.of(Map.of("kind", "none"),
+                Map.of("slug", "header", "type", "apiKey", "label", "Team key",
+                        "headers", Map.of("Authorization", List.of("Bearer ", Map.of("type", "variable", "name", "token")))),
+                Map.of("kind", "oauth2", "slug", "oauth2")));
+        Reply realMerge = real.post("/api/mcp/servers/keyed_remote/auth", merged);
+        Reply tetherMerge = tether.post("/api/mcp/servers/keyed_remote/auth", merged);
+        // A slug-less method merged in gets a random custom_ slug: compare with it blanked out.
+        same(differences, "auth merge", customSlugsBlanked(realMerge), customSlugsBlanked(tetherMerge));
+        Map<String, Object> replaced = Map.of("mode", "replace", "authenticationTemplate", List.of(Map.of("kind", "none"),
+                Map.of("type", "apiKey", "queryParams", Map.of("token", List.of(Map.of("type", "variable", "name", "token")))),
+                Map.of("type", "apiKey", "headers", Map.of("X-A", "literal", "X-B", List.of("p-", Map.of("type", "variable", "name", "b"))))));
+        same(differences, "auth replace", real.post("/api/mcp/servers/keyed_remote/auth", replaced),
+                tether.post("/api/mcp/servers/keyed_remote/auth", replaced));
+        same(differences, "integration after replace", real.get("/api/integrations/keyed_remote"), tether.get("/api/integrations/keyed_remote"));
+        same(differences, "auth of a stdio server", real.post("/api/mcp/servers/everything/auth", merged),
+                tether.post("/api/mcp/servers/everything/auth", merged));
+        same(differences, "auth of an unknown server", real.post("/api/mcp/servers/nope/auth", merged),
+                tether.post("/api/mcp/servers/nope/auth", merged));
+
+        for (ApiClient daemon : List.of(real, tether)) {
+            JsonNode providers = daemon.get("/api/providers").json();
+            assertThat(providers.isArray() && providers.size() > 0 && providers.get(0).isString()).as(providers.toString()).isTrue();
+            JsonNode items = daemon.get("/api/providers/" + providers.get(0).asString() + "/items").json();
+            assertThat(items.isArray()).isTrue();
+            assertThat(daemon.put("/api/onepassword/config", Map.of("auth", Map.of("kind", "desktop-app"))).status()).isEqualTo(400);
+            assertThat(daemon.post("/api/integrations/detect", Map.of()).status()).isEqualTo(400);
+        }
+        assertThat(differences).as("answers that differ from Executor 1.5.9's").isEmpty();
+    }
+
+    private static void same(List<String> differences, String what, Reply expected, Reply actual) {
+        if (expected.status() != actual.status() || !expected.body().equals(actual.body())) {
+            differences.add(what + "\n  executor: " + expected.status() + " " + expected.body() + "\n  tether:   " + actual.status() + " "
+                    + actual.body());
+        }
+    }
+
+    private static Reply customSlugsBlanked(Reply reply) {
+        return new Reply(reply.status(), reply.headers(), reply.body().replaceAll("custom_[0-9a-z]+", "custom_"));
+    }
+
     // ---- helpers ---------------------------------------------------------------------------
 
     /** server-everything over stdio, its org/default connection (1.5.9 makes none itself) and its catalog. */

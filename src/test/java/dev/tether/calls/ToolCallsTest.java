@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
@@ -44,8 +45,7 @@ class ToolCallsTest extends HarnessedTest {
     private void start(Duration callTimeout) {
         harness = PoolHarness.builder(dir).mcp(new McpProperties(null, null, callTimeout, null, null)).build();
         CatalogService catalog = harness.catalog(CatalogProperties.defaults());
-        BuiltinTools builtins = new BuiltinTools(harness.stores().integrations(), harness.stores().connections(), catalog,
-                harness.stores().catalogs(), harness.pool(), JsonMapper.builder().build());
+        BuiltinTools builtins = new BuiltinTools(JsonMapper.builder().build(), Stream::empty);
         calls = new ToolCalls(harness.pool(), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(), harness.registry());
         key = harness.connect("worker", harness.fixture("worker"));
         catalog.refresh(key).block(BOUND);
@@ -56,8 +56,7 @@ class ToolCallsTest extends HarnessedTest {
     void aCallBeforeAnyRefreshSyncsTheCatalogOnDemand() {
         harness = PoolHarness.builder(dir).build();
         CatalogService catalog = harness.catalog(CatalogProperties.defaults());
-        BuiltinTools builtins = new BuiltinTools(harness.stores().integrations(), harness.stores().connections(), catalog,
-                harness.stores().catalogs(), harness.pool(), JsonMapper.builder().build());
+        BuiltinTools builtins = new BuiltinTools(JsonMapper.builder().build(), Stream::empty);
         calls = new ToolCalls(harness.pool(), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(),
                 harness.registry());
         key = harness.connect("worker", harness.fixture("worker"));

@@ -105,7 +105,7 @@ public final class PoolHarness implements AutoCloseable {
                 : ContainerRemover.NONE;
         this.children = new ChildProcesses(builder.process, tether, remover, registry);
         this.sessions = new McpSessions(children, new DockerRunRewriter(instance), builder.mcp);
-        this.pool = new SessionPool(stores.integrations(), stores.connections(), stores.credentials(), sessions,
+        this.pool = new SessionPool(stores.integrations(), stores.connections(), stores.credentials(), sessions, BearerTokens.NONE,
                 builder.sessions, registry, builder.timer);
     }
 

@@ -22,7 +22,12 @@ public final class Bounds {
             Map.entry("command", PATH), Map.entry("args", PATH), Map.entry("cwd", PATH), Map.entry("endpoint", PATH),
             Map.entry("address", 1_024), Map.entry("query", 1_024),
             Map.entry("value", SECRET), Map.entry("values", SECRET), Map.entry("env", SECRET), Map.entry("headers", SECRET),
-            Map.entry("queryParams", PATH), Map.entry("from", PATH));
+            Map.entry("queryParams", PATH), Map.entry("from", PATH),
+            Map.entry("url", PATH), Map.entry("authorizationUrl", PATH), Map.entry("tokenUrl", PATH),
+            Map.entry("registrationEndpoint", PATH), Map.entry("resource", PATH), Map.entry("redirectUri", PATH),
+            Map.entry("clientId", PATH), Map.entry("clientSecret", SECRET), Map.entry("code", PATH), Map.entry("state", PATH),
+            Map.entry("scopes", 1_024), Map.entry("tokenEndpointAuthMethodsSupported", 1_024),
+            Map.entry("error_description", TEXT));
 
     private Bounds() {
     }

@@ -79,7 +79,7 @@ public final class ServerConfigs {
             // Query values carry API keys as often as headers do.
             shown.put("queryParams", masked(remote.queryParams()));
             shown.put("headers", masked(remote.headers()));
-            shown.put("authenticationTemplate", List.of());
+            shown.put("authenticationTemplate", remote.authenticationTemplate());
         }
         return shown;
     }

@@ -6,10 +6,13 @@ import java.util.Optional;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.Owner;
 
-/** The arguments of a listed built-in, checked against what its input schema asks. */
-record Arguments(BuiltinTool tool, Map<?, ?> values) {
+/**
+ * The arguments of a listed built-in, checked against what its input schema asks; a handler that finds them wrong
+ * throws {@link InvalidToolArgumentsException}, which code receives as Executor's {@code invalid_tool_arguments}.
+ */
+public record Arguments(BuiltinTool tool, Map<?, ?> values) {
 
-    static Arguments of(BuiltinTool tool, Object arguments) {
+    public static Arguments of(BuiltinTool tool, Object arguments) {
         if (arguments == null) {
             return new Arguments(tool, Map.of());
         }
@@ -19,11 +22,11 @@ record Arguments(BuiltinTool tool, Map<?, ?> values) {
         return new Arguments(tool, map);
     }
 
-    String text(String field) {
+    public String text(String field) {
         return optionalText(field).orElseThrow(() -> new InvalidToolArgumentsException("`" + field + "` is required"));
     }
 
-    Optional<String> optionalText(String field) {
+    public Optional<String> optionalText(String field) {
         Object value = values.get(field);
         if (value == null) {
             return Optional.empty();
@@ -34,12 +37,12 @@ record Arguments(BuiltinTool tool, Map<?, ?> values) {
         return Optional.of(text);
     }
 
-    Optional<Owner> optionalOwner(String field) {
+    public Optional<Owner> optionalOwner(String field) {
         return optionalText(field).map(text -> Owner.parse(text)
                 .orElseThrow(() -> new InvalidToolArgumentsException("`" + field + "` must be \"org\" or \"user\", was \"" + text + "\"")));
     }
 
-    ConnectionKey connectionKey() {
+    public ConnectionKey connectionKey() {
         Owner owner = optionalOwner("owner").orElseThrow(() -> new InvalidToolArgumentsException("`owner` is required"));
         return new ConnectionKey(owner, text("integration"), text("name"));
     }

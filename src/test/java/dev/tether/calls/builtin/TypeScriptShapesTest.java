@@ -19,10 +19,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The TypeScript shapes of JSON schemas, against what a running Executor 1.5.9 daemon answered for the same schemas
- * ({@code GET /api/tools/schema}, recorded in {@code executor-1.5.9-tool-schemas.jsonl}): its built-ins' input and
- * output shapes and some of server-everything's inputs. One difference is known and left out: inside a union member
- * of an array's items Executor puts a nested union in parentheses ({@code slug?: (string | null)}); Tether does not,
- * which is the same TypeScript type.
+ * ({@code GET /api/tools/schema}, recorded in {@code executor-1.5.9-tool-schemas.jsonl} and
+ * {@code executor-1.5.9-everything-schemas.jsonl}): its built-ins' input and output shapes, and server-everything's
+ * inputs and outputs (an MCP {@code CallToolResult} with the tool's structured content), parentheses included.
  */
 class TypeScriptShapesTest {
 
@@ -30,19 +29,20 @@ class TypeScriptShapesTest {
 
     static Stream<Arguments> recorded() throws IOException {
         List<Arguments> cases = new ArrayList<>();
-        try (InputStream in = TypeScriptShapesTest.class.getResourceAsStream("executor-1.5.9-tool-schemas.jsonl")) {
+        for (String recording : List.of("executor-1.5.9-tool-schemas.jsonl", "/dev/tether/calls/executor-1.5.9-everything-schemas.jsonl")) {
+        try (InputStream in = TypeScriptShapesTest.class.getResourceAsStream(recording)) {
             for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
                 if (line.isBlank()) {
                     continue;
                 }
                 Map<String, Object> answer = JSON.readValue(line, new TypeReference<>() { });
                 for (String side : List.of("input", "output")) {
-                    if (answer.get(side + "Schema") instanceof Map<?, ?> && answer.get(side + "TypeScript") instanceof String shape
-                            && !shape.contains("?: (string | null)")) {
+                    if (answer.get(side + "Schema") instanceof Map<?, ?> && answer.get(side + "TypeScript") instanceof String shape) {
                         cases.add(Arguments.of(answer.get("address") + " " + side, answer.get(side + "Schema"), shape));
                     }
                 }
             }
+        }
         }
         return cases.stream();
     }

@@ -1,0 +1,17 @@
+package dev.tether.mcp;
+
+import reactor.core.publisher.Mono;
+
+/**
+ * Where a remote server's {@code Authorization: Bearer} token comes from, asked once for every HTTP request the
+ * session makes: a token that expires is refreshed by its source, and the session keeps going.
+ */
+@FunctionalInterface
+public interface BearerToken {
+
+    /**
+     * The access token to send now. Fails with {@link AuthorizationExpiredException} when the grant cannot be
+     * renewed without the user.
+     */
+    Mono<String> token();
+}

@@ -1,0 +1,5 @@
+package dev.tether.onepassword;
+
+/** A 1Password vault as Executor lists it. */
+public record Vault(String id, String name) {
+}
