@@ -57,7 +57,7 @@ class ArchitectureTest {
             allow("providers", "calls.builtin", "store"),
             allow("onepassword", "calls.builtin", "process", "store"),
             allow("detect", "calls.builtin", "mcp"),
-            allow("execution", "calls", "calls.builtin", "daemon", "policy", "process", "store"),
+            allow("execution", "calls", "calls.builtin", "daemon", "mcp", "policy", "process", "store"),
             allow("liveness", "execution", "process", "store"),
             allow("security", "daemon"),
             allow("webui", "daemon"),
