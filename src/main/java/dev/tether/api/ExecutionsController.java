@@ -1,5 +1,8 @@
 package dev.tether.api;
 
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -11,16 +14,17 @@ import dev.tether.execution.ExecutionAnswer;
 import dev.tether.execution.Executions;
 import dev.tether.execution.ResumeAction;
 import dev.tether.api.input.InvalidInputException;
+import dev.tether.execution.ResumeContentException;
 
-/** Executor's executions: code that calls tools, paused for approvals. A client that leaves cancels the run. */
+/** Executor's executions: code that calls tools, paused for approvals and servers' questions. A client that leaves cancels the run. */
 @RestController
 final class ExecutionsController {
 
     public record ExecuteRequest(String code) {
     }
 
-    /** {@code content} answers a form elicitation; an approval has none, so it is accepted and not used. */
-    public record ResumeRequest(String action, Object content) {
+    /** {@code content} answers a server's form; an approval has none, so it is accepted and not used. */
+    public record ResumeRequest(String action, @Nullable Object content) {
     }
 
     private final Executions executions;
@@ -48,7 +52,16 @@ final class ExecutionsController {
     Mono<ExecutionAnswer> resume(@PathVariable String executionId, @RequestBody ResumeRequest request) {
         return Mono.fromCallable(() -> ResumeAction.parse(request.action()).orElseThrow(() -> InvalidInputException.decode(
                         "`action` must be \"accept\", \"decline\" or \"cancel\", was " + quoted(request.action()))))
-                .flatMap(action -> executions.resume(executionId, action));
+                .flatMap(action -> executions.resume(executionId, action, content(request.content())))
+                .onErrorMap(ResumeContentException.class, wrong -> InvalidInputException.decode(wrong.getMessage()));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static @Nullable Map<String, Object> content(@Nullable Object content) {
+        if (content != null && !(content instanceof Map<?, ?>)) {
+            throw InvalidInputException.decode("`content` must be an object when given");
+        }
+        return (Map<String, Object>) content;
     }
 
     private static String quoted(String value) {

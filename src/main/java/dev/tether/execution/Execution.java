@@ -12,6 +12,8 @@ import org.graalvm.polyglot.PolyglotException;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
+import io.modelcontextprotocol.spec.McpSchema.ElicitResult;
+import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 
@@ -52,6 +54,7 @@ final class Execution {
     private volatile boolean closed;
     private volatile String closedWhy = "the execution was closed";
     private volatile boolean pausedFor;
+    private final Sinks.One<Boolean> closing = Sinks.one();
 
     /** {@code lane}: where every entry into the code runs, one at a time ({@link ExecutionPool#lane()}). */
     Execution(ExecutionProperties properties, Scheduler lane) {
@@ -103,7 +106,7 @@ final class Execution {
     /** Hands a tool's answer (JSON) back to the code awaiting it. */
     Step resolve(PendingCall call, String json) {
         return enter(() -> {
-            inFlight--;
+            landed(call);
             call.resolve().execute(json);
         });
     }
@@ -111,9 +114,52 @@ final class Execution {
     /** Makes the call fail in the code with {@code message}. */
     Step reject(PendingCall call, String message) {
         return enter(() -> {
-            inFlight--;
+            landed(call);
             call.reject().execute(message);
         });
+    }
+
+    /** A call ended: out of flight, or out of the parked ones if it ended while its server's question waited. */
+    private void landed(PendingCall call) {
+        if (!parked.removeIf(call::same)) {
+            inFlight--;
+        }
+    }
+
+    /**
+     * A running call waits on its server's question: it leaves the calls in flight until the user answers, so the
+     * execution can pause once nothing else runs. Tells the current drive, if any, to look again.
+     */
+    void ask(PendingCall asking) {
+        locked(() -> {
+            if (closed) {
+                return;
+            }
+            inFlight--;
+            parked.add(asking);
+            calls.tryEmitNext(asking);
+        });
+    }
+
+    /** The user answered the question of {@code asking}, which runs again; {@code answer} tells its server. */
+    Step answered(PendingCall asking, Runnable answer) {
+        return enter(() -> {
+            if (parked.remove(asking)) {
+                inFlight++;
+            }
+            answer.run();
+        });
+    }
+
+    /** Where the execution stands now. */
+    Step step() {
+        return enter(() -> {
+        });
+    }
+
+    /** Emits when the execution is closed: what it still runs stops then. */
+    Mono<Boolean> closing() {
+        return closing.asMono();
     }
 
     /** Takes a call out of flight until the user answers it; refuses it in the code when too many wait already. */
@@ -162,6 +208,7 @@ final class Execution {
             closedWhy = why;
         }
         closed = true;
+        closing.tryEmitValue(true);
         Context open;
         synchronized (this) {
             open = context;
@@ -170,6 +217,13 @@ final class Execution {
         if (open != null) {
             open.close(true);
         }
+        // A question still waiting gets its answer (after the context, whose code may hold the lock, is closed): a
+        // server must not wait for a user nobody will ask.
+        locked(() -> parked.forEach(call -> {
+            if (call.elicitation() != null) {
+                call.elicitation().answer().tryEmitValue(new ElicitResult(ElicitResult.Action.CANCEL, null));
+            }
+        }));
     }
 
     /** Whether the last drive left the execution paused, owned by the paused executions from then on. */
@@ -245,7 +299,7 @@ final class Execution {
         }
         // Executor's CLI calls tools["tools"]["github"]…: one name for a tool however the code reaches it
         PendingCall call = new PendingCall("tools." + ToolAddress.path(args[0].asString()), args[1].isNull() ? null : args[1].asString(),
-                args[2].asString(), args[3], args[4], null, false);
+                args[2].asString(), args[3], args[4], null, false, null);
         inFlight++;
         calls.tryEmitNext(call);
         return null;

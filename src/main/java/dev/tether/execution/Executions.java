@@ -7,11 +7,18 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
+import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
+import io.modelcontextprotocol.spec.McpSchema.ElicitFormRequest;
+import io.modelcontextprotocol.spec.McpSchema.ElicitRequest;
+import io.modelcontextprotocol.spec.McpSchema.ElicitResult;
+import io.modelcontextprotocol.spec.McpSchema.ElicitUrlRequest;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -28,6 +35,7 @@ import dev.tether.calls.ToolNotFoundException;
 import dev.tether.calls.builtin.InvalidToolArgumentsException;
 import dev.tether.execution.Execution.Settled;
 import dev.tether.execution.Execution.Step;
+import dev.tether.mcp.ElicitationHandler;
 import dev.tether.policy.Policies;
 import dev.tether.store.CatalogStore;
 import dev.tether.store.ConnectionKey;
@@ -48,6 +56,7 @@ public final class Executions implements DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(Executions.class);
     private static final McpJsonMapper JSON = McpJsonDefaults.getMapper();
+    private static final JsonSchemaValidator SCHEMAS = McpJsonDefaults.getSchemaValidator();
     private static final TypeRef<Object> ANY = new TypeRef<>() {
     };
     private static final int SUGGESTIONS = 5;
@@ -106,9 +115,33 @@ public final class Executions implements DisposableBean {
      * in the code (as in Executor, the code may catch that). Runs on until the code completes or pauses again.
      */
     public Mono<ExecutionAnswer> resume(String executionId, ResumeAction action) {
-        return Mono.fromCallable(() -> paused.take(executionId)).flatMap(pause -> {
+        return resume(executionId, action, null);
+    }
+
+    /**
+     * Answers what a paused execution waits for. An approval: as {@link #resume(String, ResumeAction)}. A server's
+     * question: the action, and for an accepted form the {@code content}, go to the server, whose call goes on; content
+     * that does not match the requested schema fails with {@link ResumeContentException} and the execution stays paused.
+     */
+    public Mono<ExecutionAnswer> resume(String executionId, ResumeAction action, @Nullable Map<String, Object> content) {
+        // The schema validator loads what it needs on first use: off the event loop.
+        return Mono.fromCallable(() -> paused.take(executionId, pause -> check(pause.call(), action, content)))
+                .subscribeOn(Schedulers.boundedElastic())
+                .flatMap(pause -> {
             Execution execution = pause.execution();
             PendingCall call = pause.call();
+            Elicitation question = call.elicitation();
+            if (question != null) {
+                ElicitResult answer = new ElicitResult(switch (action) {
+                    case ACCEPT -> ElicitResult.Action.ACCEPT;
+                    case DECLINE -> ElicitResult.Action.DECLINE;
+                    case CANCEL -> ElicitResult.Action.CANCEL;
+                }, action == ResumeAction.ACCEPT && !question.url() ? content : null);
+                return pool.admit(own(execution, () -> execution.answered(call, () -> question.answer().tryEmitValue(answer)),
+                                question.outcome()))
+                        .onErrorResume(ExecutionRefusedException.class, refused -> close(execution).thenReturn(
+                                completed(execution, ExecutionAnswers.failed("Error: " + refused.getMessage()))));
+            }
             execution.unpark(call);
             return pool.admit(own(execution, () -> action == ResumeAction.ACCEPT
                     ? execution.dispatch(call.approve())
@@ -132,9 +165,29 @@ public final class Executions implements DisposableBean {
         return paused.size();
     }
 
-    /** The drive owns the execution: it is closed on every exit except a pause, which {@link #paused} then owns. */
+    /** Accepted content of a form must match its schema, as Executor's MCP client checks it. */
+    private static void check(PendingCall call, ResumeAction action, @Nullable Map<String, Object> content) {
+        Elicitation question = call.elicitation();
+        if (question == null || action != ResumeAction.ACCEPT || !(question.request() instanceof ElicitFormRequest form)
+                || form.requestedSchema() == null || form.requestedSchema().isEmpty()) {
+            return;
+        }
+        var verdict = SCHEMAS.validate(form.requestedSchema(), content == null ? Map.of() : content);
+        if (!verdict.valid()) {
+            throw new ResumeContentException("`content` does not match the requested schema: " + verdict.errorMessage());
+        }
+    }
+
     private Mono<ExecutionAnswer> own(Execution execution, Supplier<Step> first) {
-        return Mono.usingWhen(Mono.just(execution), owned -> drive(owned, first),
+        return own(execution, first, Mono.empty());
+    }
+
+    /**
+     * The drive owns the execution: it is closed on every exit except a pause, which {@link #paused} then owns.
+     * {@code pending} is the answer of a call that was already running, which the drive hands to the code.
+     */
+    private Mono<ExecutionAnswer> own(Execution execution, Supplier<Step> first, Mono<Step> pending) {
+        return Mono.usingWhen(Mono.just(execution), owned -> drive(owned, first, pending),
                 owned -> owned.pausedFor() ? Mono.empty() : close(owned),
                 (owned, error) -> close(owned),
                 this::close);
@@ -148,11 +201,12 @@ public final class Executions implements DisposableBean {
         }).subscribeOn(pool.stops());
     }
 
-    private Mono<ExecutionAnswer> drive(Execution execution, Supplier<Step> first) {
+    private Mono<ExecutionAnswer> drive(Execution execution, Supplier<Step> first, Mono<Step> pending) {
         return Mono.defer(() -> {
             Sinks.Many<PendingCall> started = Sinks.many().unicast().onBackpressureBuffer();
             execution.attach(started);
-            return Flux.merge(enter(execution, first), started.asFlux().flatMap(call -> handle(execution, call)))
+            return Flux.merge(enter(execution, first), pending.flatMap(step -> answer(execution, step)),
+                            started.asFlux().flatMap(call -> handle(execution, call)))
                     .next()
                     .timeout(properties.timeout())
                     .onErrorResume(TimeoutException.class, timeout -> close(execution).thenReturn(completed(execution,
@@ -187,6 +241,10 @@ public final class Executions implements DisposableBean {
     // ---- tool calls ------------------------------------------------------------------------------
 
     private Mono<ExecutionAnswer> handle(Execution execution, PendingCall call) {
+        if (call.elicitation() != null) {
+            // A running call's server asked a question: the execution may pause on it now.
+            return step(execution, execution::step).flatMap(step -> answer(execution, step));
+        }
         Mono<Step> step = call.approved() ? run(execution, call) : decide(execution, call);
         return step.flatMap(next -> answer(execution, next));
     }
@@ -220,19 +278,41 @@ public final class Executions implements DisposableBean {
         }
         @SuppressWarnings("unchecked")
         Map<String, Object> args = (Map<String, Object>) map;
-        return calls.invoke(call.address(), args)
-                .map(ToolEnvelopes::of)
-                .onErrorResume(ToolNotFoundException.class, missing -> notFound(call))
-                .flatMap(envelope -> resolve(execution, call, envelope))
+        // The call runs for the execution, not for the drive that started it: a drive that ends in a pause on the
+        // call's own question leaves it running (cache() keeps its source when its subscriber leaves), and the drive
+        // of the resume takes its answer. Closing the execution stops it.
+        AtomicReference<Mono<Step>> handedOver = new AtomicReference<>();
+        Mono<Outcome> outcome = calls.invoke(call.address(), args)
+                .contextWrite(ElicitationHandler.of(request -> ask(execution, call, request, Mono.defer(handedOver::get))))
+                .map(result -> new Outcome(ToolEnvelopes.of(result), null))
+                .onErrorResume(ToolNotFoundException.class, missing -> notFound(call).map(envelope -> new Outcome(envelope, null)))
                 // A runtime helper's refusal is thrown into the code with Executor's own words.
-                .onErrorResume(InvalidToolArgumentsException.class,
-                        refused -> step(execution, () -> execution.reject(call, refused.getMessage())))
+                .onErrorResume(InvalidToolArgumentsException.class, refused -> Mono.just(new Outcome(null, refused.getMessage())))
                 .onErrorResume(failure -> {
                     // As Executor: the code sees an opaque message; the cause, which may quote a server's stderr, is logged.
                     String id = UUID.randomUUID().toString().substring(0, 8);
                     log.warn("tool call {} of an execution failed [{}]: {}", call.address(), id, failure.toString());
-                    return step(execution, () -> execution.reject(call, "Internal tool error [" + id + "]"));
-                });
+                    return Mono.just(new Outcome(null, "Internal tool error [" + id + "]"));
+                })
+                .takeUntilOther(execution.closing())
+                .cache();
+        handedOver.set(outcome.flatMap(result -> result.envelope() != null ? resolve(execution, call, result.envelope())
+                : step(execution, () -> execution.reject(call, result.rejection()))));
+        return handedOver.get();
+    }
+
+    /** A tool call's answer for the code: an envelope it resolves to, or a message it rejects with. */
+    private record Outcome(@Nullable String envelope, @Nullable String rejection) {
+    }
+
+    /**
+     * A server asks a question during a call of the execution: the call waits, out of flight, until the user
+     * answers through a resume (or the execution ends, which answers {@code cancel}).
+     */
+    private Mono<ElicitResult> ask(Execution execution, PendingCall call, ElicitRequest request, Mono<Step> outcome) {
+        Sinks.One<ElicitResult> answer = Sinks.one();
+        PendingCall asking = call.eliciting(new Elicitation(request, answer, outcome));
+        return Mono.fromRunnable(() -> execution.ask(asking)).subscribeOn(execution.lane()).then(answer.asMono());
     }
 
     private static Mono<Step> resolve(Execution execution, PendingCall call, String envelope) {
@@ -263,11 +343,63 @@ public final class Executions implements DisposableBean {
     // ---- answers ---------------------------------------------------------------------------------
 
     private ExecutionAnswer pause(Execution execution, PendingCall call) {
+        if (call.elicitation() != null) {
+            return elicitationPause(execution, call, call.elicitation());
+        }
         String id = paused.nextId();
         ExecutionAnswer.Pause view = ExecutionAnswers.pause(id, call);
         paused.put(new PausedExecutions.Pause(id, execution, call, view));
         execution.pausedFor(true);
         return ExecutionAnswer.paused(view.text(), view.structured());
+    }
+
+    /** Executor 1.5.9's {@code formatPausedExecution} of a server's question: a form, or a URL to open. */
+    private ExecutionAnswer elicitationPause(Execution execution, PendingCall call, Elicitation question) {
+        String id = paused.nextId();
+        String message = question.request().message();
+        Map<String, Object> schema = question.request() instanceof ElicitFormRequest form && form.requestedSchema() != null
+                ? form.requestedSchema() : null;
+        String url = question.request() instanceof ElicitUrlRequest link ? link.url() : null;
+        boolean hasSchema = schema != null && !schema.isEmpty();
+        String instructions = url != null
+                ? "The user needs to open this URL in a browser and complete the flow. After the user finishes, call the resume tool with executionId \""
+                        + id + "\" and action \"accept\"."
+                : hasSchema
+                        ? "Ask the user for values matching requestedSchema. Then call the resume tool with executionId \"" + id
+                                + "\", action \"accept\", and content matching requestedSchema. If the user declines, call resume with "
+                                + "action \"decline\" or \"cancel\"."
+                        : "This is a model-side confirmation gate; there is no browser form to open. Ask the user whether to approve "
+                                + "the paused tool call. If the user approves, call the resume tool with executionId \"" + id
+                                + "\" and action \"accept\". If the user declines, call resume with action \"decline\" or \"cancel\".";
+        List<String> lines = new ArrayList<>();
+        lines.add("Execution paused: " + message);
+        if (url != null) {
+            lines.add("\nOpen this URL in a browser:\n" + url);
+            lines.add("\nAfter the browser flow, call the resume tool with action \"accept\".");
+        }
+        else if (hasSchema) {
+            lines.add("\nAsk the user for a response matching the requested schema, then call the resume tool.");
+            lines.add("\nRequested schema:\n" + JsJson.write(schema, "  ", ""));
+        }
+        else {
+            lines.add("\nThis is a model-side confirmation gate; no browser form is waiting. Ask the user whether to approve, "
+                    + "then call the resume tool with action \"accept\", \"decline\", or \"cancel\".");
+        }
+        lines.add("\nexecutionId: " + id);
+        lines.add("\ninstructions: " + instructions);
+        String text = String.join("\n", lines);
+        String structured = "{\"status\":\"waiting_for_interaction\",\"executionId\":" + JsJson.quote(id)
+                + ",\"interaction\":{\"kind\":" + (url != null ? "\"url\"" : "\"form\"")
+                + ",\"message\":" + JsJson.quote(message)
+                + ",\"instructions\":" + JsJson.quote(instructions)
+                + ",\"address\":" + JsJson.quote(call.address())
+                + (call.argsJson() == null ? "" : ",\"args\":" + call.argsJson())
+                + (url != null ? ",\"url\":" + JsJson.quote(url) : "")
+                + (url == null ? ",\"requestedSchema\":" + JsJson.write(schema == null ? Map.of() : schema, "", "") : "")
+                + "}}";
+        paused.put(new PausedExecutions.Pause(id, execution, call, new ExecutionAnswer.Pause(text, structured)));
+        execution.pausedFor(true);
+        return ExecutionAnswer.paused(text, structured);
     }
 
     private ExecutionAnswer completed(Execution execution, Settled settled) {

@@ -43,4 +43,56 @@ final class JsJson {
         }
         return out.append(']').toString();
     }
+
+    /**
+     * {@code value} (maps, lists, strings, numbers, booleans, null, as JSON parsers make them) as
+     * {@code JSON.stringify(value, null, indent)} writes it; {@code indent} empty writes it compact.
+     */
+    static String write(Object value, String indent, String margin) {
+        if (value == null) {
+            return "null";
+        }
+        if (value instanceof String text) {
+            return quote(text);
+        }
+        if (value instanceof Double || value instanceof Float) {
+            double number = ((Number) value).doubleValue();
+            return number == Math.rint(number) && !Double.isInfinite(number) && Math.abs(number) < 1e21
+                    ? Long.toString((long) number) : Double.toString(number).replace("E", "e+").replace("e+-", "e-");
+        }
+        if (value instanceof Number || value instanceof Boolean) {
+            return value.toString();
+        }
+        String inner = margin + indent;
+        String separator = indent.isEmpty() ? "," : ",\n" + inner;
+        String open = indent.isEmpty() ? "" : "\n" + inner;
+        String close = indent.isEmpty() ? "" : "\n" + margin;
+        StringBuilder out = new StringBuilder();
+        if (value instanceof java.util.Map<?, ?> map) {
+            if (map.isEmpty()) {
+                return "{}";
+            }
+            out.append('{').append(open);
+            boolean first = true;
+            for (var entry : map.entrySet()) {
+                out.append(first ? "" : separator).append(quote(String.valueOf(entry.getKey())))
+                        .append(indent.isEmpty() ? ":" : ": ").append(write(entry.getValue(), indent, inner));
+                first = false;
+            }
+            return out.append(close).append('}').toString();
+        }
+        if (value instanceof Iterable<?> list) {
+            if (!list.iterator().hasNext()) {
+                return "[]";
+            }
+            out.append('[').append(open);
+            boolean first = true;
+            for (Object item : list) {
+                out.append(first ? "" : separator).append(write(item, indent, inner));
+                first = false;
+            }
+            return out.append(close).append(']').toString();
+        }
+        return quote(value.toString());
+    }
 }

@@ -12,7 +12,7 @@ import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * Executions waiting for an approval, by pause id ({@code exec_1}, {@code exec_2}, … as Executor 1.5.9 numbers
+ * Executions waiting for an approval or for the answer to a server's question, by pause id ({@code exec_1}, {@code exec_2}, … as Executor 1.5.9 numbers
  * them). Bounded in number; each expires after {@code expiry} and is then closed. A paused execution holds a
  * context and the code's pending promise, never a thread.
  */
@@ -70,10 +70,18 @@ final class PausedExecutions {
 
     /** Removes the pause for its resume; fails with {@link ExecutionNotFoundException} when there is none. */
     synchronized Pause take(String id) {
-        Entry entry = paused.remove(id);
+        return take(id, pause -> {
+        });
+    }
+
+    /** As {@link #take(String)}, once {@code check} passed; a pause whose check throws stays as it was. */
+    synchronized Pause take(String id, java.util.function.Consumer<Pause> check) {
+        Entry entry = paused.get(id);
         if (entry == null) {
             throw new ExecutionNotFoundException(id);
         }
+        check.accept(entry.pause());
+        paused.remove(id);
         entry.expiry().dispose();
         return entry.pause();
     }

@@ -1,6 +1,7 @@
 package dev.tether.execution;
 
 import org.graalvm.polyglot.Value;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code tools.…(args)} call the code made and awaits. Its resolve/reject functions belong to the execution's
@@ -11,9 +12,10 @@ import org.graalvm.polyglot.Value;
  * @param argsPreview the arguments as {@code JSON.stringify(args ?? {}, null, 2)}
  * @param approval    what the user is asked when the call waits for approval, null otherwise
  * @param approved    the user accepted this call already
+ * @param elicitation the server's question this running call waits on, null otherwise
  */
-record PendingCall(String address, String argsJson, String argsPreview, Value resolve, Value reject, String approval,
-        boolean approved) {
+record PendingCall(String address, @Nullable String argsJson, String argsPreview, Value resolve, Value reject,
+        @Nullable String approval, boolean approved, @Nullable Elicitation elicitation) {
 
     /** The address without {@code tools.}, as Executor's messages and policy patterns name a tool. */
     String path() {
@@ -21,10 +23,20 @@ record PendingCall(String address, String argsJson, String argsPreview, Value re
     }
 
     PendingCall asking(String question) {
-        return new PendingCall(address, argsJson, argsPreview, resolve, reject, question, false);
+        return new PendingCall(address, argsJson, argsPreview, resolve, reject, question, false, null);
+    }
+
+    /** The running call, waiting on its server's question. */
+    PendingCall eliciting(Elicitation question) {
+        return new PendingCall(address, argsJson, argsPreview, resolve, reject, null, approved, question);
+    }
+
+    /** Whether {@code other} is this same call of the code, asking or not. */
+    boolean same(PendingCall other) {
+        return resolve == other.resolve;
     }
 
     PendingCall approve() {
-        return new PendingCall(address, argsJson, argsPreview, resolve, reject, approval, true);
+        return new PendingCall(address, argsJson, argsPreview, resolve, reject, approval, true, null);
     }
 }

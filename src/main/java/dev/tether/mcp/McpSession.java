@@ -19,6 +19,7 @@ import io.modelcontextprotocol.spec.McpSchema.InitializeResult;
 import io.modelcontextprotocol.spec.McpSchema.ListToolsResult;
 import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -39,6 +40,7 @@ public final class McpSession {
     private final Sinks.Many<List<Tool>> toolsChanged;
     private final Sinks.Many<ProgressNotification> progress;
     private final AtomicLong progressTokens = new AtomicLong();
+    private final CallQuestions questions;
 
     /**
      * @param serverFailure never completes; errors as soon as the server is known to be gone (a stdio child
@@ -46,7 +48,9 @@ public final class McpSession {
      * @param progress      every {@code notifications/progress} the server sends, whatever its token
      */
     McpSession(String server, McpAsyncClient client, McpClientTransport transport, Mono<Void> serverFailure,
-            McpProperties properties, Sinks.Many<List<Tool>> toolsChanged, Sinks.Many<ProgressNotification> progress) {
+            McpProperties properties, Sinks.Many<List<Tool>> toolsChanged, Sinks.Many<ProgressNotification> progress,
+            CallQuestions questions) {
+        this.questions = questions;
         this.server = server;
         this.client = client;
         this.transport = transport;
@@ -123,11 +127,21 @@ public final class McpSession {
         return relay.or(call(new CallToolRequest(tool, arguments, Map.of("progressToken", token))));
     }
 
+    /**
+     * The server's questions during the call go to the {@link ElicitationHandler} of the call's context (or are
+     * accepted, as Executor does outside an execution); the call's timeout stops while one waits for its answer.
+     */
     private Mono<CallToolResult> call(CallToolRequest request) {
         String tool = request.name();
+        return Mono.deferContextual(context -> questions.during(
+                context.<ElicitationHandler>getOrDefault(ElicitationHandler.class, ElicitationHandler.ACCEPT_ALL),
+                asker -> call(request, tool, asker)));
+    }
+
+    private Mono<CallToolResult> call(CallToolRequest request, String tool, CallQuestions.Asker asker) {
         return Mono.usingWhen(Mono.fromSupplier(RequestIdSlot::new),
-                slot -> bounded(client.callTool(request), "tools/call " + tool,
-                        properties.callTimeout()).contextWrite(Context.of(RequestIdSlot.class, slot)),
+                slot -> bounded(client.callTool(request), "tools/call " + tool, properties.callTimeout(),
+                        asker.deadline(properties.callTimeout(), RequestTimer.SHARED)).contextWrite(Context.of(RequestIdSlot.class, slot)),
                 slot -> Mono.empty(),
                 (slot, error) -> error instanceof McpTimeoutException ? abandon(slot, error.getMessage()) : Mono.empty(),
                 slot -> abandon(slot, "cancelled by the client"));
@@ -171,12 +185,23 @@ public final class McpSession {
     }
 
     private <T> Mono<T> bounded(Mono<T> operation, String name, Duration timeout) {
+        return watched(operation)
+                .timeout(timeout, RequestTimer.SHARED)
+                .onErrorMap(TimeoutException.class, ex -> new McpTimeoutException(server, name, timeout));
+    }
+
+    /** Bounded by {@code deadline}, which fires when {@code timeout} has run out. */
+    private <T> Mono<T> bounded(Mono<T> operation, String name, Duration timeout, Publisher<?> deadline) {
+        return watched(operation)
+                .timeout(deadline)
+                .onErrorMap(TimeoutException.class, ex -> new McpTimeoutException(server, name, timeout));
+    }
+
+    private <T> Mono<T> watched(Mono<T> operation) {
         return operation
                 .or(this.<T>failure())
                 // A dying server closes the session, and the SDK then fails what was pending with a bare "session
                 // terminated": once the server is known to have failed, say why instead.
-                .onErrorResume(error -> !(error instanceof McpServerException), error -> this.<T>failure().or(Mono.error(error)))
-                .timeout(timeout, RequestTimer.SHARED)
-                .onErrorMap(TimeoutException.class, ex -> new McpTimeoutException(server, name, timeout));
+                .onErrorResume(error -> !(error instanceof McpServerException), error -> this.<T>failure().or(Mono.error(error)));
     }
 }

@@ -27,6 +27,7 @@ import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.spec.McpClientTransport;
+import io.modelcontextprotocol.spec.McpSchema.ClientCapabilities;
 import io.modelcontextprotocol.spec.McpSchema.Implementation;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
 import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
@@ -138,11 +139,16 @@ public final class McpSessions {
     private McpSession session(String name, McpClientTransport transport, Mono<Void> serverFailure) {
         Sinks.Many<List<Tool>> toolsChanged = Sinks.many().multicast().directBestEffort();
         Sinks.Many<ProgressNotification> progress = Sinks.many().multicast().directBestEffort();
+        CallQuestions questions = new CallQuestions();
         Duration longest = List.of(properties.discoveryTimeout(), properties.pingTimeout(), properties.callTimeout())
                 .stream().max(Duration::compareTo).orElseThrow();
         // Our own bounds are per operation; the SDK's must never fire before them.
         McpAsyncClient client = McpClient.async(transport)
                 .clientInfo(new Implementation("tether", TetherApplication.VERSION))
+                // Both modes, to every server: some list their asking tools only to a client that can ask (server-everything).
+                .capabilities(ClientCapabilities.builder().elicitation(true, true).build())
+                .elicitation(questions::ask)
+                .urlElicitation(questions::ask)
                 .jsonSchemaValidator(validator)
                 .requestTimeout(longest.plusSeconds(1))
                 .initializationTimeout(longest.plusSeconds(1))
@@ -151,7 +157,7 @@ public final class McpSessions {
                 .progressConsumer(notification -> Mono.fromRunnable(() -> progress.emitNext(notification,
                         Sinks.EmitFailureHandler.busyLooping(Duration.ofMillis(100)))))
                 .build();
-        return new McpSession(name, client, transport, serverFailure, properties, toolsChanged, progress);
+        return new McpSession(name, client, transport, serverFailure, properties, toolsChanged, progress, questions);
     }
 
     private McpClientTransport streamableHttp(RemoteServer remote) {

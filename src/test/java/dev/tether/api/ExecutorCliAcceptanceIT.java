@@ -112,6 +112,26 @@ class ExecutorCliAcceptanceIT {
         JsonNode resumed = json(cli.run("resume", "--execution-id", id.group(1), "--action", "accept", "--content", "{}"));
         assertThat(resumed.at("/data/content/0/text").asString()).isEqualTo("The sum of 2 and 3 is 5.");
 
+        // server-everything's questions (MCP elicitation), listed because Tether's client can ask: the CLI pauses with
+        // the requested schema, and resume's content reaches the server; decline ends it.
+        ExecutorCli.Result form = cli.run("call", "tools", "everything", "org", "default", "trigger_elicitation_request", "{}");
+        assertThat(form.exitCode()).as(form.output()).isZero();
+        assertThat(form.stdout()).contains("Execution paused: Please provide inputs for the following fields:")
+                .contains("Requested schema:").contains("\"required\": [");
+        Matcher formId = EXECUTION_ID.matcher(form.stdout());
+        assertThat(formId.find()).as(form.output()).isTrue();
+        JsonNode answered = json(cli.run("resume", "--execution-id", formId.group(1), "--action", "accept", "--content",
+                "{\"name\":\"Ada\",\"check\":true}"));
+        assertThat(answered.at("/data/content/1/text").asString()).contains("- Name: Ada");
+
+        ExecutorCli.Result url = cli.run("call", "tools", "everything", "org", "default", "trigger_url_elicitation",
+                "{\"url\":\"https://example.com/login\"}");
+        assertThat(url.stdout()).as(url.output()).contains("Open this URL in a browser:\nhttps://example.com/login");
+        Matcher urlId = EXECUTION_ID.matcher(url.stdout());
+        assertThat(urlId.find()).as(url.output()).isTrue();
+        JsonNode declined = json(cli.run("resume", "--execution-id", urlId.group(1), "--action", "decline"));
+        assertThat(declined.at("/data/content/0/text").asString()).startsWith("❌ User declined to open the URL");
+
         assertThat(cli.daemonsStarted()).as("executor daemons the CLI started").isEmpty();
     }
 

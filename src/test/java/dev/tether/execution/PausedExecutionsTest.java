@@ -5,11 +5,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 
+import java.util.Map;
+
+import io.modelcontextprotocol.spec.McpSchema.ElicitFormRequest;
+import io.modelcontextprotocol.spec.McpSchema.ElicitResult;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
-/** Paused executions are bounded in number and expire, closed when they do; timed in virtual time. */
+/**
+ * Paused executions are bounded in number and expire, closed when they do (a server's question is then answered
+ * {@code cancel} and its call stopped); timed in virtual time.
+ */
 class PausedExecutionsTest {
 
     private static final Duration EXPIRY = Duration.ofMinutes(15);
@@ -31,6 +41,31 @@ class PausedExecutionsTest {
         assertThatThrownBy(() -> paused.take(id)).isInstanceOf(ExecutionNotFoundException.class);
         assertThat(execution.closed()).as("an expired execution frees its context").isTrue();
         assertThat(paused.size()).isZero();
+    }
+
+    @Test
+    void expiredQuestionIsAnsweredCancelAndItsCallStopped() {
+        VirtualTimeScheduler time = VirtualTimeScheduler.create();
+        PausedExecutions paused = new PausedExecutions(4, EXPIRY, time);
+        Execution execution = execution();
+        execution.attach(Sinks.many().unicast().onBackpressureBuffer());
+        Sinks.One<ElicitResult> answer = Sinks.one();
+        PendingCall asking = new PendingCall("tools.a.org.default.b", null, "{}", null, null, null, false, null)
+                .eliciting(new Elicitation(new ElicitFormRequest("Name?", Map.of("type", "object"), null), answer, Mono.never()));
+        execution.ask(asking);
+        String id = paused.nextId();
+        paused.put(new PausedExecutions.Pause(id, execution, asking, new ExecutionAnswer.Pause("asking " + id, "{}")));
+        StepVerifier.create(execution.closing()).expectSubscription()
+                .then(() -> time.advanceTimeBy(EXPIRY.minusSeconds(1)))
+                .expectNoEvent(Duration.ofMillis(10))
+                .then(() -> time.advanceTimeBy(Duration.ofSeconds(1)))
+                .expectNext(true).expectComplete()
+                .verify(Duration.ofSeconds(5));
+        StepVerifier.create(answer.asMono())
+                .assertNext(result -> assertThat(result.action()).as("the server is told, not left waiting")
+                        .isEqualTo(ElicitResult.Action.CANCEL))
+                .expectComplete().verify(Duration.ofSeconds(5));
+        assertThatThrownBy(() -> paused.take(id)).isInstanceOf(ExecutionNotFoundException.class);
     }
 
     @Test
@@ -63,7 +98,7 @@ class PausedExecutionsTest {
     }
 
     private static PausedExecutions.Pause pause(String id, Execution execution) {
-        PendingCall call = new PendingCall("tools.a.org.default.b", null, "{}", null, null, "Approve?", false);
+        PendingCall call = new PendingCall("tools.a.org.default.b", null, "{}", null, null, "Approve?", false, null);
         return new PausedExecutions.Pause(id, execution, call, new ExecutionAnswer.Pause("waiting " + id, "{}"));
     }
 

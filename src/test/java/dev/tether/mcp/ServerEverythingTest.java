@@ -13,6 +13,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.modelcontextprotocol.spec.McpSchema.ElicitRequest;
+import io.modelcontextprotocol.spec.McpSchema.ElicitResult;
 import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
@@ -78,6 +80,7 @@ class ServerEverythingTest {
 
     private void exercise(ChildProcesses children, List<String> argv) {
         List<ProgressNotification> progress = new CopyOnWriteArrayList<>();
+        List<ElicitRequest> questions = new CopyOnWriteArrayList<>();
         McpSessions sessions = new McpSessions(children, new DockerRunRewriter(new InstanceId(guard.tether())),
                 McpProperties.defaults());
 
@@ -86,7 +89,12 @@ class ServerEverythingTest {
                     children.live().forEach(this::remember);
                     return Mono.zip(session.listTools(), session.callTool("echo", Map.of("message", "hello tether")),
                             session.callTool("trigger-long-running-operation", Map.of("duration", 0.6, "steps", 3))
-                                    .contextWrite(ProgressListener.of(progress::add)));
+                                    .contextWrite(ProgressListener.of(progress::add)),
+                            session.callTool("trigger-elicitation-request", Map.of())
+                                    .contextWrite(ElicitationHandler.of(request -> {
+                                        questions.add(request);
+                                        return Mono.just(new ElicitResult(ElicitResult.Action.ACCEPT, Map.of("name", "Ada")));
+                                    })));
                 }))
                 .assertNext(both -> {
                     ToolCatalog catalog = both.getT1();
@@ -96,10 +104,16 @@ class ServerEverythingTest {
                             "trigger-long-running-operation")), names.toString());
                     assertEquals("Echo: hello tether", ((TextContent) both.getT2().content().get(0)).text());
                     assertTrue(((TextContent) both.getT3().content().get(0)).text().contains("Steps: 3"), both.getT3().toString());
+                    // Tether's client declares elicitation (form and URL), so the tools that ask are listed too: 15, as to Executor.
+                    assertTrue(names.containsAll(Set.of("trigger-elicitation-request", "trigger-url-elicitation")), names.toString());
+                    assertEquals(15, names.size(), names.toString());
+                    assertTrue(((TextContent) both.getT4().content().get(1)).text().contains("- Name: Ada"), both.getT4().toString());
                 })
                 .expectComplete()
                 .verify(BOUND);
         assertFalse(pids.isEmpty(), "the session ran on a child");
+        assertEquals("Please provide inputs for the following fields:", questions.get(0).message(),
+                "the server's question reached the call's handler");
         assertEquals(List.of(1.0, 2.0, 3.0), progress.stream().map(ProgressNotification::progress).toList(),
                 "the long-running operation's progress, step by step");
     }
