@@ -24,9 +24,14 @@ import dev.tether.calls.ToolNotFoundException;
 import dev.tether.calls.builtin.BuiltinUnavailableException;
 import dev.tether.onepassword.OnePasswordException;
 import dev.tether.execution.ExecutionNotFoundException;
+import dev.tether.graphql.GraphqlExtractionException;
+import dev.tether.graphql.GraphqlIntrospectionException;
+import dev.tether.http.InvalidTemplateException;
 import dev.tether.mcp.McpServerException;
 import dev.tether.oauth.OAuthException;
 import dev.tether.oauth.OAuthSessionNotFoundException;
+import dev.tether.openapi.OpenApiExtractionException;
+import dev.tether.openapi.OpenApiParseException;
 import dev.tether.policy.InvalidPolicyException;
 import dev.tether.policy.PolicyNotFoundException;
 import dev.tether.process.ChildSpawnException;
@@ -85,7 +90,16 @@ final class ApiErrors {
             answer(McpServerException.class, HttpStatus.BAD_GATEWAY,
                     ex -> tagged("McpConnectionError", "transport", "stdio", "message", ex.getMessage())),
             answer(ChildSpawnException.class, HttpStatus.BAD_GATEWAY,
-                    ex -> tagged("McpConnectionError", "transport", "stdio", "message", ex.getMessage())));
+                    ex -> tagged("McpConnectionError", "transport", "stdio", "message", ex.getMessage())),
+            answer(OpenApiParseException.class, HttpStatus.BAD_REQUEST, ex -> tagged("OpenApiParseError", "message", ex.getMessage())),
+            answer(OpenApiExtractionException.class, HttpStatus.BAD_REQUEST,
+                    ex -> tagged("OpenApiExtractionError", "message", ex.getMessage())),
+            answer(GraphqlIntrospectionException.class, HttpStatus.BAD_REQUEST,
+                    ex -> tagged("GraphqlIntrospectionError", "message", ex.getMessage())),
+            answer(GraphqlExtractionException.class, HttpStatus.BAD_REQUEST,
+                    ex -> tagged("GraphqlExtractionError", "message", ex.getMessage())),
+            // An authentication template in a shape no source takes: the message names the field at fault.
+            answer(InvalidTemplateException.class, HttpStatus.BAD_REQUEST, ex -> tagged(InvalidInputException.DECODE, "message", ex.getMessage())));
 
     @ExceptionHandler
     ResponseEntity<Map<String, Object>> invalid(InvalidInputException ex, ServerWebExchange exchange) {

@@ -5,19 +5,24 @@ import java.util.Optional;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.Owner;
 
-/** A parsed tool address: {@code tools.<integration>.<owner>.<connection>.<tool>}. */
+/** A parsed tool address: {@code tools.<integration>.<owner>.<connection>.<tool>}, where the tool's name may have dots. */
 public record ToolAddress(ConnectionKey connection, String tool) {
 
     static ToolAddress parse(String address) {
         String[] parts = address == null ? new String[0] : address.split("\\.", -1);
-        if (parts.length != 5 || !parts[0].equals("tools")) {
+        if (parts.length < 5 || !parts[0].equals("tools")) {
             throw new ToolNotFoundException(String.valueOf(address), "expected tools.<integration>.<owner>.<connection>.<tool>");
         }
         Optional<Owner> owner = Owner.parse(parts[2]);
         if (owner.isEmpty()) {
             throw new ToolNotFoundException(address, "owner must be org or user, was " + parts[2]);
         }
-        return new ToolAddress(new ConnectionKey(owner.get(), parts[1], parts[3]), parts[4]);
+        // An OpenAPI or GraphQL tool's name is a dotted path (group.leaf, query.field): the rest of the address.
+        String tool = String.join(".", java.util.Arrays.asList(parts).subList(4, parts.length));
+        if (tool.isEmpty() || tool.startsWith(".") || tool.endsWith(".") || tool.contains("..")) {
+            throw new ToolNotFoundException(address, "the tool name is empty or has an empty segment");
+        }
+        return new ToolAddress(new ConnectionKey(owner.get(), parts[1], parts[3]), tool);
     }
 
     /** The address, when {@code address} is one of a connection's tools; empty for anything else. */

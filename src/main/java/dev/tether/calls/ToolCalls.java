@@ -42,15 +42,17 @@ public final class ToolCalls {
     };
 
     private final SessionPool sessions;
+    private final SourceCalls sources;
     private final CatalogStore catalogs;
     private final BuiltinTools builtins;
     private final CatalogService catalogSyncs;
     private final JsonMapper json;
     private final OutcomeTimers timers;
 
-    public ToolCalls(SessionPool sessions, CatalogStore catalogs, BuiltinTools builtins, CatalogService catalogSyncs,
-            JsonMapper json, MeterRegistry registry) {
+    public ToolCalls(SessionPool sessions, SourceCalls sources, CatalogStore catalogs, BuiltinTools builtins,
+            CatalogService catalogSyncs, JsonMapper json, MeterRegistry registry) {
         this.sessions = sessions;
+        this.sources = sources;
         this.catalogs = catalogs;
         this.builtins = builtins;
         this.catalogSyncs = catalogSyncs;
@@ -71,7 +73,9 @@ public final class ToolCalls {
                             .addTextContent(refused.getMessage()).isError(true).build()));
         }
         return Mono.fromCallable(() -> ToolAddress.parse(address))
-                .flatMap(parsed -> find(parsed, address).flatMap(tool -> call(parsed, tool, arguments)));
+                .flatMap(parsed -> find(parsed, address).flatMap(tool -> sources.source(parsed.connection())
+                        .flatMap(integration -> timed(sources.invoke(integration, parsed.connection(), tool, arguments)).map(this::sourceResult))
+                        .switchIfEmpty(Mono.defer(() -> call(parsed, tool, arguments)))));
     }
 
     /**
@@ -114,8 +118,30 @@ public final class ToolCalls {
         @SuppressWarnings("unchecked")
         Map<String, Object> args = arguments == null ? Map.of() : (Map<String, Object>) arguments;
         return Mono.fromCallable(() -> ToolAddress.parse(address))
-                .flatMap(parsed -> find(parsed, address).flatMap(tool -> call(parsed, tool, args)))
-                .map(ToolCalls::envelope);
+                .flatMap(parsed -> find(parsed, address).flatMap(tool -> sources.source(parsed.connection())
+                        .flatMap(integration -> timed(sources.invoke(integration, parsed.connection(), tool, args)))
+                        .<Object>map(answer -> answer)
+                        .switchIfEmpty(Mono.defer(() -> call(parsed, tool, args).map(ToolCalls::envelope)))));
+    }
+
+    /** An HTTP source's answer as an MCP tool result: its data as JSON text, the whole {@code ToolResult} as structured content. */
+    private CallToolResult sourceResult(Map<String, Object> answer) {
+        boolean ok = Boolean.TRUE.equals(answer.get("ok"));
+        String text;
+        if (ok) {
+            text = json.writerWithDefaultPrettyPrinter().writeValueAsString(answer.get("data"));
+        }
+        else {
+            text = String.valueOf(((Map<?, ?>) answer.get("error")).get("message"));
+        }
+        return CallToolResult.builder().content(List.of(new TextContent(text))).structuredContent(answer).isError(!ok).build();
+    }
+
+    private Mono<Map<String, Object>> timed(Mono<Map<String, Object>> call) {
+        Timer.Sample timing = timers.start();
+        return call.doOnNext(answer -> timing.stop(timers.timer(Boolean.TRUE.equals(answer.get("ok")) ? "ok" : "tool_error")))
+                .doOnError(error -> timing.stop(timers.timer("failed")))
+                .doOnCancel(() -> timing.stop(timers.timer("cancelled")));
     }
 
     /** An MCP answer as code sees it: as the server sent it, through the MCP mapper, which writes each content's type. */

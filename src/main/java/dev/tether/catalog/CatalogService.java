@@ -23,7 +23,6 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 import dev.tether.mcp.McpSession;
-import dev.tether.mcp.ToolCatalog;
 import dev.tether.session.SessionPool;
 import dev.tether.store.CatalogStore;
 import dev.tether.store.Connection;
@@ -31,6 +30,7 @@ import dev.tether.store.ConnectionKey;
 import dev.tether.store.ConnectionNotFoundException;
 import dev.tether.store.ConnectionStore;
 import dev.tether.store.HealthVerdict;
+import dev.tether.store.HttpSourceConfig;
 import dev.tether.store.IntegrationStore;
 import dev.tether.store.Owner;
 import dev.tether.store.StoredCatalog;
@@ -171,11 +171,15 @@ public final class CatalogService implements SmartLifecycle {
         ConnectionKey key = job.key();
         announcedChanged.remove(key); // a change announced from now on needs another sync
         Timer.Sample timing = timers.start();
-        return sessions.withSession(key, McpSession::listTools)
-                .flatMap(listed -> listed.complete() ? save(key, listed).doOnNext(tools -> timing.stop(timers.timer("ok")))
+        return integrations.find(key.integration())
+                .filter(integration -> integration.config() instanceof HttpSourceConfig)
+                // An HTTP source's tools are its document's operations, made when it was added: nothing to list.
+                .flatMap(integration -> save(key, ((HttpSourceConfig) integration.config()).tools()).doOnNext(tools -> timing.stop(timers.timer("ok"))))
+                .switchIfEmpty(Mono.defer(() -> sessions.withSession(key, McpSession::listTools)
+                .flatMap(listed -> listed.complete() ? save(key, ToolNaming.name(listed.tools())).doOnNext(tools -> timing.stop(timers.timer("ok")))
                         : preserve(key, listed.incompleteReason().orElseThrow()).doOnNext(tools -> timing.stop(timers.timer("incomplete"))))
                 .onErrorResume(error -> !(error instanceof ConnectionNotFoundException),
-                        error -> preserve(key, error.getMessage()).doOnNext(tools -> timing.stop(timers.timer("failed"))))
+                        error -> preserve(key, error.getMessage()).doOnNext(tools -> timing.stop(timers.timer("failed"))))))
                 .doOnEach(signal -> {
                     if (signal.isOnNext()) {
                         syncing.remove(key);
@@ -189,8 +193,8 @@ public final class CatalogService implements SmartLifecycle {
                 .onErrorResume(error -> Mono.empty());
     }
 
-    private Mono<ConnectionTools> save(ConnectionKey key, ToolCatalog listed) {
-        StoredCatalog catalog = new StoredCatalog(ToolNaming.name(listed.tools()), clock.instant());
+    private Mono<ConnectionTools> save(ConnectionKey key, List<StoredTool> tools) {
+        StoredCatalog catalog = new StoredCatalog(tools, clock.instant());
         return catalogs.catalog(key).map(StoredCatalog::tools).defaultIfEmpty(List.of())
                 .flatMap(before -> catalogs.saveCatalog(key, catalog).then(Mono.fromRunnable(() -> {
                     if (!before.equals(catalog.tools())) {

@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -40,12 +41,16 @@ final class ExecutorDiscovery implements ApplicationListener<WebServerInitialize
     private final Clock clock;
     private final long pid = Pids.self();
     private final AtomicReference<String> writtenOrigin = new AtomicReference<>();
+    /** Held from construction (before the port is bound) until the record is written, when exclusive. */
+    private final @Nullable DataDirClaim claim;
 
     ExecutorDiscovery(DiscoveryProperties properties, AuthToken token, JsonMapper json, Clock clock) {
         this.properties = properties;
         this.token = token;
         this.json = json;
         this.clock = clock;
+        this.claim = properties.enabled() && properties.exclusive()
+                ? DataDirClaim.take(manifest().getParent(), json, clock) : null;
     }
 
     Path manifest() {
@@ -68,8 +73,9 @@ final class ExecutorDiscovery implements ApplicationListener<WebServerInitialize
                 return;
             }
             LocalServerManifest manifest = LocalServerManifest.of(pid, clock.instant().toString(),
-                    properties.executorDataDir().toAbsolutePath().toString(), origin, token.bearer(), TetherApplication.VERSION,
-                    Pids.selfCommand().orElse(null));
+                    properties.executorDataDir().toAbsolutePath().toString(),
+                    properties.scopeDir() == null ? null : properties.scopeDir().toAbsolutePath().toString(), origin,
+                    token.bearer(), TetherApplication.VERSION, Pids.selfCommand().orElse(null));
             write(file, json.writerWithDefaultPrettyPrinter().writeValueAsString(manifest) + "\n");
             writtenOrigin.set(origin);
             log.info("Executor's CLI finds Tether at {} through {}", origin, file);
@@ -77,11 +83,19 @@ final class ExecutorDiscovery implements ApplicationListener<WebServerInitialize
         catch (IOException | RuntimeException ex) {
             log.warn("could not write {} for Executor's CLI; it may start a daemon of its own", file, ex);
         }
+        finally {
+            if (claim != null) {
+                claim.close();
+            }
+        }
     }
 
     /** Removes the record if it is still this server's: same pid and the origin this context wrote. */
     @Override
     public void destroy() {
+        if (claim != null) {
+            claim.close(); // a start that failed after the claim
+        }
         String origin = writtenOrigin.getAndSet(null);
         if (origin == null) {
             return;

@@ -24,6 +24,7 @@ import reactor.core.publisher.Sinks;
 import dev.tether.mcp.AuthorizationExpiredException;
 import dev.tether.mcp.McpSession;
 import dev.tether.session.IntegrationServers;
+import dev.tether.session.NotAnMcpServerException;
 import dev.tether.session.SessionPool;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
@@ -174,6 +175,9 @@ public final class HealthService implements SmartLifecycle {
         // One timer per check, the ping's own: the check's bound applies only while its server is still starting.
         return sessions.withSession(key, properties.timeout(), McpSession::ping)
                 .then(Mono.fromSupplier(() -> HealthVerdict.healthy(clock.millis())))
+                // An HTTP source has no server to ping and no health probe in Executor either: its state is unknown.
+                .onErrorResume(NotAnMcpServerException.class,
+                        error -> Mono.fromSupplier(() -> new HealthVerdict("unknown", clock.millis(), Optional.of(error.getMessage()))))
                 .onErrorResume(error -> !isLookupFailure(error),
                         error -> Mono.fromSupplier(() -> verdict(error)))
                 .flatMap(verdict -> connections.saveHealth(key, verdict).thenReturn(verdict))

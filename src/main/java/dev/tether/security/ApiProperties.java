@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import dev.tether.daemon.PropertyChecks;
@@ -19,9 +20,16 @@ import dev.tether.daemon.PropertyChecks;
  * @param allowedOrigins browser origins ({@code scheme://host[:port]}) accepted besides loopback ones; none by default
  * @param streamKeepAlive how often an open event stream ({@code GET /mcp}, {@code GET /sse}, a streamed answer)
  *                       that has nothing to say sends a comment, so that proxies do not cut it as idle; default 15 s
+ * @param password       an HTTP Basic password accepted beside the token on every route (any user name, as Executor),
+ *                       which then guards the web UI too: the desktop app's {@code EXECUTOR_AUTH_PASSWORD}; none by
+ *                       default
+ * @param requireAuth    whether a credential is asked at all; default true. False is the desktop app with its
+ *                       "require auth" off, as Executor's sidecar without a password: nothing is asked, and the API
+ *                       must listen on loopback only (the {@code Host}/{@code Origin} checks still apply)
  */
 @ConfigurationProperties("tether.api")
-public record ApiProperties(String token, List<String> allowedHosts, List<String> allowedOrigins, Duration streamKeepAlive) {
+public record ApiProperties(String token, List<String> allowedHosts, List<String> allowedOrigins, Duration streamKeepAlive,
+        @Nullable String password, Boolean requireAuth) {
 
     public ApiProperties {
         allowedHosts = allowedHosts == null ? List.of()
@@ -29,6 +37,16 @@ public record ApiProperties(String token, List<String> allowedHosts, List<String
         allowedOrigins = allowedOrigins == null ? List.of()
                 : allowedOrigins.stream().map(ApiProperties::origin).toList();
         streamKeepAlive = PropertyChecks.positive("tether.api.stream-keep-alive", streamKeepAlive, Duration.ofSeconds(15));
+        password = password == null || password.strip().isEmpty() ? null : password.strip(); // Executor trims it too
+        requireAuth = requireAuth == null || requireAuth;
+    }
+
+    /** Neither the token nor the password: a record prints its components, and this one may be logged. */
+    @Override
+    public String toString() {
+        return "ApiProperties[token=" + (token == null ? "generated" : "(set)") + ", allowedHosts=" + allowedHosts
+                + ", allowedOrigins=" + allowedOrigins + ", streamKeepAlive=" + streamKeepAlive + ", password="
+                + (password == null ? "none" : "(set)") + ", requireAuth=" + requireAuth + "]";
     }
 
     private static String host(String entry) {

@@ -1,8 +1,12 @@
 package dev.tether.security;
 
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
@@ -18,18 +22,28 @@ import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
+import dev.tether.daemon.StartupFailure;
+
 /**
  * Every route under {@code /api} but {@code /api/health}, the agent endpoints ({@code /mcp}, and {@code /sse} with
  * {@code /messages} of the legacy transport), and Actuator's endpoints but {@code /actuator/health} when they share
  * the API's port, need the token. On a management port of its own Actuator answers without it: that port is for
  * probes and scrapers, and the operator decides who reaches it.
+ * <p>
+ * With a password ({@code tether.api.password}, the desktop app's), HTTP Basic with that password (any user name, as
+ * Executor checks only the password) is accepted beside the token, and the web UI's files need one of the two as
+ * well. With {@code tether.api.require-auth=false} (the app's "require auth" off) nothing is asked, which is allowed on
+ * loopback only, as Executor allows it. A refusal carries Executor's challenge, naming both schemes.
  */
 @Component
 @Order(HostOriginFilter.ORDER + 1)
 public final class BearerAuthFilter implements WebFilter {
 
-    /** The auth scheme; RFC 7235 makes its name case-insensitive, so {@code bearer} and {@code BEARER} count too. */
+    /** The auth schemes; RFC 7235 makes their names case-insensitive, so {@code bearer} and {@code BEARER} count too. */
     private static final String SCHEME = "Bearer ";
+    private static final String BASIC = "Basic ";
+    /** Executor's challenge, byte for byte ({@code apps/local/src/serve.ts}). */
+    static final String CHALLENGE = "Bearer realm=\"executor\", Basic realm=\"executor\"";
     /** Liveness and the API's own documentation need no token, as in Executor. */
     private static final List<String> HEALTH = List.of("api", "health");
     private static final List<String> DOCS = List.of("api", "docs");
@@ -44,25 +58,45 @@ public final class BearerAuthFilter implements WebFilter {
             .getBytes(StandardCharsets.UTF_8);
 
     private final AuthToken token;
+    private final byte @Nullable [] password;
+    private final boolean requireAuth;
     /** Actuator's base path as segments, when Actuator shares the API's port; empty when it has a port of its own. */
     private final List<String> actuator;
 
-    BearerAuthFilter(AuthToken token, Environment environment) {
+    BearerAuthFilter(AuthToken token, ApiProperties properties, Environment environment) {
         this.token = token;
+        this.password = properties.password() == null ? null : properties.password().getBytes(StandardCharsets.UTF_8);
+        this.requireAuth = properties.requireAuth();
         this.actuator = ManagementPortType.get(environment) == ManagementPortType.SAME
                 ? segments(PathContainer.parsePath(environment.getProperty("management.endpoints.web.base-path", "/actuator")))
                 : List.of();
+        if (!requireAuth) {
+            String address = environment.getProperty("server.address", "127.0.0.1");
+            if (!loopback(address)) {
+                throw new StartupFailure("tether.api.require-auth=false serves the API to anyone who reaches it: it is"
+                        + " allowed on loopback only, and server.address is " + address
+                        + " (set a password, EXECUTOR_AUTH_PASSWORD for bin/executor-sidecar, or listen on 127.0.0.1)");
+            }
+        }
+    }
+
+    private static boolean loopback(String address) {
+        String host = address.strip();
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        return host.equalsIgnoreCase("localhost") || host.equals("::1") || host.matches("127(\\.\\d{1,3}){3}");
     }
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         String authorization = exchange.getRequest().getHeaders().getFirst(HttpHeaders.AUTHORIZATION);
-        if (!guarded(exchange.getRequest().getPath().pathWithinApplication()) || authorized(authorization)) {
+        if (!requireAuth || !guarded(exchange.getRequest().getPath().pathWithinApplication()) || authorized(authorization)) {
             return chain.filter(exchange);
         }
         ServerHttpResponse response = exchange.getResponse();
         response.setStatusCode(HttpStatus.UNAUTHORIZED);
-        response.getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"executor\"");
+        response.getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, CHALLENGE);
         response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
         DataBuffer body = response.bufferFactory().wrap(BODY);
         return response.writeWith(Mono.just(body));
@@ -81,7 +115,16 @@ public final class BearerAuthFilter implements WebFilter {
         boolean apiOrMcp = !segments.isEmpty() && GUARDED_ROOTS.contains(segments.get(0));
         boolean open = segments.equals(HEALTH) || startsWith(segments, DOCS) || segments.equals(OAUTH_CALLBACK)
                 || segments.size() == OAUTH_AWAIT.size() + 1 && startsWith(segments, OAUTH_AWAIT);
-        return (apiOrMcp && !open) || actuatorButHealth(segments);
+        if (open) {
+            return false;
+        }
+        // With a password the web UI is private too, as Executor keeps it; without one it is Executor's public build.
+        boolean webUi = password != null && (segments.isEmpty() || !segments.get(0).equals(actuatorRoot()));
+        return apiOrMcp || webUi || actuatorButHealth(segments);
+    }
+
+    private String actuatorRoot() {
+        return actuator.isEmpty() ? "actuator" : actuator.get(0);
     }
 
     /** {@code /actuator} and everything below it but {@code /actuator/health} and its groups (liveness, readiness). */
@@ -104,8 +147,31 @@ public final class BearerAuthFilter implements WebFilter {
                 .toList();
     }
 
-    private boolean authorized(String header) {
-        return header != null && header.regionMatches(true, 0, SCHEME, 0, SCHEME.length())
-                && token.matches(header.substring(SCHEME.length()).strip());
+    private boolean authorized(@Nullable String header) {
+        if (header == null) {
+            return false;
+        }
+        if (header.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
+            return token.matches(header.substring(SCHEME.length()).strip());
+        }
+        return password != null && header.regionMatches(true, 0, BASIC, 0, BASIC.length())
+                && basicPasswordMatches(header.substring(BASIC.length()).strip());
+    }
+
+    /** {@code user:password} in base64; the user name is not checked (Executor's {@code hasBasicPassword}). */
+    private boolean basicPasswordMatches(String encoded) {
+        byte[] decoded;
+        try {
+            decoded = Base64.getDecoder().decode(encoded);
+        }
+        catch (IllegalArgumentException notBase64) {
+            return false;
+        }
+        int colon = 0;
+        while (colon < decoded.length && decoded[colon] != ':') {
+            colon++;
+        }
+        byte[] given = colon < decoded.length ? Arrays.copyOfRange(decoded, colon + 1, decoded.length) : decoded;
+        return MessageDigest.isEqual(password, given); // constant time, as for the token
     }
 }

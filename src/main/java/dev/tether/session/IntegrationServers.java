@@ -21,7 +21,10 @@ public final class IntegrationServers {
     private IntegrationServers() {
     }
 
-    /** The server of an integration; connection credentials become a stdio child's environment or remote request headers. */
+    /**
+     * The server of an integration; connection credentials become a stdio child's environment or remote request headers.
+     * Fails with {@link NotAnMcpServerException} for an OpenAPI or GraphQL source.
+     */
     public static McpServer of(Integration integration, Map<String, String> credentialValues) {
         return of(integration, credentialValues, Optional.empty());
     }
@@ -37,7 +40,9 @@ public final class IntegrationServers {
             return new StdioServer(integration.slug(), stdio.command(), stdio.args(), env,
                     Optional.ofNullable(stdio.cwd()).map(Path::of));
         }
-        RemoteConfig remote = (RemoteConfig) integration.config();
+        if (!(integration.config() instanceof RemoteConfig remote)) {
+            throw new NotAnMcpServerException(integration.slug(), integration.config().transport());
+        }
         Map<String, String> headers = new HashMap<>(remote.headers());
         credentialValues.forEach((name, value) -> {
             if (!OAuthGrant.isToken(name)) {

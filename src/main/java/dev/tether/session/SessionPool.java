@@ -142,8 +142,8 @@ public final class SessionPool {
         return making.then(connections.find(key).switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key))))
                 .zipWith(credentials.credentials(key)).map(found -> {
             Map<String, String> values = found.getT2();
+            McpServer server = IntegrationServers.of(integration, values, tokens.bearer(found.getT1())); // fails for an HTTP source, before any eviction
             makeRoom(key);
-            McpServer server = IntegrationServers.of(integration, values, tokens.bearer(found.getT1()));
             PooledSession fresh = new PooledSession(key, integration.configChangedAt(), sessions.open(server),
                     properties, timer, this::announceToolsChanged);
             PooledSession raced = pool.putIfAbsent(key, fresh);

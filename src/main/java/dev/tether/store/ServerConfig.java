@@ -1,7 +1,7 @@
 package dev.tether.store;
 
-/** How an MCP integration reaches its server: a stdio child or a remote endpoint. */
-public sealed interface ServerConfig permits StdioConfig, RemoteConfig {
+/** How an integration reaches its tools: an MCP server as a stdio child or a remote endpoint, or HTTP requests described by a document. */
+public sealed interface ServerConfig permits StdioConfig, RemoteConfig, HttpSourceConfig {
 
     /** Executor's name of the transport: {@code stdio} or {@code remote}. */
     String transport();

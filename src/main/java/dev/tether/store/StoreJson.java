@@ -11,9 +11,9 @@ import dev.tether.store.RemoteConfig.RemoteTransport;
 
 /**
  * The JSON kept in the store's text columns: server configs and catalogs. The secret values of a config (stdio
- * {@code env}, remote {@code headers} and {@code queryParams}) are sealed one by one with the {@link SecretBox}, each
- * bound to its integration, map and name ({@link SecretSlot}); names stay readable, so the store can still be
- * inspected without the key.
+ * {@code env}, remote and HTTP source {@code headers} and {@code queryParams}) are sealed one by one with the
+ * {@link SecretBox}, each bound to its integration, map and name ({@link SecretSlot}); names stay readable, so the
+ * store can still be inspected without the key.
  */
 final class StoreJson {
 
@@ -47,6 +47,13 @@ final class StoreJson {
             fields.put("headers", sealed(slug, "headers", remote.headers()));
             fields.put("authenticationTemplate", remote.authenticationTemplate());
         }
+        else if (config instanceof HttpSourceConfig source) {
+            fields.put("settings", source.settings());
+            fields.put("queryParams", sealed(slug, "queryParams", source.queryParams()));
+            fields.put("headers", sealed(slug, "headers", source.headers()));
+            fields.put("tools", source.tools());
+            fields.put("operations", source.operations());
+        }
         return json.writeValueAsString(fields);
     }
 
@@ -56,6 +63,12 @@ final class StoreJson {
         if ("stdio".equals(fields.get("transport"))) {
             return new StdioConfig((String) fields.get("command"), (List<String>) fields.get("args"),
                     opened(slug, "env", (Map<String, String>) fields.get("env")), (String) fields.get("cwd"));
+        }
+        if (HttpSourceConfig.OPENAPI.equals(fields.get("transport")) || HttpSourceConfig.GRAPHQL.equals(fields.get("transport"))) {
+            return new HttpSourceConfig((String) fields.get("transport"), (Map<String, Object>) fields.get("settings"),
+                    opened(slug, "headers", (Map<String, String>) fields.get("headers")),
+                    opened(slug, "queryParams", (Map<String, String>) fields.get("queryParams")),
+                    json.convertValue(fields.get("tools"), TOOLS), (Map<String, Map<String, Object>>) fields.get("operations"));
         }
         return new RemoteConfig((String) fields.get("endpoint"),
                 RemoteTransport.parse((String) fields.get("remoteTransport")).orElse(RemoteTransport.AUTO),

@@ -8,6 +8,7 @@ import dev.tether.httpauth.AuthMethods;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.HealthVerdict;
+import dev.tether.store.HttpSourceConfig;
 import dev.tether.store.Integration;
 import dev.tether.store.OAuthGrant;
 import dev.tether.store.RemoteConfig;
@@ -38,6 +39,9 @@ public final class Views {
                         remote.authenticationTemplate().stream().<Object>map(method -> AuthMethods.describe(method, remote.endpoint()))
                                 .toList(),
                         remote.endpoint());
+            }
+            if (integration.config() instanceof HttpSourceConfig source) {
+                return new IntegrationView(integration.slug(), integration.description(), source.kind(), true, true, List.of(), null);
             }
             return new IntegrationView(integration.slug(), integration.description(), "mcp", true, true, List.of(), null);
         }
@@ -88,8 +92,13 @@ public final class Views {
          */
         public static List<ToolView> listed(ConnectionTools tools) {
             return tools.tools().stream().map(tool -> new ToolView(tools.key().toolAddress(tool.name()), tools.key().owner().wire(),
-                    tools.key().integration(), tools.key().name(), tool.name(), "mcp", tool.description(), null,
-                    tool.requiresApproval(), tool.requiresApproval() ? tool.serverName() : null, null)).toList();
+                    tools.key().integration(), tools.key().name(), tool.name(), Views.pluginId(tool), tool.description(), null,
+                    tool.requiresApproval(), tool.requiresApproval() ? approvalDescription(tool) : null, null)).toList();
+        }
+
+        /** An HTTP source's own wording ({@code DELETE /pets/{id}}, {@code mutation addBook}); an MCP tool's name. */
+        private static String approvalDescription(StoredTool tool) {
+            return tool.approvalDescription() != null ? tool.approvalDescription() : tool.serverName();
         }
     }
 
@@ -103,7 +112,12 @@ public final class Views {
 
         public static RefreshedToolView of(ConnectionKey key, StoredTool tool) {
             return new RefreshedToolView(key.toolAddress(tool.name()), key.owner().wire(), key.integration(), key.name(), tool.name(),
-                    "mcp", tool.description());
+                    Views.pluginId(tool), tool.description());
         }
+    }
+
+    /** Executor's plugin of a stored tool: {@code mcp}, or the HTTP source's kind. */
+    static String pluginId(StoredTool tool) {
+        return tool.pluginId() == null ? "mcp" : tool.pluginId();
     }
 }

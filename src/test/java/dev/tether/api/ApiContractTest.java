@@ -112,7 +112,7 @@ class ApiContractTest {
             Reply reply = tether.withToken(wrong).call(method, path, method == HttpMethod.POST ? Map.of() : null);
 
             assertThat(reply.status()).as("%s with token %s", route, wrong).isEqualTo(401);
-            assertThat(reply.headers().getFirst(HttpHeaders.WWW_AUTHENTICATE)).isEqualTo("Bearer realm=\"executor\"");
+            assertThat(reply.headers().getFirst(HttpHeaders.WWW_AUTHENTICATE)).isEqualTo("Bearer realm=\"executor\", Basic realm=\"executor\"");
             assertThat(reply.json().get("_tag").asString()).isNotBlank();
         }
         assertThat(spawned()).as("nothing was started for an unauthorized request").isEqualTo(spawned);

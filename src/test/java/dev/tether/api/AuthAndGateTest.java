@@ -29,7 +29,7 @@ import dev.tether.testsupport.Fixture;
  */
 class AuthAndGateTest {
 
-    private static final String REALM = "Bearer realm=\"executor\"";
+    private static final String REALM = "Bearer realm=\"executor\", Basic realm=\"executor\"";
 
     @TempDir
     static Path root;

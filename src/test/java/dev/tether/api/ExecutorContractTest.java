@@ -34,6 +34,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 import dev.tether.api.ApiClient.Reply;
+import dev.tether.testsupport.BooksGraphqlServer;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.Fixture.EverythingTransport;
 import dev.tether.testsupport.OAuthExampleServer;
@@ -405,6 +406,101 @@ class ExecutorContractTest {
         JsonNode unknown = expectError(api.get("/api/tools/schema?address=tools.tools-fixture.org.default.no_such"),
                 "get", "/tools/schema", 404, "ToolNotFoundError");
         assertThat(unknown.path("address").asString()).isEqualTo("tools.tools-fixture.org.default.no_such");
+    }
+
+    @Test
+    void openApiRoutes() {
+        String docs = "http://127.0.0.1:" + port + "/api/docs";
+        JsonNode preview = expect(api.post("/api/openapi/preview", Map.of("spec", docs)), "post", "/openapi/preview", 200);
+        assertThat(preview.path("operationCount").asInt()).isGreaterThan(20);
+        expectError(api.post("/api/openapi/preview", Map.of("spec", "not: [valid")), "post", "/openapi/preview", 400,
+                "OpenApiParseError");
+
+        Map<String, Object> add = new LinkedHashMap<>();
+        add.put("spec", Map.of("kind", "url", "url", docs));
+        add.put("slug", "tether_api");
+        add.put("description", "Tether's own API");
+        add.put("headers", Map.of("X-Contract", "header-secret"));
+        add.put("authenticationTemplate", List.of(Map.of("slug", "bearer", "type", "apiKey",
+                "headers", Map.of("Authorization", List.of("Bearer ", Map.of("type", "variable", "name", "token"))))));
+        JsonNode added = expect(api.post("/api/openapi/specs", add), "post", "/openapi/specs", 200);
+        assertThat(added.path("slug").asString()).isEqualTo("tether_api");
+        expectError(api.post("/api/openapi/specs", add), "post", "/openapi/specs", 409, "IntegrationAlreadyExistsError");
+        expectError(api.post("/api/openapi/specs", Map.of("spec", Map.of("kind", "blob", "value", "{\"openapi\":\"3.0.0\","
+                + "\"paths\":{}}"), "slug", "empty")), "post", "/openapi/specs", 400, "OpenApiExtractionError");
+
+        JsonNode one = expect(api.get("/api/openapi/integrations/tether_api"), "get", "/openapi/integrations/{slug}", 200);
+        assertThat(one.path("kind").asString()).isEqualTo("openapi");
+        assertThat(one.path("description").asString()).isEqualTo("Tether's own API");
+        assertThat(expect(api.get("/api/openapi/integrations/no_such"), "get", "/openapi/integrations/{slug}", 200).isNull()).isTrue();
+
+        Reply config = api.get("/api/openapi/integrations/tether_api/config");
+        JsonNode shown = expect(config, "get", "/openapi/integrations/{slug}/config", 200);
+        assertThat(shown.path("sourceUrl").asString()).isEqualTo(docs);
+        assertThat(shown.path("headers").has("X-Contract")).isTrue();
+        assertThat(config.body()).doesNotContain("header-secret");
+        assertThat(expect(api.get("/api/openapi/integrations/no_such/config"), "get", "/openapi/integrations/{slug}/config", 200)
+                .isNull()).isTrue();
+
+        JsonNode configured = expect(api.post("/api/openapi/integrations/tether_api/config", Map.of("authenticationTemplate",
+                        List.of(Map.of("slug", "key", "type", "apiKey", "queryParams", Map.of("key", List.of(Map.of("type", "variable", "name", "token"))))))),
+                "post", "/openapi/integrations/{slug}/config", 200);
+        assertThat(configured.path("authenticationTemplate").valueStream().map(t -> t.path("slug").asString())).containsExactly("bearer", "key");
+        JsonNode replaced = expect(api.post("/api/openapi/integrations/tether_api/config", Map.of("mode", "replace",
+                        "authenticationTemplate", List.of(Map.of("slug", "header", "type", "apiKey",
+                                "headers", Map.of("X-Key", List.of(Map.of("type", "variable", "name", "token"))))))),
+                "post", "/openapi/integrations/{slug}/config", 200);
+        assertThat(replaced.path("authenticationTemplate").valueStream().map(t -> t.path("slug").asString())).containsExactly("header");
+
+        // 1.5.9 answers its Void with an empty 200
+        Reply removed = api.delete("/api/openapi/integrations/tether_api");
+        assertThat(removed.status()).as(removed.toString()).isEqualTo(200);
+        assertThat(removed.body()).isEmpty();
+        DRIVEN.add("delete /openapi/integrations/{slug}");
+        assertThat(api.get("/api/integrations").json()).isEmpty();
+    }
+
+    @Test
+    void graphqlRoutes() {
+        try (BooksGraphqlServer books = new BooksGraphqlServer()) {
+            Map<String, Object> add = new LinkedHashMap<>();
+            add.put("endpoint", books.endpoint());
+            add.put("name", "Books");
+            add.put("headers", Map.of("X-Contract", "header-secret"));
+            JsonNode added = expect(api.post("/api/graphql/integrations", add), "post", "/graphql/integrations", 200);
+            assertThat(added.path("slug").asString()).isEqualTo("127_0_0_1");
+            assertThat(added.path("name").asString()).isEqualTo("Books");
+            expectError(api.post("/api/graphql/integrations", add), "post", "/graphql/integrations", 409, "IntegrationAlreadyExistsError");
+            expectError(api.post("/api/graphql/integrations", Map.of("endpoint", books.notGraphql(), "slug", "html")),
+                    "post", "/graphql/integrations", 400, "GraphqlIntrospectionError");
+            expectError(api.post("/api/graphql/integrations", Map.of("endpoint", books.endpoint(), "slug", "bad",
+                    "introspectionJson", "{\"data\": {\"__schema\": {\"types\": []}}}")), "post", "/graphql/integrations", 400,
+                    "GraphqlExtractionError");
+
+            Reply got = api.get("/api/graphql/integrations/127_0_0_1");
+            assertThat(expect(got, "get", "/graphql/integrations/{slug}", 200).path("endpoint").asString()).isEqualTo(books.endpoint());
+            assertThat(got.body()).doesNotContain("header-secret");
+            assertThat(expect(api.get("/api/graphql/integrations/no_such"), "get", "/graphql/integrations/{slug}", 200).isNull()).isTrue();
+
+            Reply config = api.get("/api/graphql/integrations/127_0_0_1/config");
+            JsonNode shown = expect(config, "get", "/graphql/integrations/{slug}/config", 200);
+            assertThat(shown.path("name").asString()).isEqualTo("Books");
+            assertThat(shown.path("headers").has("X-Contract")).isTrue();
+            assertThat(config.body()).doesNotContain("header-secret");
+            assertThat(expect(api.get("/api/graphql/integrations/no_such/config"), "get", "/graphql/integrations/{slug}/config", 200)
+                    .isNull()).isTrue();
+
+            JsonNode configured = expect(api.post("/api/graphql/integrations/127_0_0_1/config", Map.of("authenticationTemplate",
+                            List.of(Map.of("kind", "none"), Map.of("slug", "bearer", "type", "apiKey",
+                                    "headers", Map.of("Authorization", List.of("Bearer ", Map.of("type", "variable", "name", "token"))))))),
+                    "post", "/graphql/integrations/{slug}/config", 200);
+            assertThat(configured.path("authenticationTemplate").valueStream().map(t -> t.path("slug").asString()))
+                    .containsExactly("none", "bearer");
+            JsonNode oauth = expect(api.post("/api/graphql/integrations/127_0_0_1/config", Map.of("mode", "replace",
+                            "authenticationTemplate", List.of(Map.of("kind", "oauth2", "slug", "oauth")))),
+                    "post", "/graphql/integrations/{slug}/config", 200);
+            assertThat(oauth.path("authenticationTemplate").valueStream().map(t -> t.path("kind").asString())).containsExactly("oauth2");
+        }
     }
 
     @Test

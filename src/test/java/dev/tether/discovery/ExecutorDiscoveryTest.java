@@ -178,6 +178,15 @@ class ExecutorDiscoveryTest {
         }
     }
 
+    /** Node's {@code os.homedir()}, which Executor's CLI uses: {@code HOME} when set and not empty, else the account's. */
+    @Test
+    void theRecordGoesUnderHomeAsExecutorsCliLooksForIt() {
+        assertThat(DiscoveryProperties.defaultDataDir(null, "/home/elsewhere")).isEqualTo(Path.of("/home/elsewhere/.executor"));
+        assertThat(DiscoveryProperties.defaultDataDir("", "/home/elsewhere")).isEqualTo(Path.of("/home/elsewhere/.executor"));
+        assertThat(DiscoveryProperties.defaultDataDir(null, "")).isEqualTo(Path.of(System.getProperty("user.home"), ".executor"));
+        assertThat(DiscoveryProperties.defaultDataDir("/data/executor", "/home/elsewhere")).isEqualTo(Path.of("/data/executor"));
+    }
+
     private static String recordOf(long pid, String origin) {
         return """
                 {

@@ -11,11 +11,11 @@ import java.util.Map;
  */
 public final class Bounds {
 
-    static final int NAME = 200;
-    static final int TEXT = 10_000;
-    static final int PATH = 4_096;
-    static final int SECRET = 65_536;
-    static final int ENTRIES = 1_000;
+    public static final int NAME = 200;
+    public static final int TEXT = 10_000;
+    public static final int PATH = 4_096;
+    public static final int SECRET = 65_536;
+    public static final int ENTRIES = 1_000;
 
     private static final Map<String, Integer> LONGER = Map.ofEntries(
             Map.entry("description", TEXT),

@@ -1,0 +1,56 @@
+package dev.tether.http;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Executor's {@code ToolResult} shapes, as code sees them. */
+public final class ToolResults {
+
+    private ToolResults() {
+    }
+
+    public static Map<String, Object> ok(Object data, HttpAnswer answer) {
+        Map<String, Object> http = new LinkedHashMap<>();
+        http.put("status", answer.status());
+        http.put("headers", answer.headers());
+        Map<String, Object> ok = new LinkedHashMap<>();
+        ok.put("ok", true);
+        ok.put("data", data);
+        ok.put("http", http);
+        return ok;
+    }
+
+    public static Map<String, Object> fail(String code, String message, Integer status, Object details) {
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("code", code);
+        error.put("message", message);
+        if (status != null) {
+            error.put("status", status);
+        }
+        if (details != null) {
+            error.put("details", details);
+        }
+        Map<String, Object> failure = new LinkedHashMap<>();
+        failure.put("ok", false);
+        failure.put("error", error);
+        return failure;
+    }
+
+    /** Executor's pick of a message from an error body: its {@code message}, {@code error}, {@code detail}, ... */
+    public static String upstreamMessage(Object body, int status) {
+        if (body instanceof String text && !text.isEmpty()) {
+            return text;
+        }
+        if (body instanceof Map<?, ?> map) {
+            for (String key : new String[] { "message", "error", "detail", "title", "description" }) {
+                if (map.get(key) instanceof String text && !text.isEmpty()) {
+                    return text;
+                }
+                if (map.get(key) instanceof Map<?, ?> nested && nested.get("message") instanceof String text && !text.isEmpty()) {
+                    return text;
+                }
+            }
+        }
+        return "Upstream returned HTTP " + status;
+    }
+}

@@ -1,0 +1,527 @@
+package dev.tether.openapi;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+import dev.tether.store.StoredTool;
+
+/**
+ * The operations of an OpenAPI document as tools, named as Executor 1.5.9 names them: {@code group.leaf}, the group
+ * from the first tag (or the first path segment that is not a version, {@code api} or a parameter), the leaf from the
+ * {@code operationId} (without a leading group segment) or from the method and path; {@code x-executor-toolPath}
+ * names a tool outright. Names that collide get the path's version, then the method, then a hash. Writing methods
+ * ({@code POST}, {@code PUT}, {@code PATCH}, {@code DELETE}) need approval, described as {@code METHOD /path}.
+ */
+final class OpenApiExtraction {
+
+    static final List<String> METHODS = List.of("get", "put", "post", "delete", "patch", "head", "options", "trace");
+    private static final Set<String> WRITING = Set.of("post", "put", "patch", "delete");
+    private static final Set<String> LOCATIONS = Set.of("path", "query", "header", "cookie");
+    private static final Pattern VERSION = Pattern.compile("^v\\d+(?:[._-]\\d+)?$", Pattern.CASE_INSENSITIVE);
+    private static final String SCHEMAS = "#/components/schemas/";
+    private static final int MAX_REF_DEPTH = 32;
+
+    /** One operation: its tool and what its request needs. */
+    record Operation(String operationId, String method, String path, String summary, List<String> tags,
+            boolean deprecated, StoredTool tool, Map<String, Object> binding) {
+    }
+
+    /** A document's title, version, servers and operations. */
+    record Extracted(String title, String version, List<Map<String, Object>> servers, List<Operation> operations) {
+    }
+
+    private final Map<String, Object> doc;
+
+    private OpenApiExtraction(Map<String, Object> doc) {
+        this.doc = doc;
+    }
+
+    /** Fails with {@link OpenApiExtractionException} when the document has no paths or an operation's inputs collide. */
+    static Extracted extract(Map<String, Object> doc) {
+        return new OpenApiExtraction(doc).run();
+    }
+
+    @SuppressWarnings("unchecked")
+    private Extracted run() {
+        if (!(doc.get("paths") instanceof Map<?, ?> paths) || paths.isEmpty()) {
+            throw new OpenApiExtractionException("OpenAPI document has no paths defined");
+        }
+        List<Map<String, Object>> docServers = servers(doc.get("servers"));
+        List<Draft> drafts = new ArrayList<>();
+        List<String> sortedPaths = new ArrayList<>((Set<String>) (Set<?>) paths.keySet());
+        sortedPaths.sort(Comparator.naturalOrder());
+        for (String path : sortedPaths) {
+            if (!(resolve(paths.get(path)) instanceof Map<?, ?> item)) {
+                continue;
+            }
+            for (String method : METHODS) {
+                if (item.get(method) instanceof Map<?, ?> operation) {
+                    drafts.add(draft(path, (Map<String, Object>) item, method, (Map<String, Object>) operation, docServers));
+                }
+            }
+        }
+        name(drafts);
+        List<Operation> operations = drafts.stream().sorted(Comparator.comparing(d -> d.toolPath)).map(Draft::operation).toList();
+        Map<String, Object> info = doc.get("info") instanceof Map<?, ?> i ? (Map<String, Object>) i : Map.of();
+        return new Extracted(text(info.get("title")), text(info.get("version")), docServers, operations);
+    }
+
+    // ---- one operation ------------------------------------------------------------------------------------------
+
+    private final class Draft {
+        final String path;
+        final String method;
+        final String operationId;
+        final Map<String, Object> operation;
+        final List<String> tags;
+        final Map<String, Object> inputSchema;
+        final Map<String, Object> outputSchema;
+        final Map<String, Object> binding;
+        String group;
+        String leaf;
+        String version;
+        String toolPath;
+
+        Draft(String path, String method, String operationId, Map<String, Object> operation, List<String> tags,
+                Map<String, Object> inputSchema, Map<String, Object> outputSchema, Map<String, Object> binding) {
+            this.path = path;
+            this.method = method;
+            this.operationId = operationId;
+            this.operation = operation;
+            this.tags = tags;
+            this.inputSchema = inputSchema;
+            this.outputSchema = outputSchema;
+            this.binding = binding;
+        }
+
+        Operation operation() {
+            String summary = text(operation.get("summary"));
+            String description = text(operation.get("description"));
+            String shown = description != null ? description : summary != null ? summary
+                    : method.toUpperCase(Locale.ROOT) + " " + binding.get("pathTemplate");
+            boolean writes = WRITING.contains(method);
+            StoredTool tool = new StoredTool(toolPath, operationId, shown, writes, inputSchema, outputSchema, "openapi",
+                    writes ? method.toUpperCase(Locale.ROOT) + " " + binding.get("pathTemplate") : null);
+            return new Operation(operationId, method, path, summary, tags, Boolean.TRUE.equals(operation.get("deprecated")), tool, binding);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private Draft draft(String path, Map<String, Object> item, String method, Map<String, Object> operation,
+            List<Map<String, Object>> docServers) {
+        String operationId = text(operation.get("operationId"));
+        if (operationId == null) {
+            String derived = (method + "_" + path.replaceAll("[^a-zA-Z0-9]+", "_")).replaceAll("^_+|_+$", "");
+            operationId = derived.isEmpty() ? method + "_operation" : derived;
+        }
+        String where = method.toUpperCase(Locale.ROOT) + " " + path;
+
+        Map<String, Map<String, Object>> merged = new LinkedHashMap<>();
+        for (Object list : new Object[] { item.get("parameters"), operation.get("parameters") }) {
+            if (list instanceof List<?> parameters) {
+                for (Object raw : parameters) {
+                    if (resolve(raw) instanceof Map<?, ?> parameter && parameter.get("name") instanceof String name
+                            && parameter.get("in") instanceof String in && LOCATIONS.contains(in)) {
+                        merged.put(in + ":" + name, (Map<String, Object>) parameter);
+                    }
+                }
+            }
+        }
+        Map<String, Object> properties = new LinkedHashMap<>();
+        List<String> required = new ArrayList<>();
+        List<Map<String, Object>> parameters = new ArrayList<>();
+        Map<String, String> seen = new HashMap<>();
+        for (Map<String, Object> parameter : merged.values()) {
+            String name = (String) parameter.get("name");
+            String in = (String) parameter.get("in");
+            String before = seen.put(name, in);
+            if (before != null) {
+                throw new OpenApiExtractionException("Operation " + where + " has two inputs named `" + name + "` (in " + before
+                        + " and in " + in + "): a tool's arguments are one object, so their names must differ");
+            }
+            Object schema = parameter.get("schema") instanceof Map<?, ?> s ? s : Map.of("type", "string");
+            properties.put(name, schema);
+            boolean mandatory = in.equals("path") || Boolean.TRUE.equals(parameter.get("required"));
+            if (mandatory) {
+                required.add(name);
+            }
+            Map<String, Object> binding = new LinkedHashMap<>();
+            binding.put("name", name);
+            binding.put("in", in);
+            binding.put("required", mandatory);
+            copy(parameter, binding, "style", "explode", "allowReserved");
+            parameters.add(binding);
+        }
+        List<Map<String, Object>> servers = servers(operation.get("servers"));
+        if (servers.isEmpty()) {
+            servers = servers(item.get("servers"));
+        }
+        if (servers.isEmpty()) {
+            servers = docServers;
+        }
+        Map<String, Object> serverInput = serverInput(servers);
+        if (serverInput != null && !properties.containsKey("server")) {
+            properties.put("server", serverInput);
+        }
+        Map<String, Object> body = null;
+        if (resolve(operation.get("requestBody")) instanceof Map<?, ?> requestBody
+                && requestBody.get("content") instanceof Map<?, ?> content && !content.isEmpty()) {
+            if (seen.containsKey("body")) {
+                throw new OpenApiExtractionException("Operation " + where + " has a parameter named `body` beside its request body");
+            }
+            List<String> types = new ArrayList<>((Set<String>) (Set<?>) content.keySet());
+            Object first = resolve(content.get(types.get(0)));
+            Object schema = first instanceof Map<?, ?> media && media.get("schema") instanceof Map<?, ?> s ? s : Map.of("type", "object");
+            properties.put("body", schema);
+            boolean mandatory = Boolean.TRUE.equals(requestBody.get("required"));
+            if (mandatory) {
+                required.add("body");
+            }
+            if (types.size() > 1) {
+                if (seen.containsKey("contentType")) {
+                    throw new OpenApiExtractionException("Operation " + where + " has a parameter named `contentType` beside a request body of several media types");
+                }
+                properties.put("contentType", Map.of("type", "string", "enum", types, "default", types.get(0),
+                        "description", "Content-Type for the request body. Declared media types for this operation, in spec order."));
+            }
+            body = new LinkedHashMap<>();
+            body.put("contentType", types.get(0));
+            body.put("contentTypes", types);
+            body.put("required", mandatory);
+        }
+        Map<String, Object> inputSchema = new LinkedHashMap<>();
+        inputSchema.put("type", "object");
+        inputSchema.put("properties", properties);
+        if (!required.isEmpty()) {
+            inputSchema.put("required", required);
+        }
+        inputSchema.put("additionalProperties", false);
+
+        String pathTemplate = text(operation.get("x-executor-pathTemplate")) != null ? text(operation.get("x-executor-pathTemplate")).strip() : path;
+        Map<String, Object> binding = new LinkedHashMap<>();
+        binding.put("method", method);
+        binding.put("pathTemplate", pathTemplate);
+        binding.put("servers", servers);
+        binding.put("parameters", parameters);
+        if (body != null) {
+            binding.put("requestBody", body);
+        }
+        List<String> tags = operation.get("tags") instanceof List<?> list
+                ? list.stream().filter(t -> t instanceof String s && !s.isBlank()).map(String.class::cast).toList() : List.of();
+        Draft draft = new Draft(path, method, operationId, operation, tags, selfContained(inputSchema),
+                outputSchema(operation), binding);
+        String explicit = text(operation.get("x-executor-toolPath"));
+        draft.version = versionSegment(pathTemplate);
+        if (explicit != null && !explicit.isBlank()) {
+            String[] parts = explicit.strip().split("\\.");
+            List<String> segments = java.util.Arrays.stream(parts).filter(p -> !p.isEmpty()).toList();
+            draft.group = segments.isEmpty() ? "root" : segments.get(0);
+            draft.leaf = segments.size() > 1 ? String.join(".", segments.subList(1, segments.size())) : draft.group;
+            draft.toolPath = explicit.strip();
+        }
+        else {
+            draft.group = tags.isEmpty() ? pathGroup(pathTemplate) : camel(tags.get(0));
+            draft.leaf = leaf(operationId, method, pathTemplate, draft.group);
+            draft.toolPath = draft.group + "." + draft.leaf;
+        }
+        return draft;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> outputSchema(Map<String, Object> operation) {
+        if (!(operation.get("responses") instanceof Map<?, ?> responses)) {
+            return null;
+        }
+        List<String> codes = new ArrayList<>();
+        ((Set<String>) (Set<?>) responses.keySet()).stream().filter(c -> c.matches("2\\d\\d")).sorted().forEach(codes::add);
+        if (responses.containsKey("default")) {
+            codes.add("default");
+        }
+        for (String code : codes) {
+            if (resolve(responses.get(code)) instanceof Map<?, ?> response && response.get("content") instanceof Map<?, ?> content) {
+                Object media = preferred((Map<String, Object>) content);
+                if (resolve(media) instanceof Map<?, ?> m && m.get("schema") instanceof Map<?, ?> schema) {
+                    return selfContained((Map<String, Object>) schema);
+                }
+            }
+        }
+        return null;
+    }
+
+    private static Object preferred(Map<String, Object> content) {
+        for (String type : content.keySet()) {
+            if (type.equals("application/json")) {
+                return content.get(type);
+            }
+        }
+        for (String type : content.keySet()) {
+            if (type.toLowerCase(Locale.ROOT).contains("json")) {
+                return content.get(type);
+            }
+        }
+        return content.values().stream().findFirst().orElse(null);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> servers(Object list) {
+        List<Map<String, Object>> servers = new ArrayList<>();
+        if (list instanceof List<?> entries) {
+            for (Object entry : entries) {
+                if (entry instanceof Map<?, ?> server && server.get("url") instanceof String url && !url.isEmpty()) {
+                    Map<String, Object> kept = new LinkedHashMap<>();
+                    kept.put("url", url);
+                    kept.put("description", server.get("description") instanceof String d ? d : null);
+                    Map<String, Object> variables = new LinkedHashMap<>();
+                    if (server.get("variables") instanceof Map<?, ?> vars) {
+                        ((Map<String, Object>) vars).forEach((name, raw) -> {
+                            if (raw instanceof Map<?, ?> v && v.get("default") != null) {
+                                Map<String, Object> variable = new LinkedHashMap<>();
+                                variable.put("default", String.valueOf(v.get("default")));
+                                variable.put("enum", v.get("enum") instanceof List<?> e && !e.isEmpty()
+                                        ? e.stream().filter(String.class::isInstance).toList() : null);
+                                variable.put("description", v.get("description") instanceof String d ? d : null);
+                                variables.put(name, variable);
+                            }
+                        });
+                    }
+                    kept.put("variables", variables.isEmpty() ? null : variables);
+                    servers.add(kept);
+                }
+            }
+        }
+        return servers;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> serverInput(List<Map<String, Object>> servers) {
+        Map<String, Object> variables = new LinkedHashMap<>();
+        for (Map<String, Object> server : servers) {
+            if (server.get("variables") instanceof Map<?, ?> vars) {
+                ((Map<String, Object>) vars).forEach((name, v) -> {
+                    if (!variables.containsKey(name)) {
+                        Map<String, Object> variable = (Map<String, Object>) v;
+                        Map<String, Object> schema = new LinkedHashMap<>();
+                        schema.put("type", "string");
+                        schema.put("default", variable.get("default"));
+                        if (variable.get("enum") != null) {
+                            schema.put("enum", variable.get("enum"));
+                        }
+                        if (variable.get("description") != null) {
+                            schema.put("description", variable.get("description"));
+                        }
+                        variables.put(name, schema);
+                    }
+                });
+            }
+        }
+        if (servers.size() < 2 && variables.isEmpty()) {
+            return null;
+        }
+        Map<String, Object> properties = new LinkedHashMap<>();
+        if (servers.size() > 1) {
+            properties.put("url", Map.of("type", "string", "enum", servers.stream().map(s -> s.get("url")).toList(),
+                    "default", servers.get(0).get("url"), "description", "Which of the spec's servers to send the request to."));
+        }
+        if (!variables.isEmpty()) {
+            properties.put("variables", Map.of("type", "object", "additionalProperties", false, "properties", variables,
+                    "description", "Values for the server URL `{variables}`; spec defaults apply when omitted."));
+        }
+        return Map.of("type", "object", "additionalProperties", false, "properties", properties,
+                "description", "Optional host selection and server-URL variables for this request.");
+    }
+
+    // ---- references ---------------------------------------------------------------------------------------------
+
+    /** An object with its {@code $ref} followed inside the document (a schema's references stay references). */
+    private Object resolve(Object value) {
+        Object current = value;
+        for (int depth = 0; depth < MAX_REF_DEPTH; depth++) {
+            if (!(current instanceof Map<?, ?> map) || !(map.get("$ref") instanceof String ref)) {
+                return current;
+            }
+            current = pointer(ref);
+        }
+        return null;
+    }
+
+    private Object pointer(String ref) {
+        if (!ref.startsWith("#/")) {
+            return null;
+        }
+        Object at = doc;
+        for (String token : ref.substring(2).split("/")) {
+            String key = token.replace("~1", "/").replace("~0", "~");
+            if (!(at instanceof Map<?, ?> map)) {
+                return null;
+            }
+            at = map.get(key);
+        }
+        return at;
+    }
+
+    /**
+     * The schema with {@code #/components/schemas/X} references rewritten to {@code #/$defs/X} and the schemas they
+     * reach (transitively) put under {@code $defs}, so that the schema stands alone as a tool's schema must.
+     */
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> selfContained(Map<String, Object> schema) {
+        Set<String> names = new LinkedHashSet<>();
+        Map<String, Object> rewritten = (Map<String, Object>) rewrite(schema, names);
+        if (names.isEmpty()) {
+            return rewritten;
+        }
+        Map<String, Object> defs = new LinkedHashMap<>();
+        List<String> queue = new ArrayList<>(names);
+        Set<String> done = new HashSet<>();
+        while (!queue.isEmpty()) {
+            String name = queue.remove(0);
+            if (!done.add(name)) {
+                continue;
+            }
+            Object target = pointer(SCHEMAS + name);
+            Set<String> more = new LinkedHashSet<>();
+            defs.put(name, target == null ? Map.of() : rewrite(target, more));
+            queue.addAll(more);
+        }
+        Map<String, Object> standalone = new LinkedHashMap<>(rewritten);
+        standalone.put("$defs", defs);
+        return standalone;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Object rewrite(Object value, Set<String> names) {
+        if (value instanceof Map<?, ?> map) {
+            Map<String, Object> copy = new LinkedHashMap<>();
+            ((Map<String, Object>) map).forEach((key, item) -> {
+                if (key.equals("$ref") && item instanceof String ref && ref.startsWith(SCHEMAS)) {
+                    String name = ref.substring(SCHEMAS.length());
+                    names.add(name);
+                    copy.put(key, "#/$defs/" + name);
+                }
+                else {
+                    copy.put(key, rewrite(item, names));
+                }
+            });
+            return copy;
+        }
+        if (value instanceof List<?> list) {
+            return list.stream().map(item -> rewrite(item, names)).toList();
+        }
+        return value;
+    }
+
+    // ---- naming, as Executor's definitions.ts ---------------------------------------------------------------------
+
+    private static void name(List<Draft> drafts) {
+        rename(drafts, d -> d.version != null ? d.group + "." + d.version + "." + d.leaf : d.toolPath);
+        rename(drafts, d -> prefix(d) + "." + d.leaf + pascal(d.method));
+        rename(drafts, d -> prefix(d) + "." + d.leaf + pascal(d.method) + hash(d).substring(0, 8));
+    }
+
+    private static String prefix(Draft d) {
+        return d.version != null ? d.group + "." + d.version : d.group;
+    }
+
+    private static void rename(List<Draft> drafts, java.util.function.Function<Draft, String> rename) {
+        Map<String, List<Draft>> byPath = new LinkedHashMap<>();
+        drafts.forEach(d -> byPath.computeIfAbsent(d.toolPath, p -> new ArrayList<>()).add(d));
+        byPath.values().stream().filter(bucket -> bucket.size() > 1).flatMap(List::stream).forEach(d -> d.toolPath = rename.apply(d));
+    }
+
+    /** Executor's stableHash: a 32-bit string hash of {@code {"method","operationId","path"}} in base 36. */
+    private static String hash(Draft d) {
+        String json = "{\"method\":\"" + d.method + "\",\"operationId\":\"" + d.operationId + "\",\"path\":\"" + d.path + "\"}";
+        String base36 = Long.toString(Math.abs((long) json.hashCode()), 36);
+        return "0".repeat(Math.max(0, 8 - base36.length())) + base36;
+    }
+
+    private static String versionSegment(String path) {
+        return segments(path).stream().map(s -> s.toLowerCase(Locale.ROOT)).filter(s -> VERSION.matcher(s).matches()).findFirst().orElse(null);
+    }
+
+    private static String pathGroup(String path) {
+        for (String segment : segments(path)) {
+            String lower = segment.toLowerCase(Locale.ROOT);
+            if (VERSION.matcher(lower).matches() || lower.equals("api") || isParameter(segment)) {
+                continue;
+            }
+            return camel(segment);
+        }
+        return "root";
+    }
+
+    private static String leaf(String operationId, String method, String path, String group) {
+        String preferred = camel(leafSeed(operationId, group));
+        if (!preferred.isEmpty() && !preferred.equals(group)) {
+            return preferred;
+        }
+        String suffix = String.join("", segments(path).stream()
+                .filter(s -> !VERSION.matcher(s.toLowerCase(Locale.ROOT)).matches())
+                .filter(s -> !s.equalsIgnoreCase("api"))
+                .filter(s -> !isParameter(s))
+                .map(OpenApiExtraction::camel)
+                .filter(s -> !s.equals(group))
+                .map(OpenApiExtraction::pascal).toList());
+        return camel(method + (suffix.isEmpty() ? "Operation" : suffix));
+    }
+
+    private static String leafSeed(String operationId, String group) {
+        List<String> segments = java.util.Arrays.stream(operationId.split("[/.]+")).map(String::strip).filter(s -> !s.isEmpty()).toList();
+        if (segments.size() > 1 && camel(segments.get(0)).equals(group)) {
+            return String.join(" ", segments.subList(1, segments.size()));
+        }
+        return operationId;
+    }
+
+    private static List<String> segments(String path) {
+        return java.util.Arrays.stream(path.split("/")).map(String::strip).filter(s -> !s.isEmpty()).toList();
+    }
+
+    private static boolean isParameter(String segment) {
+        return segment.startsWith("{") && segment.endsWith("}");
+    }
+
+    private static List<String> words(String value) {
+        String spaced = value.replaceAll("([a-z0-9])([A-Z])", "$1 $2")
+                .replaceAll("([A-Z]+)([A-Z][a-z0-9]+)", "$1 $2")
+                .replaceAll("[^a-zA-Z0-9]+", " ")
+                .strip();
+        return spaced.isEmpty() ? List.of() : List.of(spaced.split("\\s+"));
+    }
+
+    static String camel(String value) {
+        List<String> words = words(value).stream().map(w -> w.toLowerCase(Locale.ROOT)).toList();
+        if (words.isEmpty()) {
+            return "tool";
+        }
+        StringBuilder camel = new StringBuilder(words.get(0));
+        words.subList(1, words.size()).forEach(w -> camel.append(Character.toUpperCase(w.charAt(0))).append(w.substring(1)));
+        return camel.toString();
+    }
+
+    private static String pascal(String value) {
+        String camel = camel(value);
+        return Character.toUpperCase(camel.charAt(0)) + camel.substring(1);
+    }
+
+    private static void copy(Map<String, Object> from, Map<String, Object> to, String... keys) {
+        for (String key : keys) {
+            if (from.get(key) != null) {
+                to.put(key, from.get(key));
+            }
+        }
+    }
+
+    private static String text(Object value) {
+        return value instanceof String text ? text : null;
+    }
+}

@@ -1,0 +1,13 @@
+package dev.tether.openapi;
+
+/** A spec that cannot be read: not JSON or YAML, not OpenAPI, too large, or with a {@code $ref} out of the document. */
+public final class OpenApiParseException extends RuntimeException {
+
+    public OpenApiParseException(String message) {
+        super(message);
+    }
+
+    public OpenApiParseException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

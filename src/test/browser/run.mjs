@@ -1,0 +1,201 @@
+// The desktop-app acceptance run, started by dev.tether.webui.DesktopAppBrowserIT inside a network namespace of its
+// own (Chromium aborts requests with ERR_NETWORK_CHANGED whenever Docker adds or removes an interface, and the tests
+// start containers all the time; a namespace holding only loopback sees none of that).
+//
+//   node run.mjs <config.json>
+//
+// It starts the real `executor web` (own HOME) and copies its web UI into a directory, walks that UI on the real
+// daemon, reproduces the refresh storm there, stops it; then launches bin/executor-sidecar as the desktop app does
+// (EXECUTOR_* environment, a password, the copied UI) and does the same on Tether, through HTTP Basic auth. What
+// each run saw goes to config.output as JSON; the JUnit test judges it and counts what was left behind.
+import { spawn, execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync, createWriteStream } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { record, walk, storm } from "./walk.mjs";
+
+const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const here = dirname(fileURLToPath(import.meta.url));
+const log = (line) => console.log(`[browser ${new Date().toISOString().slice(11, 23)}] ${line}`);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const CHROMIUM_FLAGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"];
+
+/** Starts a server process; answers it with its output going to a log file. */
+function start(name, command, args, env) {
+  const out = createWriteStream(join(config.workDir, `${name}.log`));
+  const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"], detached: false });
+  child.stdout.pipe(out);
+  child.stderr.pipe(out);
+  child.exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  return child;
+}
+
+async function stop(child, boundMs = 15_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exited;
+  child.kill("SIGTERM");
+  const ended = await Promise.race([child.exited, sleep(boundMs).then(() => null)]);
+  if (ended) return ended;
+  child.kill("SIGKILL");
+  return child.exited;
+}
+
+async function awaitAnswer(url, headers, boundMs, child) {
+  const deadline = Date.now() + boundMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: the server exited with ${child.exitCode}`);
+    try {
+      const response = await fetch(url, { headers });
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${url} did not answer 200 within ${boundMs} ms`);
+}
+
+/** Resolves with the port of the first EXECUTOR_READY:<port> line, as the desktop app reads it. */
+function readyLine(child, boundMs) {
+  return new Promise((resolve, reject) => {
+    let buffer = "";
+    const timer = setTimeout(() => reject(new Error(`no EXECUTOR_READY line within ${boundMs} ms`)), boundMs);
+    child.stdout.on("data", (chunk) => {
+      buffer += chunk.toString("utf8");
+      const match = buffer.match(/EXECUTOR_READY:(\d+)/);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the sidecar exited with ${code} before its ready line`));
+    });
+  });
+}
+
+/** One browser context on a server's origin, its credentials sent with every request as the desktop app does. */
+async function session(browser, origin, authorization) {
+  const context = await browser.newContext({ baseURL: origin, extraHTTPHeaders: { authorization } });
+  context.setDefaultTimeout(20_000);
+  // The UI links Google Fonts; there is no network here, so they are answered empty (on both servers alike).
+  await context.route((url) => url.origin !== origin, (route) => route.fulfill({ status: 200, body: "" }));
+  return context;
+}
+
+async function runOn(browser, name, origin, authorization) {
+  const result = { name, origin, walk: null, storm: null, error: null };
+  const context = await session(browser, origin, authorization);
+  try {
+    const page = await context.newPage();
+    const seen = record(page);
+    const shot = (step) => page.screenshot({ path: join(config.workDir, `${name}-${step.replace(/[^a-z0-9]+/gi, "-")}.png`) });
+    try {
+      const failed = await walk(page, { command: "docker", args: config.fixtureArgs(`${config.runId}-${name}-walk`), log, shot });
+      result.walk = { ok: failed.length === 0, failed };
+    } catch (error) {
+      result.walk = { ok: false, error: String(error?.message ?? error).split("\n")[0] };
+      await page.screenshot({ path: join(config.workDir, `${name}-walk-failure.png`) }).catch(() => {});
+      log(`${name}: walk failed: ${result.walk.error}`);
+    }
+    await seen.settled();
+    Object.assign(result, { calls: seen.calls, consoleErrors: seen.consoleErrors, pageErrors: seen.pageErrors });
+    const stormPage = await context.newPage();
+    const stormLabel = `${config.runId}-${name}-storm`;
+    try {
+      await storm(stormPage, {
+        command: "docker", argsFor: (i) => config.fixtureArgs(stormLabel), count: config.stormIntegrations,
+        rounds: config.stormRounds, abandonAfterMs: config.abandonAfterMs, log,
+      });
+      result.storm = { ok: true, label: stormLabel };
+    } catch (error) {
+      result.storm = { ok: false, label: stormLabel, error: String(error?.message ?? error).split("\n")[0] };
+      await stormPage.screenshot({ path: join(config.workDir, `${name}-storm-failure.png`) }).catch(() => {});
+      log(`${name}: storm failed: ${result.storm.error}`);
+    }
+  } finally {
+    await context.close();
+  }
+  return result;
+}
+
+/** Containers with the storm's label, and `docker run` clients naming it, as the OS and the engine see them. */
+function leftovers(label) {
+  const containers = execFileSync("docker", ["ps", "-aq", "--filter", `label=dev.tether.browser=${label}`], { encoding: "utf8" })
+    .split("\n").filter(Boolean);
+  const clients = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" }).split("\n")
+    .filter((line) => line.includes(`dev.tether.browser=${label}`) && /\bdocker\s+run\b/.test(line));
+  return { containers: containers.length, clients: clients.length };
+}
+
+async function settledLeftovers(label, boundMs) {
+  const deadline = Date.now() + boundMs;
+  let left = leftovers(label);
+  while ((left.containers > 0 || left.clients > 0) && Date.now() < deadline) {
+    await sleep(500);
+    left = leftovers(label);
+  }
+  return left;
+}
+
+// The fixture's docker command line, with a label per run and phase to count by.
+config.fixtureArgs = (label) => ["run", "-i", "--rm", "--label", "dev.tether.test=true", "--label",
+  `dev.tether.browser=${label}`, config.image, "node", "/app/fixture-mcp-server.js", "--tools=3"].join(" ");
+
+mkdirSync(config.workDir, { recursive: true });
+const output = { executor: null, tether: null, uiFiles: 0, ready: null };
+const browser = await chromium.launch({ executablePath: config.chromium, args: CHROMIUM_FLAGS, headless: true });
+try {
+  // ---- the real Executor: its UI copied, walked, stormed --------------------------------------------------------
+  const executorHome = join(config.workDir, "executor-home");
+  mkdirSync(join(config.workDir, "executor-scope"), { recursive: true });
+  mkdirSync(executorHome, { recursive: true });
+  const executorEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("EXECUTOR_")));
+  const executor = start("executor", config.executorCli, ["web", "--port", String(config.executorPort), "--hostname",
+    "127.0.0.1", "--auth-token", config.token, "--scope", join(config.workDir, "executor-scope")],
+  { ...executorEnv, HOME: executorHome });
+  const executorOrigin = `http://127.0.0.1:${config.executorPort}`;
+  try {
+    await awaitAnswer(`${executorOrigin}/api/integrations`, { authorization: `Bearer ${config.token}` }, 90_000, executor);
+    const mirrored = JSON.parse(execFileSync("node", [join(here, "mirror-ui.mjs"), executorOrigin, config.token, config.uiDir],
+      { encoding: "utf8" }));
+    output.uiFiles = mirrored.copied;
+    log(`copied Executor's web UI: ${mirrored.copied} files`);
+    if (!config.skipExecutor) {
+      output.executor = await runOn(browser, "executor", executorOrigin, `Bearer ${config.token}`);
+      await sleep(config.settleMs);
+      output.executor.left = leftovers(output.executor.storm.label);
+      log(`executor: left after the storm: ${JSON.stringify(output.executor.left)}`);
+    }
+  } finally {
+    await stop(executor);
+  }
+
+  // ---- Tether as the desktop app's sidecar ----------------------------------------------------------------------
+  const dataDir = join(config.workDir, "sidecar-data");
+  const sidecarEnv = {
+    ...executorEnv, HOME: join(config.workDir, "sidecar-home"),
+    EXECUTOR_PORT: String(config.sidecarPort), EXECUTOR_HOST: "127.0.0.1", EXECUTOR_AUTH_PASSWORD: config.password,
+    EXECUTOR_CLIENT_DIR: config.uiDir, EXECUTOR_SCOPE_DIR: dataDir, EXECUTOR_DATA_DIR: dataDir,
+    EXECUTOR_WEB_BASE_URL: `http://127.0.0.1:${config.sidecarPort}`, EXECUTOR_CLIENT: "desktop",
+  };
+  const launched = Date.now();
+  const sidecar = start("sidecar", config.sidecar, [], sidecarEnv);
+  try {
+    const port = await readyLine(sidecar, config.readyBoundMs ?? 600_000); // the first start after a build trains bin/tether's cache
+    output.ready = { port, afterMs: Date.now() - launched };
+    log(`sidecar ready on ${port} after ${output.ready.afterMs} ms`);
+    const basic = `Basic ${Buffer.from(`executor:${config.password}`).toString("base64")}`;
+    output.tether = await runOn(browser, "tether", `http://127.0.0.1:${port}`, basic);
+    output.tether.left = await settledLeftovers(output.tether.storm.label, config.tetherBoundMs);
+    log(`tether: left after the storm: ${JSON.stringify(output.tether.left)}`);
+  } finally {
+    output.sidecarExit = await stop(sidecar);
+  }
+} finally {
+  await browser.close();
+  writeFileSync(config.output, JSON.stringify(output, null, 2));
+}

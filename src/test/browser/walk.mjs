@@ -1,0 +1,240 @@
+// What a desktop user does in Executor's web UI, step by step, and what the page saw meanwhile: every API call
+// (method, route, status, the JSON shape of its answer), console errors and page errors. The same walk runs against
+// the real Executor daemon and against Tether, so their records can be compared.
+
+const STEP_BOUND = 20_000;
+
+/** Starts recording a page's API traffic and errors; returns the record the walk fills in. */
+export function record(page) {
+  const calls = [];
+  const consoleErrors = [];
+  const pageErrors = [];
+  const pending = new Set();
+  page.on("console", (message) => {
+    if (message.type() === "error") consoleErrors.push({ text: message.text(), url: page.url() });
+  });
+  page.on("pageerror", (error) => pageErrors.push({ text: String(error?.message ?? error), url: page.url() }));
+  page.on("response", (response) => {
+    const url = new URL(response.url());
+    if (!url.pathname.startsWith("/api/")) return;
+    const request = response.request();
+    const done = (async () => {
+      let shape = null;
+      try {
+        if ((response.headers()["content-type"] ?? "").includes("json")) shape = shapeOf(await response.json());
+      } catch {
+        shape = "unreadable"; // the page navigated away before the body arrived
+      }
+      calls.push({ method: request.method(), route: route(url), status: response.status(), shape });
+    })();
+    pending.add(done);
+    done.finally(() => pending.delete(done));
+  });
+  page.on("requestfailed", (request) => {
+    const url = new URL(request.url());
+    // net::ERR_ABORTED: the page left before the answer (a navigation), which is the walk's doing, not the server's
+    if (url.pathname.startsWith("/api/") && request.failure()?.errorText !== "net::ERR_ABORTED") {
+      calls.push({ method: request.method(), route: route(url), status: 0, shape: null, failure: request.failure()?.errorText });
+    }
+  });
+  return { calls, consoleErrors, pageErrors, settled: () => Promise.allSettled([...pending]) };
+}
+
+/** The route of a call: the path with ids made generic, and the names (not values) of its query. */
+function route(url) {
+  const path = url.pathname.split("/").map((segment) => (/^exec_|^[0-9a-f-]{16,}$/i.test(segment) ? "{id}" : segment)).join("/");
+  const keys = [...new Set(url.searchParams.keys())].sort();
+  return keys.length > 0 ? `${path}?${keys.join("&")}` : path;
+}
+
+/** A JSON value's shape: key sets and value types, recursively; an array is the set of its elements' shapes. */
+export function shapeOf(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) {
+    const elements = [...new Set(value.map((element) => JSON.stringify(shapeOf(element))))].sort();
+    return { array: elements.map((element) => JSON.parse(element)) };
+  }
+  if (typeof value === "object") {
+    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, shapeOf(value[key])]));
+  }
+  return typeof value;
+}
+
+async function apiAnswer(page, method, pathPattern, action, timeout = STEP_BOUND) {
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === method && pathPattern.test(new URL(r.url()).pathname), { timeout }),
+    action(),
+  ]);
+  return response;
+}
+
+/** Adds a stdio MCP source through the UI's own form; answers its slug. */
+export async function addStdioSource(page, name, command, args) {
+  await page.goto("/");
+  await page.getByRole("button", { name: "Connect", exact: true }).click();
+  await page.getByRole("link", { name: "MCP", exact: true }).click();
+  await page.getByRole("button", { name: "Stdio", exact: true }).click();
+  await page.getByPlaceholder("npx", { exact: true }).fill(command);
+  await page.getByPlaceholder("-y chrome-devtools-mcp@latest").fill(args);
+  await page.getByPlaceholder("My MCP Server").fill(name);
+  await apiAnswer(page, "POST", /^\/api\/mcp\/servers$/, () => page.getByRole("button", { name: "Add source" }).click());
+  await page.waitForURL(/\/integrations\/[a-z0-9_]+$/, { timeout: STEP_BOUND });
+  const slug = new URL(page.url()).pathname.split("/").pop();
+  // Executor 1.5.9's UI offers "Add connection" only for integrations with auth methods, which a stdio source has
+  // none of: its connection is made as Executor's CLI makes it, through the API, from the page (same origin and
+  // credentials as the UI's own calls).
+  const status = await page.evaluate(async (integration) => (await fetch("/api/connections", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ owner: "org", name: "default", integration, template: "none", values: {} }),
+  })).status, slug);
+  if (status !== 200) throw new Error(`POST /api/connections for ${slug} answered ${status}`);
+  return slug;
+}
+
+/**
+ * The whole walk of the acceptance test. A step that fails is recorded and the walk goes on with the next (each
+ * starts from a page it navigates to), so that one gap does not hide the others; answers the failed steps.
+ */
+export async function walk(page, { command, args, log, shot }) {
+  const failed = [];
+  const step = async (name, action, { essential = false } = {}) => {
+    log(`step: ${name}`);
+    try {
+      await action();
+    } catch (error) {
+      const message = String(error?.message ?? error).split("\n")[0];
+      failed.push({ step: name, error: message });
+      log(`step failed: ${name}: ${message}`);
+      await shot(name).catch(() => {});
+      if (essential) throw error;
+    }
+  };
+  let slug;
+  await step("home", async () => {
+    await page.goto("/");
+    await page.getByRole("heading", { name: "Integrations" }).waitFor({ timeout: STEP_BOUND });
+    // the sidebar lists the built-in Executor integration once /api/integrations has answered
+    await page.waitForLoadState("networkidle", { timeout: STEP_BOUND }).catch(() => {});
+  });
+  await step("connect: add an MCP stdio source through the form", async () => {
+    slug = await addStdioSource(page, "Fixture One", command, args);
+  }, { essential: true });
+  await step("integration: Accounts tab", async () => {
+    await page.reload();
+    await page.getByRole("tab", { name: "Accounts" }).click();
+    await page.getByText("default", { exact: true }).first().waitFor({ timeout: STEP_BOUND });
+  });
+  await step("integration: Refresh", async () => {
+    await apiAnswer(page, "POST", /\/refresh$/, () => page.getByRole("button", { name: "Refresh", exact: true }).click());
+  });
+  await step("integration: Tools tab", async () => {
+    await page.goto(`/integrations/${slug}`);
+    await page.getByRole("tab", { name: "Tools" }).click();
+    await page.getByRole("button", { name: new RegExp(`^${slug}\\b`) }).first().click();
+  });
+  await step("tool: Schema tab", async () => {
+    await apiAnswer(page, "GET", /^\/api\/tools\/schema$/, () => page.getByRole("button", { name: "echo", exact: true }).click());
+    await page.getByRole("tab", { name: "Schema" }).click();
+    await page.getByText("Parameters").first().waitFor({ timeout: STEP_BOUND });
+  });
+  await step("tool: TypeScript tab", async () => {
+    await page.getByRole("tab", { name: "TypeScript" }).click();
+    await page.waitForTimeout(300);
+  });
+  await step("tool: Run tab, run it", async () => {
+    await page.getByRole("tab", { name: "Run" }).click();
+    await page.locator("#jsf-text").fill("hello from the browser");
+    // the first execution builds the JavaScript engine: on a loaded machine that took tens of seconds
+    await apiAnswer(page, "POST", /^\/api\//, () => page.getByRole("button", { name: "Run", exact: true }).last().click(), 90_000);
+    await page.waitForTimeout(500);
+  });
+  await step("integration: Edit and rename", async () => {
+    await page.goto(`/integrations/${slug}`);
+    await page.getByRole("button", { name: "Edit", exact: true }).click();
+    await page.getByLabel("Integration name").fill("Fixture Renamed");
+    await Promise.all([
+      page.waitForResponse((r) => r.request().method() !== "GET" && new URL(r.url()).pathname.startsWith("/api/"), { timeout: STEP_BOUND }),
+      page.getByRole("button", { name: "Save", exact: true }).click(),
+    ]);
+    await page.getByText("Fixture Renamed").first().waitFor({ timeout: STEP_BOUND });
+  });
+  await step("integration: Refresh again", async () => {
+    await page.goto(`/integrations/${slug}`);
+    await apiAnswer(page, "POST", /\/refresh$/, () => page.getByRole("button", { name: "Refresh", exact: true }).click());
+  });
+  await step("policies: add one", async () => {
+    await page.goto("/policies");
+    await page.locator("#policy-pattern").fill(`${slug}.echo`);
+    await page.locator("select").first().selectOption({ label: "Require approval" });
+    await apiAnswer(page, "POST", /^\/api\/policies$/, () => page.getByRole("button", { name: "Add policy" }).click());
+    await page.getByText(`${slug}.echo`).first().waitFor({ timeout: STEP_BOUND });
+  });
+  await step("tools: the integration's tools under the policy", async () => {
+    await page.goto(`/integrations/${slug}`);
+    await page.getByRole("tab", { name: "Tools" }).click();
+    await page.getByRole("button", { name: new RegExp(`^${slug}\\b`) }).first().click();
+    await page.getByRole("button", { name: "echo", exact: true }).waitFor({ timeout: STEP_BOUND });
+  });
+  await step("secrets", async () => {
+    await page.goto("/secrets");
+    await page.waitForLoadState("networkidle", { timeout: STEP_BOUND }).catch(() => {});
+  });
+  await step("the built-in Executor integration", async () => {
+    await page.goto("/integrations/executor");
+    await page.getByRole("tab", { name: "Tools" }).click();
+    await page.waitForLoadState("networkidle", { timeout: STEP_BOUND }).catch(() => {});
+  });
+  await step("approval page of a paused execution", async () => {
+    const paused = await page.evaluate(async (address) => {
+      const response = await fetch("/api/executions", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ code: `return await tools.${address}({})` }),
+      });
+      return { status: response.status, body: await response.json() };
+    }, `${slug}.org.default.delete_everything`); // the fixture marks it destructive: it asks for approval
+    const executionId = paused.body?.structured?.executionId;
+    if (!executionId) throw new Error(`the execution did not pause: ${JSON.stringify(paused)}`);
+    await page.goto(`/resume/${executionId}`);
+    await apiAnswer(page, "POST", /^\/api\/executions\/[^/]+\/resume$/, () => page.getByRole("button", { name: "Approve" }).click());
+    await page.waitForTimeout(500);
+  });
+  await step("delete the integration", async () => {
+    await deleteIntegration(page, slug);
+  });
+  return failed;
+}
+
+/** Deletes an integration through its page's Delete button and the confirmation. */
+export async function deleteIntegration(page, slug) {
+  await page.goto(`/integrations/${slug}`);
+  await page.getByRole("button", { name: "Delete", exact: true }).first().click();
+  await apiAnswer(page, "DELETE", /^\/api\//, () => page.getByRole("button", { name: "Confirm Delete", exact: true }).click());
+  await page.waitForURL((url) => !url.pathname.endsWith(`/${slug}`), { timeout: STEP_BOUND }).catch(() => {});
+}
+
+/**
+ * The bug report through the UI: `count` docker stdio integrations, Refresh clicked and abandoned (navigation away
+ * `abandonAfterMs` later) `rounds` times, then every integration deleted.
+ */
+export async function storm(page, { command, argsFor, count, rounds, abandonAfterMs, log }) {
+  const slugs = [];
+  for (let i = 1; i <= count; i++) {
+    slugs.push(await addStdioSource(page, `Storm ${i}`, command, argsFor(i)));
+  }
+  log(`storm: ${slugs.length} integrations added`);
+  for (let round = 0; round < rounds; round++) {
+    const slug = slugs[round % slugs.length];
+    await page.goto(`/integrations/${slug}`);
+    await page.getByRole("button", { name: "Refresh", exact: true }).click();
+    await page.waitForTimeout(abandonAfterMs);
+    await page.goto("/");
+  }
+  log(`storm: ${rounds} refreshes abandoned`);
+  for (const slug of slugs) {
+    await deleteIntegration(page, slug);
+  }
+  log("storm: every integration deleted");
+  return slugs;
+}

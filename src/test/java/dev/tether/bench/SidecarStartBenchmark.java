@@ -1,0 +1,157 @@
+package dev.tether.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+import java.util.stream.Stream;
+
+import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.PackagedDaemon;
+
+/**
+ * The desktop app's wait: {@code runs} starts of {@code bin/executor-sidecar} as the app starts it (its environment,
+ * a password, a web UI dir), each timed from exec to the {@code EXECUTOR_READY} line on stdout and to the first
+ * {@code 200} of the UI's first calls ({@code GET /} and {@code GET /api/integrations} with Basic auth), with the CPU
+ * the JVM used until then and its resident memory {@code settle} seconds later. Run it with {@code bench/sidecar-start.sh}.
+ *
+ * <p>Arguments: {@code runs=5 settle=5}.
+ */
+public final class SidecarStartBenchmark {
+
+    private static final String PASSWORD = "bench-password";
+
+    private final int runs;
+    private final Duration settle;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private SidecarStartBenchmark(BenchArguments args) {
+        runs = args.integer("runs", 5);
+        settle = Duration.ofSeconds(args.integer("settle", 5));
+    }
+
+    public static void main(String[] argv) throws Exception {
+        new SidecarStartBenchmark(BenchArguments.parse(argv)).run();
+        System.exit(0);
+    }
+
+    private record Sample(double readyMillis, double first200Millis, double cpuMillis, double idleMiB) {
+    }
+
+    private void run() throws Exception {
+        Path jar = PackagedDaemon.jar().orElseThrow(() -> new IllegalStateException("build the jar first: ./mvnw -DskipTests package"));
+        Path ui = Files.createTempDirectory("tether-bench-ui");
+        Files.writeString(ui.resolve("index.html"), "<!doctype html><title>Executor</title>");
+        System.out.printf("Sidecar start benchmark: %d starts, %s; %d cores, load %s%n", runs, jar.getFileName(),
+                Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).strip());
+        sample(jar, ui); // trains the start-up cache if this build has none yet; not counted
+        List<Sample> samples = new ArrayList<>();
+        for (int i = 0; i < runs; i++) {
+            Sample sample = sample(jar, ui);
+            System.out.printf("  start %d: ready line %.0f ms, first 200 %.0f ms, CPU %.0f ms, idle RSS %.0f MiB%n", i + 1,
+                    sample.readyMillis(), sample.first200Millis(), sample.cpuMillis(), sample.idleMiB());
+            samples.add(sample);
+        }
+        System.out.printf("p50 of %d: ready line %.2f s (%.2f-%.2f), first 200 %.2f s, CPU %.2f s, idle RSS %.0f MiB%n", runs,
+                p50(samples, Sample::readyMillis) / 1000, min(samples, Sample::readyMillis) / 1000,
+                max(samples, Sample::readyMillis) / 1000, p50(samples, Sample::first200Millis) / 1000,
+                p50(samples, Sample::cpuMillis) / 1000, p50(samples, Sample::idleMiB));
+        delete(ui);
+    }
+
+    private Sample sample(Path jar, Path ui) throws Exception {
+        Path data = Files.createTempDirectory("tether-bench-sidecar");
+        int port = Fixture.freeLoopbackPort();
+        ProcessBuilder builder = new ProcessBuilder(Fixture.projectRoot().resolve("bin/executor-sidecar").toString())
+                .redirectError(ProcessBuilder.Redirect.DISCARD);
+        Map<String, String> env = builder.environment();
+        env.keySet().removeIf(name -> name.startsWith("EXECUTOR_") || name.startsWith("TETHER_"));
+        env.putAll(Map.of("EXECUTOR_PORT", Integer.toString(port), "EXECUTOR_HOST", "127.0.0.1", "EXECUTOR_AUTH_PASSWORD",
+                PASSWORD, "EXECUTOR_CLIENT_DIR", ui.toString(), "EXECUTOR_DATA_DIR", data.toString(), "EXECUTOR_SCOPE_DIR",
+                data.toString(), "EXECUTOR_WEB_BASE_URL", "http://127.0.0.1:" + port, "EXECUTOR_CLIENT", "desktop",
+                "TETHER_JAR", jar.toString()));
+        long launched = System.nanoTime();
+        Process sidecar = builder.start();
+        try {
+            BufferedReader stdout = new BufferedReader(new InputStreamReader(sidecar.getInputStream(), StandardCharsets.UTF_8));
+            for (String line = stdout.readLine(); ; line = stdout.readLine()) {
+                if (line == null) {
+                    throw new IllegalStateException("the sidecar ended without a ready line");
+                }
+                if (line.startsWith("EXECUTOR_READY:")) {
+                    break;
+                }
+            }
+            double ready = (System.nanoTime() - launched) / 1e6;
+            Thread drain = new Thread(() -> stdout.lines().forEach(unused -> { }), "drain");
+            drain.setDaemon(true);
+            drain.start();
+            String basic = "Basic " + Base64.getEncoder().encodeToString(("executor:" + PASSWORD).getBytes(StandardCharsets.UTF_8));
+            for (String path : List.of("/", "/api/integrations")) {
+                HttpResponse<Void> answer = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .header("Authorization", basic).build(), HttpResponse.BodyHandlers.discarding());
+                if (answer.statusCode() != 200) {
+                    throw new IllegalStateException(path + " answered " + answer.statusCode());
+                }
+            }
+            double first200 = (System.nanoTime() - launched) / 1e6;
+            double cpu = cpuMillis(sidecar.pid());
+            Thread.sleep(settle.toMillis());
+            return new Sample(ready, first200, cpu, residentMiB(sidecar.pid()));
+        }
+        finally {
+            sidecar.destroy();
+            if (!sidecar.waitFor(30, TimeUnit.SECONDS)) {
+                sidecar.destroyForcibly();
+            }
+            delete(data);
+        }
+    }
+
+    private static double cpuMillis(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10.0;
+    }
+
+    private static double residentMiB(long pid) throws IOException {
+        return Files.readString(Path.of("/proc", Long.toString(pid), "status")).lines()
+                .filter(line -> line.startsWith("VmRSS:")).mapToLong(line -> Long.parseLong(line.replaceAll("\\D", "")))
+                .findFirst().orElseThrow() / 1024.0;
+    }
+
+    private static void delete(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
+    private static double p50(List<Sample> samples, ToDoubleFunction<Sample> figure) {
+        double[] sorted = samples.stream().mapToDouble(figure).sorted().toArray();
+        return sorted[sorted.length / 2];
+    }
+
+    private static double min(List<Sample> samples, ToDoubleFunction<Sample> figure) {
+        return samples.stream().mapToDouble(figure).min().orElseThrow();
+    }
+
+    private static double max(List<Sample> samples, ToDoubleFunction<Sample> figure) {
+        return samples.stream().mapToDouble(figure).max().orElseThrow();
+    }
+}

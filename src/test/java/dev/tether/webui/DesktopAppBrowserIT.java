@@ -1,0 +1,247 @@
+package dev.tether.webui;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.tether.testsupport.ExecutorCli;
+import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.PackagedDaemon;
+import dev.tether.testsupport.RequiresDocker;
+import dev.tether.testsupport.TestImages;
+
+/**
+ * The Executor desktop app on Tether, through its real web UI in headless Chromium: {@code src/test/browser/run.mjs}
+ * copies the UI from a real {@code executor web} at run time, walks it on that daemon, then launches
+ * {@code bin/executor-sidecar} as the app does and walks it on Tether with HTTP Basic auth; both also reproduce the
+ * refresh storm of the bug report. This test judges the record: Tether's calls succeed, nothing errs on the page, the
+ * routes and JSON shapes are Executor's, and Tether strands no container and no {@code docker run} client.
+ */
+@RequiresDocker
+class DesktopAppBrowserIT {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final long RUN_BOUND_MINUTES = 20;
+
+    /**
+     * Calls the UI makes that Tether does not answer, each with what is missing. Kept explicit so nothing fails
+     * silently: a route in this list that starts to succeed, or one outside it that fails, fails the test, and the
+     * list is then corrected. On 2026-12-03, before the desktop-api and OAuth work landed, the run found
+     * {@code GET /api/oauth/clients}, {@code GET /api/providers} and {@code GET /api/onepassword/config} answering
+     * 404, and tool items and {@code /api/tools/schema} without Executor's fields; those routes have landed since,
+     * so the lists hold only what is not known to be fixed. Not re-run after they landed: confirm on the next run.
+     */
+    private static final Map<String, String> KNOWN_FAILING = new TreeMap<>(Map.of());
+
+    /** Routes that answer, but not with Executor's shape; same rule. */
+    private static final Map<String, String> KNOWN_SHAPE_GAPS = new TreeMap<>(Map.of(
+            "GET /api/mcp/servers/fixture_one", "a stdio config carries cwd: null and env: {} that Executor leaves out"));
+
+    /** Steps of the walk that fail on Tether; same rule. */
+    private static final Set<String> KNOWN_STEP_GAPS = new TreeSet<>(Set.of());
+
+    @Test
+    void theDesktopAppsUiWorksOnTetherAsOnExecutorAndTheRefreshStormStrandsNothing() throws Exception {
+        // kept after the run: the record, the servers' logs and a screenshot of each failed step
+        Path work = Fixture.projectRoot().resolve("target/desktop-app-browser");
+        delete(work);
+        Files.createDirectories(work);
+        Path browser = Fixture.projectRoot().resolve("src/test/browser");
+        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "needs Debian's chromium (.ci/run installs it)");
+        Assumptions.assumeTrue(Files.isDirectory(browser.resolve("node_modules/playwright-core")),
+                "needs `npm ci` in src/test/browser (.ci/run runs it)");
+        Path cli = ExecutorCli.installed().orElseThrow(() -> new IllegalStateException("needs src/test/clients installed"));
+        PackagedDaemon.jarOrSkip();
+        String image = TestImages.nodeImage();
+
+        Map<String, Object> config = new LinkedHashMap<>();
+        config.put("workDir", work.resolve("run").toString());
+        config.put("uiDir", work.resolve("web-ui").toString());
+        config.put("output", work.resolve("result.json").toString());
+        config.put("chromium", CHROMIUM.toString());
+        config.put("executorCli", cli.toString());
+        config.put("executorPort", 47311);
+        config.put("token", "browser-test-token");
+        config.put("sidecar", Fixture.projectRoot().resolve("bin/executor-sidecar").toString());
+        config.put("sidecarPort", 47312);
+        config.put("password", "browser-test-password");
+        config.put("image", image);
+        config.put("runId", "b" + ProcessHandle.current().pid());
+        config.put("stormIntegrations", 4);
+        config.put("stormRounds", 10);
+        config.put("abandonAfterMs", 300);
+        config.put("settleMs", 5000);
+        config.put("tetherBoundMs", 30000);
+        Path configFile = work.resolve("config.json");
+        Files.writeString(configFile, JSON.writeValueAsString(config));
+
+        Process run = new ProcessBuilder(isolated(List.of("node", "run.mjs", configFile.toString())))
+                .directory(browser.toFile()).redirectErrorStream(true)
+                .redirectOutput(work.resolve("run.log").toFile()).start(); // not inherited: it would garble failsafe's channel
+        if (!run.waitFor(RUN_BOUND_MINUTES, TimeUnit.MINUTES)) {
+            run.descendants().forEach(ProcessHandle::destroyForcibly);
+            run.destroyForcibly();
+            throw new AssertionError("the browser run did not end within " + RUN_BOUND_MINUTES + " minutes");
+        }
+        Files.readAllLines(work.resolve("run.log")).stream().filter(line -> line.startsWith("[browser"))
+                .forEach(System.out::println);
+        JsonNode result = JSON.readTree(Files.readString(work.resolve("result.json")));
+        JsonNode executor = result.path("executor");
+        JsonNode tether = result.path("tether");
+        System.out.printf("[desktop app] UI files copied: %d; sidecar ready after %d ms%n", result.path("uiFiles").asInt(),
+                result.path("ready").path("afterMs").asLong());
+        System.out.printf("[desktop app] the real Executor left after the storm: %s containers, %s docker run clients%n",
+                executor.path("left").path("containers").asString("?"), executor.path("left").path("clients").asString("?"));
+        System.out.printf("[desktop app] Tether left after the storm: %s containers, %s docker run clients%n",
+                tether.path("left").path("containers").asString("?"), tether.path("left").path("clients").asString("?"));
+
+        assertThat(executor.path("walk").path("ok").asBoolean()).as("the walk on the real Executor: %s", executor.path("walk"))
+                .isTrue();
+        Set<String> failedSteps = new TreeSet<>();
+        tether.path("walk").path("failed").forEach(step -> failedSteps.add(step.path("step").asString()));
+        assertThat(tether.path("walk").has("error")).as("the walk on Tether: %s", tether.path("walk")).isFalse();
+        assertThat(failedSteps).as("steps that failed on Tether: %s", tether.path("walk")).isEqualTo(KNOWN_STEP_GAPS);
+        assertThat(tether.path("storm").path("ok").asBoolean()).as("the storm on Tether: %s", tether.path("storm")).isTrue();
+
+        List<String> failed = new ArrayList<>();
+        for (JsonNode call : tether.path("calls")) {
+            if (call.path("status").asInt() < 200 || call.path("status").asInt() >= 300) {
+                failed.add(call.path("method").asString() + " " + call.path("route").asString() + " " + call.path("status").asInt());
+            }
+        }
+        Set<String> failedRoutes = new TreeSet<>(failed.stream().map(line -> line.substring(0, line.lastIndexOf(' '))).toList());
+        assertThat(failedRoutes).as("calls that failed on Tether (all: %s)", failed).isEqualTo(KNOWN_FAILING.keySet());
+        assertThat(errors(tether)).as("console and page errors on Tether").isEqualTo(knownErrors(errors(tether)));
+
+        Map<String, Set<String>> executorShapes = shapes(executor);
+        Map<String, Set<String>> tetherShapes = shapes(tether);
+        List<String> differences = new ArrayList<>();
+        Set<String> differing = new TreeSet<>();
+        for (String route : union(executorShapes.keySet(), tetherShapes.keySet())) {
+            Set<String> expected = executorShapes.getOrDefault(route, Set.of());
+            Set<String> actual = tetherShapes.getOrDefault(route, Set.of());
+            if (!expected.equals(actual)) {
+                differing.add(route);
+                Set<String> missing = new TreeSet<>(expected);
+                missing.removeAll(actual);
+                Set<String> extra = new TreeSet<>(actual);
+                extra.removeAll(expected);
+                differences.add(route + "\n    only Executor's: " + missing + "\n    only Tether's:   " + extra);
+            }
+        }
+        System.out.println("[desktop app] routes whose answers differ from Executor's:\n  " + String.join("\n  ", differences));
+        assertThat(differing).as("routes and JSON shapes that differ from Executor's: %s", differences)
+                .isEqualTo(union(KNOWN_FAILING.keySet(), KNOWN_SHAPE_GAPS.keySet()));
+
+        assertThat(tether.path("left").path("containers").asInt(-1)).as("containers Tether left").isZero();
+        assertThat(tether.path("left").path("clients").asInt(-1)).as("docker run clients Tether left").isZero();
+        assertThat(result.path("sidecarExit").path("code").asInt(-1)).as("the sidecar stops cleanly on SIGTERM")
+                .isIn(0, 130, 143);
+    }
+
+    /** In a network namespace of its own when possible (see run.mjs); otherwise as it is. */
+    private static List<String> isolated(List<String> command) throws IOException, InterruptedException {
+        Process probe = new ProcessBuilder("unshare", "--net", "true").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        if (!probe.waitFor(10, TimeUnit.SECONDS) || probe.exitValue() != 0) {
+            System.err.println("[WARNING] cannot make a network namespace: Chromium may see Docker's interface changes");
+            return command;
+        }
+        List<String> wrapped = new ArrayList<>(List.of("unshare", "--net", "sh", "-c", "ip link set lo up && exec \"$@\"", "sh"));
+        wrapped.addAll(command);
+        return wrapped;
+    }
+
+    /**
+     * Per route, what its successful answers held: every path into the JSON ({@code [].address}, {@code .config.args[]})
+     * with the type found there, over all the calls of that route. A union of paths rather than whole shapes, so that
+     * an empty list in one answer and a full one in another compare as what they are, not as different shapes.
+     */
+    private static Map<String, Set<String>> shapes(JsonNode run) {
+        Map<String, Set<String>> shapes = new TreeMap<>();
+        for (JsonNode call : run.path("calls")) {
+            int status = call.path("status").asInt();
+            String key = call.path("method").asString() + " " + call.path("route").asString();
+            Set<String> seen = shapes.computeIfAbsent(key, unused -> new TreeSet<>());
+            JsonNode shape = call.path("shape");
+            if (status < 200 || status >= 300) {
+                seen.add("status " + status);
+            }
+            else if (!shape.isNull() && !shape.asString("").equals("unreadable")) {
+                paths("", shape, seen);
+            }
+        }
+        return shapes;
+    }
+
+    /**
+     * Flattens a shape as walk.mjs writes it: a type name, an object of shapes, or {@code {"array": [shapes]}}. Three
+     * levels deep: below that lie values such as a tool's JSON Schema, which are data, not the API's shape.
+     */
+    private static void paths(String at, JsonNode shape, Set<String> into) {
+        if (at.chars().filter(c -> c == '.' || c == '[').count() > 3) {
+            return;
+        }
+        if (shape.isString()) {
+            into.add(at + "=" + shape.asString());
+        }
+        else if (shape.isObject() && shape.size() == 1 && shape.has("array") && shape.get("array").isArray()) {
+            into.add(at + "=array");
+            shape.get("array").forEach(element -> paths(at + "[]", element, into));
+        }
+        else if (shape.isObject()) {
+            into.add(at + "=object");
+            for (String key : shape.propertyNames()) {
+                paths(at + "." + key, shape.get(key), into);
+            }
+        }
+    }
+
+    private static List<String> errors(JsonNode run) {
+        List<String> errors = new ArrayList<>();
+        run.path("consoleErrors").forEach(error -> errors.add("console: " + error.path("text").asString()));
+        run.path("pageErrors").forEach(error -> errors.add("page: " + error.path("text").asString()));
+        return errors;
+    }
+
+    /** The errors a failing call of {@link #KNOWN_FAILING} causes in the page (a 404 logs "Failed to load resource"). */
+    private static List<String> knownErrors(List<String> errors) {
+        if (KNOWN_FAILING.isEmpty()) {
+            return List.of();
+        }
+        return errors.stream().filter(error -> error.contains("Failed to load resource") || error.contains("FrontendHandledError")
+                || error.contains("RouteNotFound")).toList();
+    }
+
+    private static void delete(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (var paths = Files.walk(dir)) {
+                for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(path);
+                }
+            }
+        }
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> all = new TreeSet<>(a);
+        all.addAll(b);
+        return all;
+    }
+}
