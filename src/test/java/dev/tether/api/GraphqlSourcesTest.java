@@ -31,10 +31,7 @@ import dev.tether.testsupport.BooksGraphqlServer;
  * with arguments and nested objects answered from code, a mutation paused for approval, an endpoint that is not
  * GraphQL refused, and a storm of abandoned calls that leaves the upstream with no open connection.
  */
-// Code at the daemon's own priority: at nice 19 (the default) a busy CI host can hold a call back past the storm's
-// bound before it ever reaches the upstream, and this test is about what an abandoned call leaves open, not about
-// how code is scheduled.
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "tether.execution.nice=0")
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @DirtiesContext
 @InProcess
 class GraphqlSourcesTest {

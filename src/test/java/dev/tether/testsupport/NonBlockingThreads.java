@@ -33,6 +33,9 @@ public final class NonBlockingThreads implements BlockHoundIntegration {
                 // event loop, and caches it. A known cost of the first docs request (pre-loading it instead would
                 // add to start-up), not of the request path.
                 .allowBlockingCallsInside("org.springdoc.api.AbstractOpenApiResource", "getOpenApi")
+                // Jackson builds a type's deserializer once and caches it under a lock: concurrent first requests of one
+                // body type (a burst of POST /api/executions) wait on each other for that one build, not on I/O.
+                .allowBlockingCallsInside("tools.jackson.databind.deser.DeserializerCache", "_createAndCacheValueDeserializer")
                 // Logback appends under a lock of its own, to a console buffered by the test runner.
                 .allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "writeBytes")
                 .blockingMethodCallback(method -> {
