@@ -83,11 +83,16 @@ export async function addStdioSource(page, name, command, args) {
   // Executor 1.5.9's UI offers "Add connection" only for integrations with auth methods, which a stdio source has
   // none of: its connection is made as Executor's CLI makes it, through the API, from the page (same origin and
   // credentials as the UI's own calls).
-  const status = await page.evaluate(async (integration) => (await fetch("/api/connections", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ owner: "org", name: "default", integration, template: "none", values: {} }),
-  })).status, slug);
+  // the body is read here, in the page, so that it has fully arrived before the walk navigates on
+  const status = await page.evaluate(async (integration) => {
+    const response = await fetch("/api/connections", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ owner: "org", name: "default", integration, template: "none", values: {} }),
+    });
+    await response.text();
+    return response.status;
+  }, slug);
   if (status !== 200) throw new Error(`POST /api/connections for ${slug} answered ${status}`);
   return slug;
 }

@@ -133,7 +133,12 @@ class DesktopAppBrowserIT {
         Map<String, Set<String>> tetherShapes = shapes(tether);
         List<String> differences = new ArrayList<>();
         Set<String> differing = new TreeSet<>();
+        Set<String> unread = union(unreadOnly(executor), unreadOnly(tether));
+        System.out.println("[desktop app] routes not compared, their answers unreadable on one side: " + unread);
         for (String route : union(executorShapes.keySet(), tetherShapes.keySet())) {
+            if (unread.contains(route)) {
+                continue;
+            }
             Set<String> expected = executorShapes.getOrDefault(route, Set.of());
             Set<String> actual = tetherShapes.getOrDefault(route, Set.of());
             if (!expected.equals(actual)) {
@@ -188,6 +193,24 @@ class DesktopAppBrowserIT {
             }
         }
         return shapes;
+    }
+
+    /**
+     * Routes none of whose answers could be read: the page moved on before the browser kept the body. Nothing is known
+     * of their shape, so comparing them would report a difference that is only the walk's timing.
+     */
+    private static Set<String> unreadOnly(JsonNode run) {
+        Set<String> called = new TreeSet<>();
+        Set<String> read = new TreeSet<>();
+        for (JsonNode call : run.path("calls")) {
+            String key = call.path("method").asString() + " " + call.path("route").asString();
+            called.add(key);
+            if (!call.path("shape").asString("").equals("unreadable")) {
+                read.add(key);
+            }
+        }
+        called.removeAll(read);
+        return called;
     }
 
     /**
