@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * loops for ever then takes the CPU only when the daemon's own threads (HTTP, children, teardown) leave it: 36 loops
  * on two cores do not slow a health check. Java cannot set a thread's nice value itself (its thread priorities are
  * ignored on Linux unless the JVM is started with {@code -XX:ThreadPriorityPolicy=1}, which warns on every start),
- * so this asks {@code renice}; where that is not possible the thread keeps its priority. A lowered thread cannot be
+ * so this asks {@code renice} (and {@code chrt}); where that is not possible the thread keeps its priority. A lowered thread cannot be
  * raised again without privilege, and a thread inherits its nice value from the thread that starts it.
  */
 public final class Niceness {
@@ -41,16 +41,27 @@ public final class Niceness {
         }
     }
 
-    /** Sets the nice value of the kernel thread {@code tid}; blocks for the {@code renice} it runs. */
+    /**
+     * Sets the nice value of the kernel thread {@code tid}, and at 19 also the {@code SCHED_IDLE} policy: a nice-19
+     * thread still holds a core until the scheduler's next tick, whereas any waking thread of normal policy preempts
+     * an idle-policy one at once, so a warm request beside 36 loops waits for nothing. Blocks for what it runs.
+     */
     public static void lower(long tid, int nice) {
+        run("renice", "-n", Integer.toString(nice), "-p", Long.toString(tid));
+        if (nice == 19) {
+            run("chrt", "--idle", "-p", "0", Long.toString(tid));
+        }
+    }
+
+    private static void run(String... command) {
         try {
-            Process renice = new ProcessBuilder("renice", "-n", Integer.toString(nice), "-p", Long.toString(tid))
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            if (!renice.waitFor(5, TimeUnit.SECONDS)) {
-                renice.destroyForcibly();
+            Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
             }
-            else if (renice.exitValue() != 0) {
-                warnOnce("renice exited with " + renice.exitValue());
+            else if (process.exitValue() != 0) {
+                warnOnce(command[0] + " exited with " + process.exitValue());
             }
         }
         catch (IOException ex) {

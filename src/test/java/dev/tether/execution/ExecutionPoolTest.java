@@ -67,6 +67,7 @@ class ExecutionPoolTest {
         String daemons = niceOfThisThread();
         Scheduler lane = pool.lane();
         List<String> seen = new CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicReference<String> policy = new java.util.concurrent.atomic.AtomicReference<>();
         Mono<Void> spin = Mono.fromRunnable(() -> {
             seen.add(niceOfThisThread() + "@" + Thread.currentThread().getName());
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -75,6 +76,11 @@ class ExecutionPoolTest {
                 Thread.onSpinWait();
             }
             seen.add(niceOfThisThread() + "@" + Thread.currentThread().getName());
+            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!policyOfThisThread().equals("5") && System.nanoTime() < until) {
+                Thread.onSpinWait(); // chrt runs after renice
+            }
+            policy.set(policyOfThisThread());
         });
         Mono<Void> next = Mono.fromRunnable(() -> seen.add(niceOfThisThread() + "@" + Thread.currentThread().getName()));
         StepVerifier.create(spin.subscribeOn(lane).then(next.subscribeOn(lane)))
@@ -84,8 +90,20 @@ class ExecutionPoolTest {
         String spinThread = seen.get(0).split("@")[1];
         assertThat(seen.get(0)).as("entered at the daemon's priority").startsWith(daemons + "@");
         assertThat(seen.get(1)).as("lowered once it ran long").isEqualTo("19@" + spinThread);
+        assertThat(policy.get()).as("scheduling policy of the lowered thread (5: SCHED_IDLE)").isEqualTo("5");
         assertThat(seen.get(2)).as("the next entry: a fresh thread at the daemon's priority")
                 .startsWith(daemons + "@").doesNotEndWith("@" + spinThread);
+    }
+
+    /** Field 41 of /proc/thread-self/stat: the scheduling policy (0 normal, 5 idle). */
+    private static String policyOfThisThread() {
+        try {
+            String stat = Files.readString(Path.of("/proc/thread-self/stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).split(" ")[38];
+        }
+        catch (java.io.IOException ex) {
+            return "?";
+        }
     }
 
     private static String niceOfThisThread() {
