@@ -34,7 +34,8 @@ final class ExecutionPool implements DisposableBean {
     static final Duration DEMOTE_AFTER = Duration.ofMillis(100);
 
     private final CodeThreads threads;
-    private final Scheduler stops = Schedulers.newBoundedElastic(4, 100_000, "tether-js-stop", 60, true);
+    /** One per admitted execution at most: closing waits for the code to leave, and 36 loops are closed at once, not 4 by 4. */
+    private final Scheduler stops;
     private final InstrumentedPool<Object> slots;
     private final int maxConcurrent;
     private final int maxQueued;
@@ -42,6 +43,7 @@ final class ExecutionPool implements DisposableBean {
     ExecutionPool(ExecutionProperties properties) {
         this.maxConcurrent = properties.maxConcurrent();
         this.maxQueued = properties.maxQueued();
+        this.stops = Schedulers.newBoundedElastic(maxConcurrent, 100_000, "tether-js-stop", 60, true);
         this.threads = new CodeThreads(maxConcurrent, properties.nice(), DEMOTE_AFTER);
         this.slots = PoolBuilder.from(Mono.fromSupplier(Object::new))
                 .sizeBetween(0, maxConcurrent)

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.OptionalLong;
-import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * loops for ever then takes the CPU only when the daemon's own threads (HTTP, children, teardown) leave it: 36 loops
  * on two cores do not slow a health check. Java cannot set a thread's nice value itself (its thread priorities are
  * ignored on Linux unless the JVM is started with {@code -XX:ThreadPriorityPolicy=1}, which warns on every start),
- * so this asks {@code renice} (and {@code chrt}); where that is not possible the thread keeps its priority. A lowered thread cannot be
+ * so this asks {@code chrt} (or {@code renice}); where that is not possible the thread keeps its priority. A lowered thread cannot be
  * raised again without privilege, and a thread inherits its nice value from the thread that starts it.
  */
 public final class Niceness {
@@ -42,46 +41,31 @@ public final class Niceness {
     }
 
     /**
-     * Sets the nice value of the kernel thread {@code tid}, and at 19 also the {@code SCHED_IDLE} policy: a nice-19
-     * thread still holds a core until the scheduler's next tick, whereas any waking thread of normal policy preempts
-     * an idle-policy one at once, so a warm request beside 36 loops waits for nothing. Blocks for what it runs.
+     * Lowers the kernel thread {@code tid}: to nice {@code nice}, and at 19 to the {@code SCHED_IDLE} policy instead,
+     * the lowest there is: a nice-19 thread still holds a core until the scheduler's next tick, whereas any waking
+     * thread of normal policy preempts an idle-policy one at once, so a warm request beside 36 loops waits for
+     * nothing. Starts the command and returns: dozens of loops are lowered at once, not one spawn after another.
      */
     public static void lower(long tid, int nice) {
-        run("renice", "-n", Integer.toString(nice), "-p", Long.toString(tid));
-        if (nice == 19) {
-            run("chrt", "--idle", "-p", "0", Long.toString(tid));
+        if (nice >= 19) {
+            start("chrt", "--idle", "-p", "0", Long.toString(tid));
+        }
+        else {
+            start("renice", "-n", Integer.toString(nice), "-p", Long.toString(tid));
         }
     }
 
-    private static void run(String... command) {
+    private static void start(String... command) {
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-            else if (process.exitValue() != 0) {
-                warnOnce(command[0] + " exited with " + process.exitValue());
-            }
+            new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start()
+                    .onExit().thenAccept(done -> {
+                        if (done.exitValue() != 0) {
+                            warnOnce(command[0] + " exited with " + done.exitValue());
+                        }
+                    });
         }
         catch (IOException ex) {
             warnOnce(ex.toString());
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** The nice value of the kernel thread {@code tid} of this process, empty where it cannot be read. */
-    public static OptionalLong of(long tid) {
-        try {
-            String stat = Files.readString(Path.of("/proc/self/task/" + tid + "/stat"));
-            // the command name, field 2, may hold spaces: count from its closing parenthesis; nice is field 19
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return OptionalLong.of(Long.parseLong(fields[16]));
-        }
-        catch (IOException | RuntimeException ex) {
-            return OptionalLong.empty();
         }
     }
 
