@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * loops for ever then takes the CPU only when the daemon's own threads (HTTP, children, teardown) leave it: 36 loops
  * on two cores do not slow a health check. Java cannot set a thread's nice value itself (its thread priorities are
  * ignored on Linux unless the JVM is started with {@code -XX:ThreadPriorityPolicy=1}, which warns on every start),
- * so this asks {@code chrt} (or {@code renice}); where that is not possible the thread keeps its priority. A lowered thread cannot be
+ * so this asks {@code renice}; where that is not possible the thread keeps its priority. A lowered thread cannot be
  * raised again without privilege, and a thread inherits its nice value from the thread that starts it.
  */
 public final class Niceness {
@@ -41,18 +41,13 @@ public final class Niceness {
     }
 
     /**
-     * Lowers the kernel thread {@code tid}: to nice {@code nice}, and at 19 to the {@code SCHED_IDLE} policy instead,
-     * the lowest there is: a nice-19 thread still holds a core until the scheduler's next tick, whereas any waking
-     * thread of normal policy preempts an idle-policy one at once, so a warm request beside 36 loops waits for
-     * nothing. Starts the command and returns: dozens of loops are lowered at once, not one spawn after another.
+     * Sets the nice value of the kernel thread {@code tid}. Not the {@code SCHED_IDLE} policy, tried: on a host busy
+     * with other work, idle-policy threads got no CPU at all, and a new execution, which needs every thread running
+     * code to answer a GraalJS handshake, waited over a minute for them. Starts {@code renice} and returns: dozens of
+     * loops are lowered at once, not one spawn after another.
      */
     public static void lower(long tid, int nice) {
-        if (nice >= 19) {
-            start("chrt", "--idle", "-p", "0", Long.toString(tid));
-        }
-        else {
-            start("renice", "-n", Integer.toString(nice), "-p", Long.toString(tid));
-        }
+        start("renice", "-n", Integer.toString(nice), "-p", Long.toString(tid));
     }
 
     private static void start(String... command) {

@@ -64,40 +64,28 @@ class ExecutionPoolTest {
     @Test
     void anEntryThatRunsLongIsLoweredAndTheNextStartsAgainAtTheDaemonsPriority() {
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isSymbolicLink(Path.of("/proc/thread-self")), "Linux only");
-        String daemons = policyOfThisThread();
+        String daemons = niceOfThisThread();
         Scheduler lane = pool.lane();
         List<String> seen = new CopyOnWriteArrayList<>();
         Mono<Void> spin = Mono.fromRunnable(() -> {
-            seen.add(policyOfThisThread() + "@" + Thread.currentThread().getName());
+            seen.add(niceOfThisThread() + "@" + Thread.currentThread().getName());
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             // spins like an endless loop until its thread is lowered (bounded)
-            while (!policyOfThisThread().equals("5") && System.nanoTime() < deadline) {
+            while (!niceOfThisThread().equals("19") && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
-            seen.add(policyOfThisThread() + "@" + Thread.currentThread().getName());
+            seen.add(niceOfThisThread() + "@" + Thread.currentThread().getName());
         });
-        Mono<Void> next = Mono.fromRunnable(() -> seen.add(policyOfThisThread() + "@" + Thread.currentThread().getName()));
+        Mono<Void> next = Mono.fromRunnable(() -> seen.add(niceOfThisThread() + "@" + Thread.currentThread().getName()));
         StepVerifier.create(spin.subscribeOn(lane).then(next.subscribeOn(lane)))
                 .expectComplete()
                 .verify(Duration.ofSeconds(20));
         assertThat(seen).hasSize(3);
         String spinThread = seen.get(0).split("@")[1];
-        // scheduling policies: 0 normal, 5 SCHED_IDLE
         assertThat(seen.get(0)).as("entered at the daemon's priority").startsWith(daemons + "@");
-        assertThat(seen.get(1)).as("lowered to SCHED_IDLE once it ran long").isEqualTo("5@" + spinThread);
+        assertThat(seen.get(1)).as("lowered once it ran long").isEqualTo("19@" + spinThread);
         assertThat(seen.get(2)).as("the next entry: a fresh thread at the daemon's priority")
                 .startsWith(daemons + "@").doesNotEndWith("@" + spinThread);
-    }
-
-    /** Field 41 of /proc/thread-self/stat: the scheduling policy (0 normal, 5 idle). */
-    private static String policyOfThisThread() {
-        try {
-            String stat = Files.readString(Path.of("/proc/thread-self/stat"));
-            return stat.substring(stat.lastIndexOf(')') + 2).split(" ")[38];
-        }
-        catch (java.io.IOException ex) {
-            return "?";
-        }
     }
 
     private static String niceOfThisThread() {
