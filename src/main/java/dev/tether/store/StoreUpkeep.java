@@ -1,0 +1,93 @@
+package dev.tether.store;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+import reactor.core.Disposable;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import dev.tether.daemon.Periodic;
+
+/**
+ * The in-memory store's timers: loading it before the server takes requests, writing health verdicts behind every
+ * {@code tether.store.write-behind}, reading the change log every {@code tether.store.change-poll} for what other
+ * replicas wrote, and a last bounded flush at a graceful stop.
+ */
+@Component
+final class StoreUpkeep implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(StoreUpkeep.class);
+    private static final Duration CHANGE_LOG_KEPT = Duration.ofHours(1);
+
+    private final MemoryStore memory;
+    private final StoreChanges changes;
+    private final StoreProperties properties;
+    private final Scheduler timer;
+    private final Periodic writeBehind = new Periodic();
+    private final Periodic changeLog = new Periodic();
+    private final AtomicBoolean started = new AtomicBoolean();
+    private volatile @Nullable Disposable loading;
+
+    @Autowired
+    StoreUpkeep(MemoryStore memory, StoreChanges changes, StoreProperties properties) {
+        this(memory, changes, properties, Schedulers.parallel());
+    }
+
+    StoreUpkeep(MemoryStore memory, StoreChanges changes, StoreProperties properties, Scheduler timer) {
+        this.memory = memory;
+        this.changes = changes;
+        this.properties = properties;
+        this.timer = timer;
+    }
+
+    @Override
+    public void start() {
+        if (!started.compareAndSet(false, true)) {
+            return;
+        }
+        loading = memory.loaded().subscribe(null, error -> log.warn("store not loaded yet: {}", error.toString()));
+        writeBehind.start(properties.writeBehind(), properties.writeBehind(), timer, memory::flush,
+                error -> log.warn("health verdicts not written yet, retrying: {}", error.toString()));
+        changeLog.start(properties.changePoll(), properties.changePoll(), timer,
+                () -> memory.catchUp().then(changes.prune(CHANGE_LOG_KEPT)),
+                error -> log.warn("cannot read the store's change log: {}", error.toString()));
+    }
+
+    /** Flushes the pending verdicts, bounded by {@code tether.store.flush-timeout}, before the database closes. */
+    @Override
+    public void stop(Runnable callback) {
+        Disposable load = loading;
+        if (load != null) {
+            load.dispose();
+        }
+        writeBehind.stop();
+        changeLog.stop();
+        memory.flush().timeout(properties.flushTimeout())
+                .doFinally(signal -> callback.run())
+                .subscribe(null, error -> log.warn("{} health verdict(s) not written at shutdown: {}", memory.pendingVerdicts(),
+                        error.toString()));
+    }
+
+    @Override
+    public void stop() {
+        stop(() -> { });
+    }
+
+    @Override
+    public boolean isRunning() {
+        return writeBehind.isRunning();
+    }
+
+    /** Stops after the health checks (phase 10), before the children (phase 0), so their last verdicts are flushed. */
+    @Override
+    public int getPhase() {
+        return 5;
+    }
+}
