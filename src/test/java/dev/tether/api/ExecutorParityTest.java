@@ -1,22 +1,14 @@
 package dev.tether.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +20,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 
 import dev.tether.api.ApiClient.Reply;
+import dev.tether.testsupport.ExecutorDaemon;
 import dev.tether.testsupport.Fixture;
 
 /**
@@ -43,12 +36,11 @@ import dev.tether.testsupport.Fixture;
 class ExecutorParityTest {
 
     static final String TOKEN = "parity-test-token";
-    private static final Duration START_BOUND = Duration.ofSeconds(60);
 
     @TempDir
     static Path dataDir;
 
-    private static Process executor;
+    private static ExecutorDaemon executor;
     private static int executorPort;
 
     @LocalServerPort
@@ -60,43 +52,15 @@ class ExecutorParityTest {
     }
 
     @BeforeAll
-    static void startExecutor() throws IOException, InterruptedException {
-        Path cli = Fixture.projectRoot().resolve("src/test/clients/node_modules/.bin/executor");
-        if (!Files.isExecutable(cli)) {
-            String why = "the Executor 1.5.9 CLI is not installed (npm ci in src/test/clients): " + cli;
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                fail(why);
-            }
-            System.err.println("[WARNING] " + why + "; ExecutorParityTest skipped");
-            Assumptions.abort(why);
-        }
-        Path home = Files.createDirectories(dataDir.resolve("executor-home"));
-        Path scope = Files.createDirectories(dataDir.resolve("executor-scope"));
-        executorPort = Fixture.freeLoopbackPort();
-        ProcessBuilder builder = new ProcessBuilder(cli.toString(), "web", "--port", Integer.toString(executorPort),
-                "--hostname", "127.0.0.1", "--auth-token", TOKEN, "--scope", scope.toString())
-                .redirectErrorStream(true)
-                .redirectOutput(dataDir.resolve("executor.log").toFile());
-        builder.environment().put("HOME", home.toString());
-        executor = builder.start();
-        long deadline = System.nanoTime() + START_BOUND.toNanos();
-        while (!answers(executorPort)) {
-            if (!executor.isAlive() || System.nanoTime() > deadline) {
-                fail("the Executor daemon did not start: " + Files.readString(dataDir.resolve("executor.log")));
-            }
-            Thread.sleep(200);
-        }
+    static void startExecutor() {
+        executor = ExecutorDaemon.start(dataDir, TOKEN);
+        executorPort = executor.port();
     }
 
     @AfterAll
-    static void stopExecutor() throws InterruptedException {
+    static void stopExecutor() {
         if (executor != null) {
-            executor.descendants().forEach(ProcessHandle::destroy);
-            executor.destroy();
-            if (!executor.waitFor(10, TimeUnit.SECONDS)) {
-                executor.descendants().forEach(ProcessHandle::destroyForcibly);
-                executor.destroyForcibly();
-            }
+            executor.close();
         }
     }
 
@@ -299,15 +263,5 @@ class ExecutorParityTest {
                 + answer.path("structured").path("status").asString() + " "
                 + answer.path("structured").path("error").asString().lines().findFirst().orElse("") + " "
                 + answer.path("structured").path("logs");
-    }
-
-    private static boolean answers(int port) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
-            return true;
-        }
-        catch (IOException ex) {
-            return false;
-        }
     }
 }
