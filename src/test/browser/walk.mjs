@@ -2,7 +2,8 @@
 // (method, route, status, the JSON shape of its answer), console errors and page errors. The same walk runs against
 // the real Executor daemon and against Tether, so their records can be compared.
 
-const STEP_BOUND = 20_000;
+// Generous: a refresh starts a docker child, which on a loaded 2-core machine takes tens of seconds on either daemon.
+const STEP_BOUND = 60_000;
 
 /** Starts recording a page's API traffic and errors; returns the record the walk fills in. */
 export function record(page) {

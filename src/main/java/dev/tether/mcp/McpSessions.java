@@ -1,10 +1,6 @@
 package dev.tether.mcp;
 
 import java.net.ConnectException;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpRequest;
-import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,24 +8,17 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
-import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
-import io.modelcontextprotocol.client.transport.customizer.McpAsyncHttpClientRequestCustomizer;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
-import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema.ClientCapabilities;
 import io.modelcontextprotocol.spec.McpSchema.Implementation;
-import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
 import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import org.springframework.stereotype.Component;
@@ -56,6 +45,7 @@ public final class McpSessions {
     private final DockerRunRewriter docker;
     private final McpProperties properties;
     private final McpJsonMapper json = McpJsonDefaults.getMapper();
+    private final RemoteTransports transports;
     /**
      * Found once here, on the thread that makes this bean: the SDK finds it with a {@link java.util.ServiceLoader} on
      * each client it builds, reading jars, which would otherwise happen on an event loop for the first session.
@@ -66,6 +56,7 @@ public final class McpSessions {
         this.children = children;
         this.docker = docker;
         this.properties = properties;
+        this.transports = new RemoteTransports(properties, json);
     }
 
     /**
@@ -87,7 +78,7 @@ public final class McpSessions {
         }
         RemoteServer remote = (RemoteServer) server;
         return switch (remote.transport()) {
-            case STREAMABLE_HTTP -> live(remote, "streamable HTTP", () -> session(remote, streamableHttp(remote), Mono.never()));
+            case STREAMABLE_HTTP -> live(remote, "streamable HTTP", () -> session(remote, transports.streamableHttp(remote), Mono.never()));
             case SSE -> live(remote, "SSE", () -> sseSession(remote, "SSE"));
             case AUTO -> streamableHttpThenSse(remote);
         };
@@ -123,7 +114,7 @@ public final class McpSessions {
     private Flux<McpSession> streamableHttpThenSse(RemoteServer remote) {
         return Flux.defer(() -> {
             AtomicBoolean opened = new AtomicBoolean();
-            return live(remote, "streamable HTTP", () -> session(remote, streamableHttp(remote), Mono.never()))
+            return live(remote, "streamable HTTP", () -> session(remote, transports.streamableHttp(remote), Mono.never()))
                     .doOnNext(session -> opened.set(true))
                     .onErrorResume(error -> !opened.get() && !RemoteServer.wantsCredentials(error), error -> {
                         String sse = "SSE (streamable HTTP failed: " + describe(error) + ")";
@@ -137,7 +128,7 @@ public final class McpSessions {
      * the handshake waiting for its timeout; watching the connect reports that failure to the session at once.
      */
     private McpSession sseSession(RemoteServer remote, String transportName) {
-        ConnectWatch transport = new ConnectWatch(remote, transportName, sse(remote));
+        ConnectWatch transport = new ConnectWatch(remote, transportName, transports.sse(remote));
         return session(remote, transport, transport.failure());
     }
 
@@ -167,122 +158,7 @@ public final class McpSessions {
                 Redaction.of(server));
     }
 
-    private McpClientTransport streamableHttp(RemoteServer remote) {
-        URI endpoint = withQuery(remote);
-        return HttpClientStreamableHttpTransport.builder(origin(endpoint))
-                .endpoint(pathAndQuery(endpoint))
-                .requestBuilder(headers(remote))
-                .asyncHttpRequestCustomizer(bearer(remote))
-                .connectTimeout(properties.discoveryTimeout())
-                .jsonMapper(json)
-                .build();
-    }
-
-    private McpClientTransport sse(RemoteServer remote) {
-        URI endpoint = withQuery(remote);
-        return HttpClientSseClientTransport.builder(origin(endpoint))
-                .sseEndpoint(pathAndQuery(endpoint))
-                .requestBuilder(headers(remote))
-                .asyncHttpRequestCustomizer(bearer(remote))
-                .connectTimeout(properties.discoveryTimeout())
-                .jsonMapper(json)
-                .build();
-    }
-
-    /** The token is asked for on every request, so that one refreshed meanwhile is the one sent. */
-    private static McpAsyncHttpClientRequestCustomizer bearer(RemoteServer remote) {
-        return remote.bearer().<McpAsyncHttpClientRequestCustomizer>map(source -> (builder, method, uri, body, context) ->
-                source.token().map(token -> builder.setHeader("Authorization", "Bearer " + token)))
-                .orElse(McpAsyncHttpClientRequestCustomizer.NOOP);
-    }
-
-    private static HttpRequest.Builder headers(RemoteServer remote) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder();
-        remote.headers().forEach(builder::header);
-        return builder;
-    }
-
-    private static URI withQuery(RemoteServer remote) {
-        if (remote.queryParams().isEmpty()) {
-            return remote.endpoint();
-        }
-        String added = remote.queryParams().entrySet().stream()
-                .map(e -> encode(e.getKey()) + "=" + encode(e.getValue()))
-                .collect(Collectors.joining("&"));
-        String query = remote.endpoint().getRawQuery();
-        String base = remote.endpoint().toString().replaceFirst("\\?.*$", "");
-        return URI.create(base + "?" + (query == null || query.isEmpty() ? added : query + "&" + added));
-    }
-
-    private static String origin(URI endpoint) {
-        return endpoint.getScheme() + "://" + endpoint.getRawAuthority();
-    }
-
-    private static String pathAndQuery(URI endpoint) {
-        String path = endpoint.getRawPath() == null || endpoint.getRawPath().isEmpty() ? "/" : endpoint.getRawPath();
-        return endpoint.getRawQuery() == null ? path : path + "?" + endpoint.getRawQuery();
-    }
-
-    private static String encode(String text) {
-        return URLEncoder.encode(text, StandardCharsets.UTF_8);
-    }
-
-    /** A transport whose failed {@code connect} becomes a {@link McpServerException} on {@link #failure()}. */
-    private static final class ConnectWatch implements McpClientTransport {
-
-        private final RemoteServer remote;
-        private final String transportName;
-        private final McpClientTransport transport;
-        private final Sinks.One<McpServerException> failure = Sinks.one();
-
-        ConnectWatch(RemoteServer remote, String transportName, McpClientTransport transport) {
-            this.remote = remote;
-            this.transportName = transportName;
-            this.transport = transport;
-        }
-
-        /** Never emits; errors when the connect failed. */
-        Mono<Void> failure() {
-            return failure.asMono().flatMap(Mono::error);
-        }
-
-        @Override
-        public Mono<Void> connect(Function<Mono<JSONRPCMessage>, Mono<JSONRPCMessage>> handler) {
-            return transport.connect(handler).doOnError(error -> failure.tryEmitValue(unreachable(remote, transportName, error)));
-        }
-
-        @Override
-        public Mono<Void> sendMessage(JSONRPCMessage message) {
-            return transport.sendMessage(message);
-        }
-
-        @Override
-        public Mono<Void> closeGracefully() {
-            return transport.closeGracefully();
-        }
-
-        @Override
-        public void close() {
-            transport.close();
-        }
-
-        @Override
-        public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
-            return transport.unmarshalFrom(data, typeRef);
-        }
-
-        @Override
-        public List<String> protocolVersions() {
-            return transport.protocolVersions();
-        }
-
-        @Override
-        public void setExceptionHandler(Consumer<Throwable> handler) {
-            transport.setExceptionHandler(handler);
-        }
-    }
-
-    private static McpServerException unreachable(RemoteServer remote, String transport, Throwable error) {
+    static McpServerException unreachable(RemoteServer remote, String transport, Throwable error) {
         return McpServerException.redacted(remote.name(), "cannot connect to MCP server '" + remote.name() + "' at "
                 + remote.endpoint() + " over " + transport + ": " + describe(error), error, Redaction.of(remote));
     }

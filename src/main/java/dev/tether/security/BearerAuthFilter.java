@@ -27,7 +27,8 @@ import dev.tether.daemon.StartupFailure;
 /**
  * Every route under {@code /api} but {@code /api/health}, the agent endpoints ({@code /mcp}, and {@code /sse} with
  * {@code /messages} of the legacy transport), and Actuator's endpoints but {@code /actuator/health} when they share
- * the API's port, need the token. On a management port of its own Actuator answers without it: that port is for
+ * the API's port, need the token: {@code Authorization: Bearer <token>}, or the bare token in
+ * {@code x-executor-token}, as Executor takes it ({@code hasBearerToken} in {@code apps/local/src/serve-shared.ts}). On a management port of its own Actuator answers without it: that port is for
  * probes and scrapers, and the operator decides who reaches it.
  * <p>
  * With a password ({@code tether.api.password}, the desktop app's), HTTP Basic with that password (any user name, as
@@ -42,6 +43,8 @@ public final class BearerAuthFilter implements WebFilter {
     /** The auth schemes; RFC 7235 makes their names case-insensitive, so {@code bearer} and {@code BEARER} count too. */
     private static final String SCHEME = "Bearer ";
     private static final String BASIC = "Basic ";
+    /** Executor's other place for the token: the header's whole value, compared as it is (no scheme, no trimming). */
+    static final String TOKEN_HEADER = "x-executor-token";
     /** Executor's challenge, byte for byte ({@code apps/local/src/serve.ts}). */
     static final String CHALLENGE = "Bearer realm=\"executor\", Basic realm=\"executor\"";
     /** Liveness and the API's own documentation need no token, as in Executor. */
@@ -90,8 +93,9 @@ public final class BearerAuthFilter implements WebFilter {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        String authorization = exchange.getRequest().getHeaders().getFirst(HttpHeaders.AUTHORIZATION);
-        if (!requireAuth || !guarded(exchange.getRequest().getPath().pathWithinApplication()) || authorized(authorization)) {
+        HttpHeaders headers = exchange.getRequest().getHeaders();
+        if (!requireAuth || !guarded(exchange.getRequest().getPath().pathWithinApplication())
+                || authorized(headers.getFirst(HttpHeaders.AUTHORIZATION)) || tokenHeaderMatches(headers.getFirst(TOKEN_HEADER))) {
             return chain.filter(exchange);
         }
         ServerHttpResponse response = exchange.getResponse();
@@ -156,6 +160,11 @@ public final class BearerAuthFilter implements WebFilter {
         }
         return password != null && header.regionMatches(true, 0, BASIC, 0, BASIC.length())
                 && basicPasswordMatches(header.substring(BASIC.length()).strip());
+    }
+
+    /** Either credential passing is enough: a wrong {@code Authorization} beside a right header still gets in, as in Executor. */
+    private boolean tokenHeaderMatches(@Nullable String header) {
+        return header != null && !header.isEmpty() && token.matches(header);
     }
 
     /** {@code user:password} in base64; the user name is not checked (Executor's {@code hasBasicPassword}). */

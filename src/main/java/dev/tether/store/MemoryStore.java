@@ -7,21 +7,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Primary;
-import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.stereotype.Component;
-import reactor.core.Disposable;
-import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * The store as every other part of Tether sees it: integrations, connections, parsed catalogs and policies held
@@ -36,16 +26,14 @@ import reactor.core.scheduler.Schedulers;
  *     {@code tether.store.write-behind} later and only the newest per connection. A graceful stop flushes what is
  *     pending; a {@code kill -9} loses at most the verdicts of that last interval.
  * </ul>
- * Policies are read as a whole on first use and read again after any change (the change log names them
- * {@code policy}, beside the kinds its migration lists). Credentials are not held here: they are needed only to
- * start a server, and stay in the database until then.
+ * Policies are cached by {@link CachedPolicies}, which hears here of other replicas' changes to them; the timers
+ * that write verdicts behind and read the change log run in {@link StoreUpkeep}. Credentials are not held here:
+ * they are needed only to start a server, and stay in the database until then.
  */
 @Primary
 @Component
-final class MemoryStore implements IntegrationStore, ConnectionStore, CredentialStore, CatalogStore, PolicyStore, SmartLifecycle {
+final class MemoryStore implements IntegrationStore, ConnectionStore, CredentialStore, CatalogStore {
 
-    private static final Logger log = LoggerFactory.getLogger(MemoryStore.class);
-    private static final Duration CHANGE_LOG_KEPT = Duration.ofHours(1);
     /** Identity values are handed out before commit, so a change may become visible after a later one was read. */
     private static final long LOOKBACK = 64;
 
@@ -60,39 +48,26 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
     }
 
     private final R2dbcStore store;
+    private final CachedPolicies policies;
     private final StoreChanges changes;
-    private final StoreProperties properties;
-    private final Scheduler timer;
     private final Map<String, Integration> integrations = new ConcurrentHashMap<>();
     private final Map<ConnectionKey, Connection> connections = new ConcurrentHashMap<>();
     private final Map<ConnectionKey, Optional<Indexed>> catalogs = new ConcurrentHashMap<>();
     private final Map<ConnectionKey, HealthVerdict> pendingVerdicts = new ConcurrentHashMap<>();
-    /** Every policy as last read, or null: read again after any change, by this replica or another. */
-    private List<Policy> policies;
-    /** Counts the changes, so that a read that raced one does not keep what it read. */
-    private long policyChanges;
     private final Mono<Boolean> loaded;
-    private final Disposable.Composite running = Disposables.composite();
-    private final AtomicBoolean started = new AtomicBoolean();
 
-    @Autowired
-    MemoryStore(R2dbcStore store, DatabaseClient db, StoreProperties properties) {
-        this(store, new StoreChanges(db), properties, Schedulers.parallel());
-    }
-
-    MemoryStore(R2dbcStore store, StoreChanges changes, StoreProperties properties, Scheduler timer) {
+    MemoryStore(R2dbcStore store, CachedPolicies policies, StoreChanges changes) {
         this.store = store;
+        this.policies = policies;
         this.changes = changes;
-        this.properties = properties;
-        this.timer = timer;
         // A failed load is not remembered: the next asker tries again.
         this.loaded = Mono.defer(this::load).cache(ok -> Duration.ofMillis(Long.MAX_VALUE), error -> Duration.ZERO,
                 () -> Duration.ZERO);
     }
 
-    /** Wraps a store for code that wires services by hand (tests, benchmarks). */
-    static MemoryStore over(R2dbcStore store, DatabaseClient db, StoreProperties properties) {
-        return new MemoryStore(store, new StoreChanges(db), properties, Schedulers.parallel());
+    /** Loaded once; a failed load is tried again by the next asker. */
+    Mono<Boolean> loaded() {
+        return loaded;
     }
 
     private Mono<Boolean> load() {
@@ -209,6 +184,11 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
         });
     }
 
+    /** How many verdicts wait to be written. */
+    int pendingVerdicts() {
+        return pendingVerdicts.size();
+    }
+
     /** Writes every pending verdict, the newest of each connection; a verdict reached meanwhile waits for the next. */
     Mono<Void> flush() {
         return Flux.fromIterable(List.copyOf(pendingVerdicts.keySet()))
@@ -271,67 +251,6 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
                 .then(changes.record("catalog", StoreChanges.item(key)));
     }
 
-    // ---- policies --------------------------------------------------------------------------
-
-    /** Every listing of tools and every call from code asks for the policies: read once, until one changes. */
-    @Override
-    public Flux<Policy> policies() {
-        List<Policy> cached = cachedPolicies();
-        if (cached != null) {
-            return Flux.fromIterable(cached);
-        }
-        long changesBefore = policyChanges();
-        return store.policies().collectList()
-                .doOnNext(read -> keepPolicies(changesBefore, read))
-                .flatMapIterable(read -> read);
-    }
-
-    @Override
-    public Mono<Policy> find(Owner owner, String id) {
-        return policies().filter(policy -> policy.owner() == owner && policy.id().equals(id)).next();
-    }
-
-    @Override
-    public Mono<Policy> create(Policy policy) {
-        return policyChanged(store.create(policy), policy.id());
-    }
-
-    @Override
-    public Mono<Policy> update(Policy policy) {
-        return policyChanged(store.update(policy), policy.id());
-    }
-
-    @Override
-    public Mono<Boolean> delete(Owner owner, String id) {
-        return policyChanged(store.delete(owner, id), id);
-    }
-
-    /** Forgotten before the writer hears of it, so that the writer's next read sees its own write. */
-    private <T> Mono<T> policyChanged(Mono<T> write, String id) {
-        return write.flatMap(written -> changes.record("policy", id).thenReturn(written))
-                .doOnTerminate(this::forgetPolicies)
-                .doOnCancel(this::forgetPolicies);
-    }
-
-    private synchronized List<Policy> cachedPolicies() {
-        return policies;
-    }
-
-    private synchronized long policyChanges() {
-        return policyChanges;
-    }
-
-    private synchronized void keepPolicies(long changesBefore, List<Policy> read) {
-        if (policyChanges == changesBefore) {
-            policies = List.copyOf(read);
-        }
-    }
-
-    private synchronized void forgetPolicies() {
-        policyChanges++;
-        policies = null;
-    }
-
     // ---- other replicas --------------------------------------------------------------------
 
     /** Reloads what other replicas changed since the last look. */
@@ -343,7 +262,7 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
                                     () -> forgetIntegration(change.item())));
                     case "connection" -> reloadConnection(StoreChanges.key(change.item()));
                     case "catalog" -> Mono.fromRunnable(() -> catalogs.remove(StoreChanges.key(change.item())));
-                    case "policy" -> Mono.fromRunnable(this::forgetPolicies);
+                    case "policy" -> Mono.fromRunnable(policies::forget);
                     default -> Mono.empty();
                 })
                 .then();
@@ -358,53 +277,5 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
                             catalogs.remove(key);
                             pendingVerdicts.remove(key);
                         }));
-    }
-
-    @Override
-    public void start() {
-        if (!started.compareAndSet(false, true)) {
-            return;
-        }
-        running.add(loaded.subscribe(null, error -> log.warn("store not loaded yet: {}", error.toString())));
-        running.add(Flux.interval(properties.writeBehind(), timer)
-                .onBackpressureDrop()
-                .concatMap(tick -> flush().onErrorResume(error -> {
-                    log.warn("health verdicts not written yet, retrying: {}", error.toString());
-                    return Mono.empty();
-                }), 1)
-                .subscribe());
-        running.add(Flux.interval(properties.changePoll(), timer)
-                .onBackpressureDrop()
-                .concatMap(tick -> catchUp().then(changes.prune(CHANGE_LOG_KEPT)).onErrorResume(error -> {
-                    log.warn("cannot read the store's change log: {}", error.toString());
-                    return Mono.empty();
-                }), 1)
-                .subscribe());
-    }
-
-    /** Flushes the pending verdicts, bounded by {@code tether.store.flush-timeout}, before the database closes. */
-    @Override
-    public void stop(Runnable callback) {
-        running.dispose();
-        flush().timeout(properties.flushTimeout())
-                .doFinally(signal -> callback.run())
-                .subscribe(null, error -> log.warn("{} health verdict(s) not written at shutdown: {}", pendingVerdicts.size(),
-                        error.toString()));
-    }
-
-    @Override
-    public void stop() {
-        stop(() -> { });
-    }
-
-    @Override
-    public boolean isRunning() {
-        return started.get() && !running.isDisposed();
-    }
-
-    /** Stops after the health checks (phase 10), before the children (phase 0), so their last verdicts are flushed. */
-    @Override
-    public int getPhase() {
-        return 5;
     }
 }

@@ -17,13 +17,13 @@ import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The store on R2DBC: embedded H2 in the data dir by default, PostgreSQL when configured. Writes that
+ * Integrations, connections, their credentials and catalogs on R2DBC: embedded H2 in the data dir by default,
+ * PostgreSQL when configured ({@link R2dbcPolicies} and {@link R2dbcOAuthClients} keep the other tables). Writes that
  * belong together (a connection and its credentials, an integration's removal with all it owns) run in one
  * transaction, so a failure leaves nothing half-written.
  */
 @Component
-final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialStore, CatalogStore, PolicyStore,
-        OAuthClientStore {
+final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialStore, CatalogStore {
 
     private static final String CONNECTION_COLUMNS = "owner, integration, name, template, identity_label, health_status, "
             + "health_checked_at, health_detail, oauth_client, oauth_client_owner, oauth_scope, expires_at";
@@ -36,70 +36,6 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
         this.db = db;
         this.transaction = TransactionalOperator.create(transactions);
         this.json = new StoreJson(json, secrets);
-    }
-
-    // ---- policies --------------------------------------------------------------------------
-
-    private static final String POLICY_COLUMNS = "id, owner, pattern, action, position, created_at, updated_at";
-
-    @Override
-    public Flux<Policy> policies() {
-        // 'user' sorts after 'org', so DESC puts user policies first as Executor lists them.
-        return db.sql("SELECT " + POLICY_COLUMNS + " FROM policy ORDER BY owner DESC, position, id")
-                .map(R2dbcStore::policy)
-                .all();
-    }
-
-    @Override
-    public Mono<Policy> create(Policy policy) {
-        return db.sql("INSERT INTO policy (" + POLICY_COLUMNS + ") VALUES (:id, :owner, :pattern, :action, :position, :created, :updated)")
-                .bind("id", policy.id())
-                .bind("owner", policy.owner().wire())
-                .bind("pattern", policy.pattern())
-                .bind("action", policy.action().wire())
-                .bind("position", policy.position())
-                .bind("created", policy.createdAt().toEpochMilli())
-                .bind("updated", policy.updatedAt().toEpochMilli())
-                .fetch().rowsUpdated()
-                .thenReturn(policy);
-    }
-
-    @Override
-    public Mono<Policy> find(Owner owner, String id) {
-        return db.sql("SELECT " + POLICY_COLUMNS + " FROM policy WHERE id = :id AND owner = :owner")
-                .bind("id", id)
-                .bind("owner", owner.wire())
-                .map(R2dbcStore::policy)
-                .one();
-    }
-
-    @Override
-    public Mono<Policy> update(Policy policy) {
-        return db.sql("UPDATE policy SET pattern = :pattern, action = :action, position = :position, updated_at = :updated "
-                        + "WHERE id = :id AND owner = :owner")
-                .bind("pattern", policy.pattern())
-                .bind("action", policy.action().wire())
-                .bind("position", policy.position())
-                .bind("updated", policy.updatedAt().toEpochMilli())
-                .bind("id", policy.id())
-                .bind("owner", policy.owner().wire())
-                .fetch().rowsUpdated()
-                .flatMap(rows -> rows == 0 ? Mono.empty() : Mono.just(policy));
-    }
-
-    @Override
-    public Mono<Boolean> delete(Owner owner, String id) {
-        return db.sql("DELETE FROM policy WHERE id = :id AND owner = :owner")
-                .bind("id", id)
-                .bind("owner", owner.wire())
-                .fetch().rowsUpdated().map(rows -> rows > 0);
-    }
-
-    private static Policy policy(Readable row) {
-        return new Policy(row.get("id", String.class), Owner.parse(row.get("owner", String.class)).orElseThrow(),
-                row.get("pattern", String.class), PolicyAction.parse(row.get("action", String.class)).orElseThrow(),
-                row.get("position", String.class), Instant.ofEpochMilli(row.get("created_at", Long.class)),
-                Instant.ofEpochMilli(row.get("updated_at", Long.class)));
     }
 
     // ---- integrations ----------------------------------------------------------------------
@@ -320,72 +256,10 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
     }
 
     private static GenericExecuteSpec oauthColumns(GenericExecuteSpec spec, Optional<OAuthGrant> oauth) {
-        spec = nullable(spec, "oauthClient", oauth.map(OAuthGrant::client), String.class);
-        spec = nullable(spec, "oauthClientOwner", oauth.map(grant -> grant.clientOwner().wire()), String.class);
-        spec = nullable(spec, "oauthScope", oauth.flatMap(OAuthGrant::scope), String.class);
-        return nullable(spec, "expiresAt", oauth.flatMap(OAuthGrant::expiresAt), Long.class);
-    }
-
-    private static <T> GenericExecuteSpec nullable(GenericExecuteSpec spec, String name, Optional<T> value, Class<T> type) {
-        return value.isPresent() ? spec.bind(name, value.get()) : spec.bindNull(name, type);
-    }
-
-    // ---- OAuth clients ---------------------------------------------------------------------
-
-    private static final String CLIENT_COLUMNS = "owner, slug, grant_type, authorization_url, token_url, client_id, client_secret, "
-            + "resource, origin_kind, origin_integration";
-
-    @Override
-    public Mono<OAuthClient> saveClient(OAuthClient client) {
-        GenericExecuteSpec insert = db.sql("INSERT INTO oauth_client (" + CLIENT_COLUMNS + ", created_at) VALUES (:owner, :slug, "
-                        + ":grant, :authorizationUrl, :tokenUrl, :clientId, :secret, :resource, :originKind, :originIntegration, :created)")
-                .bind("owner", client.owner().wire())
-                .bind("slug", client.slug())
-                .bind("grant", client.grant())
-                .bind("authorizationUrl", client.authorizationUrl())
-                .bind("tokenUrl", client.tokenUrl())
-                .bind("clientId", client.clientId())
-                .bind("originKind", client.dynamic() ? "dynamic_client_registration" : "manual")
-                .bind("created", System.currentTimeMillis());
-        insert = nullable(insert, "secret", client.clientSecret().map(secret -> json.seal(SecretSlot.oauthClient(client.owner(), client.slug()), secret)), String.class);
-        insert = nullable(insert, "resource", client.resource(), String.class);
-        insert = nullable(insert, "originIntegration", client.originIntegration(), String.class);
-        return removeClient(client.owner(), client.slug())
-                .then(insert.fetch().rowsUpdated())
-                .thenReturn(client)
-                .as(transaction::transactional);
-    }
-
-    @Override
-    public Mono<OAuthClient> client(Owner owner, String slug) {
-        return db.sql("SELECT " + CLIENT_COLUMNS + " FROM oauth_client WHERE owner = :owner AND slug = :slug")
-                .bind("owner", owner.wire())
-                .bind("slug", slug)
-                .map(this::oauthClient)
-                .one();
-    }
-
-    @Override
-    public Flux<OAuthClient> clients() {
-        return db.sql("SELECT " + CLIENT_COLUMNS + " FROM oauth_client ORDER BY owner, slug").map(this::oauthClient).all();
-    }
-
-    @Override
-    public Mono<Boolean> removeClient(Owner owner, String slug) {
-        return db.sql("DELETE FROM oauth_client WHERE owner = :owner AND slug = :slug")
-                .bind("owner", owner.wire())
-                .bind("slug", slug)
-                .fetch().rowsUpdated().map(rows -> rows > 0);
-    }
-
-    private OAuthClient oauthClient(Readable row) {
-        return new OAuthClient(Owner.parse(row.get("owner", String.class)).orElseThrow(), row.get("slug", String.class),
-                row.get("grant_type", String.class), row.get("authorization_url", String.class), row.get("token_url", String.class),
-                row.get("client_id", String.class), Optional.ofNullable(row.get("client_secret", String.class)).map(secret -> json.open(SecretSlot.oauthClient(
-                        Owner.parse(row.get("owner", String.class)).orElseThrow(), row.get("slug", String.class)), secret)),
-                Optional.ofNullable(row.get("resource", String.class)),
-                "dynamic_client_registration".equals(row.get("origin_kind", String.class)),
-                Optional.ofNullable(row.get("origin_integration", String.class)));
+        spec = SqlBinds.nullable(spec, "oauthClient", oauth.map(OAuthGrant::client), String.class);
+        spec = SqlBinds.nullable(spec, "oauthClientOwner", oauth.map(grant -> grant.clientOwner().wire()), String.class);
+        spec = SqlBinds.nullable(spec, "oauthScope", oauth.flatMap(OAuthGrant::scope), String.class);
+        return SqlBinds.nullable(spec, "expiresAt", oauth.flatMap(OAuthGrant::expiresAt), Long.class);
     }
 
     /** A key clash is a duplicate connection; a missing parent is an unknown integration. */

@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -15,6 +16,7 @@ import reactor.core.publisher.Mono;
  * The {@code store_change} log: one row per write, so that a replica holding the store in memory finds what
  * another one changed by reading a few rows of one table. Rows this replica wrote itself are skipped.
  */
+@Component
 final class StoreChanges {
 
     /** A change another replica made. */

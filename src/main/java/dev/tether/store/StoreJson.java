@@ -35,16 +35,17 @@ final class StoreJson {
         Map<String, Object> fields = new LinkedHashMap<>();
         fields.put("transport", config.transport());
         if (config instanceof StdioConfig stdio) {
+            // stored as given: a field the client left out stays out, and reads back as left out
             fields.put("command", stdio.command());
-            fields.put("args", stdio.args());
-            fields.put("env", sealed(slug, "env", stdio.env()));
-            fields.put("cwd", stdio.cwd());
+            putIfGiven(fields, stdio.given("args"), "args", stdio.args());
+            putIfGiven(fields, stdio.given("env"), "env", sealed(slug, "env", stdio.env()));
+            putIfGiven(fields, stdio.given("cwd"), "cwd", stdio.cwd());
         }
         else if (config instanceof RemoteConfig remote) {
             fields.put("endpoint", remote.endpoint());
             fields.put("remoteTransport", remote.remoteTransport().wire());
-            fields.put("queryParams", sealed(slug, "queryParams", remote.queryParams()));
-            fields.put("headers", sealed(slug, "headers", remote.headers()));
+            putIfGiven(fields, remote.given("queryParams"), "queryParams", sealed(slug, "queryParams", remote.queryParams()));
+            putIfGiven(fields, remote.given("headers"), "headers", sealed(slug, "headers", remote.headers()));
             fields.put("authenticationTemplate", remote.authenticationTemplate());
         }
         else if (config instanceof HttpSourceConfig source) {
@@ -75,6 +76,12 @@ final class StoreJson {
                 opened(slug, "queryParams", (Map<String, String>) fields.get("queryParams")),
                 opened(slug, "headers", (Map<String, String>) fields.get("headers")),
                 (List<Map<String, Object>>) fields.get("authenticationTemplate"));
+    }
+
+    private static void putIfGiven(Map<String, Object> fields, boolean given, String field, Object value) {
+        if (given) {
+            fields.put(field, value);
+        }
     }
 
     /** Any other secret, sealed for its slot. */

@@ -126,6 +126,45 @@ class AuthAndGateTest {
         }
     }
 
+    /**
+     * Executor also takes the bare token in {@code x-executor-token} (its {@code hasBearerToken}): either credential
+     * is enough, and the header's value is the token exactly, with no scheme in front.
+     */
+    @Test
+    void theTokenIsAlsoAcceptedInExecutorsOwnHeader() throws Exception {
+        try (ConfigurableApplicationContext daemon = start(root.resolve("token-header"), "--tether.api.token=header-token")) {
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            record Case(String path, Map<String, String> headers, int status) { }
+            List<Case> cases = List.of(
+                    new Case("/api/integrations", Map.of("x-executor-token", "header-token"), 200),
+                    new Case("/api/integrations", Map.of("X-Executor-Token", "header-token"), 200),
+                    new Case("/api/integrations", Map.of("x-executor-token", "header-token", "Authorization", "Bearer wrong"), 200),
+                    new Case("/api/integrations", Map.of("x-executor-token", "wrong", "Authorization", "Bearer header-token"), 200),
+                    new Case("/api/integrations", Map.of("x-executor-token", "HEADER-TOKEN"), 401),
+                    new Case("/api/integrations", Map.of("x-executor-token", "Bearer header-token"), 401),
+                    new Case("/api/integrations", Map.of("x-executor-token", "header-toke"), 401),
+                    new Case("/api/integrations", Map.of("x-executor-token", ""), 401),
+                    new Case("/mcp", Map.of("x-executor-token", "wrong"), 401));
+            for (Case c : cases) {
+                java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + port(daemon) + c.path())).GET();
+                c.headers().forEach(request::header);
+                java.net.http.HttpResponse<String> reply = http.send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertThat(reply.statusCode()).as(c.toString()).isEqualTo(c.status());
+                if (c.status() == 401) {
+                    assertThat(reply.headers().firstValue("www-authenticate")).as(c.toString()).hasValue(REALM);
+                }
+            }
+            java.net.http.HttpRequest mcp = java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create("http://127.0.0.1:" + port(daemon) + "/mcp"))
+                    .header("x-executor-token", "header-token").header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}")).build();
+            assertThat(http.send(mcp, java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode())
+                    .as("the agent endpoint takes it too").isNotEqualTo(401);
+        }
+    }
+
     @Test
     void aDaemonOnEveryInterfaceRefusesStdioServersAndWritesNothing() throws Exception {
         try (ConfigurableApplicationContext open = start(root.resolve("gate-closed"), "--server.address=0.0.0.0",

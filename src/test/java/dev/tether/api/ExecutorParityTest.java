@@ -192,6 +192,20 @@ class ExecutorParityTest {
             assertThat(added.status()).as(added.toString()).isEqualTo(200);
         }
         same(differences, "integration keyed_remote", real.get("/api/integrations/keyed_remote"), tether.get("/api/integrations/keyed_remote"));
+        // A config answers as it was given: optional fields the client left out are left out, given ones kept, empty or not.
+        for (ApiClient daemon : List.of(real, tether)) {
+            Reply added = daemon.post("/api/mcp/servers", Map.of("transport", "stdio", "name", "Given Fields", "slug", "given_fields",
+                    "command", "node", "args", List.of(), "env", Map.of(), "cwd", "/tmp"));
+            assertThat(added.status()).as(added.toString()).isEqualTo(200);
+        }
+        for (String slug : List.of("everything", "keyed_remote", "given_fields")) {
+            same(differences, "server " + slug, real.get("/api/mcp/servers/" + slug), tether.get("/api/mcp/servers/" + slug));
+        }
+        Map<String, Object> bare = Map.of("config", Map.of("transport", "stdio", "command", "node"));
+        same(differences, "configure with fields left out", real.post("/api/mcp/servers/given_fields/config", bare),
+                tether.post("/api/mcp/servers/given_fields/config", bare));
+        same(differences, "server given_fields reconfigured", real.get("/api/mcp/servers/given_fields"),
+                tether.get("/api/mcp/servers/given_fields"));
         Map<String, Object> merged = Map.of("authenticationTemplate", List.of(Map.of("kind", "none"),
                 Map.of("slug", "header", "type", "apiKey", "label", "Team key",
                         "headers", Map.of("Authorization", List.of("Bearer ", Map.of("type", "variable", "name", "token")))),

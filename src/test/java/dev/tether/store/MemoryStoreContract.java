@@ -48,7 +48,8 @@ abstract class MemoryStoreContract {
     }
 
     /** One replica: the database under it, and the store as the rest of Tether sees it. */
-    private record Replica(R2dbcStore database, MemoryStore memory, DatabaseClient db) {
+    private record Replica(R2dbcStore database, R2dbcPolicies policyTable, MemoryStore memory, CachedPolicies policies,
+            StoreUpkeep upkeep, DatabaseClient db) {
     }
 
     private Replica replica(Database database) {
@@ -58,9 +59,13 @@ abstract class MemoryStoreContract {
                 .build());
         DatabaseClient db = DatabaseClient.create(factory);
         R2dbcStore store = new R2dbcStore(db, new R2dbcTransactionManager(factory), JsonMapper.builder().build(), SECRETS);
-        MemoryStore memory = new MemoryStore(store, new StoreChanges(db), StoreProperties.defaults(), clock);
-        memory.start();
-        return new Replica(store, memory, db);
+        StoreChanges changes = new StoreChanges(db);
+        R2dbcPolicies policyTable = new R2dbcPolicies(db);
+        CachedPolicies policies = new CachedPolicies(policyTable, changes);
+        MemoryStore memory = new MemoryStore(store, policies, changes);
+        StoreUpkeep upkeep = new StoreUpkeep(memory, changes, StoreProperties.defaults(), clock);
+        upkeep.start();
+        return new Replica(store, policyTable, memory, policies, upkeep, db);
     }
 
     private Database migrated() {
@@ -110,7 +115,7 @@ abstract class MemoryStoreContract {
         replica.memory().saveHealth(two, HealthVerdict.degraded(6, "down")).block(BOUND);
 
         CountDownLatch stopped = new CountDownLatch(1);
-        replica.memory().stop(stopped::countDown);
+        replica.upkeep().stop(stopped::countDown);
 
         assertThat(stopped.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
         assertThat(replica.database().find(one).block(BOUND).lastHealth()).contains(HealthVerdict.healthy(5));
@@ -158,18 +163,18 @@ abstract class MemoryStoreContract {
         Database database = migrated();
         Replica a = replica(database);
         Replica b = replica(database);
-        a.memory().create(policy("first")).block(BOUND);
+        a.policies().create(policy("first")).block(BOUND);
         assertThat(policyIds(b)).as("b reads them from the database").containsExactly("first");
 
         // Past both replicas, straight into the database: b goes on answering from memory.
-        b.database().create(policy("second")).block(BOUND);
+        b.policyTable().create(policy("second")).block(BOUND);
         assertThat(policyIds(b)).as("b answers from memory").containsExactly("first");
 
         // A change through a replica: its writer sees it at once, the other one after its next look.
-        a.memory().delete(Owner.ORG, "first").block(BOUND);
+        a.policies().delete(Owner.ORG, "first").block(BOUND);
         assertThat(policyIds(a)).containsExactly("second");
         polled(() -> assertThat(policyIds(b)).containsExactly("second"));
-        assertThat(b.memory().find(Owner.ORG, "second").block(BOUND)).isEqualTo(policy("second"));
+        assertThat(b.policies().find(Owner.ORG, "second").block(BOUND)).isEqualTo(policy("second"));
     }
 
     private static Policy policy(String id) {
@@ -178,7 +183,7 @@ abstract class MemoryStoreContract {
     }
 
     private static List<String> policyIds(Replica replica) {
-        return replica.memory().policies().map(Policy::id).collectList().block(BOUND);
+        return replica.policies().policies().map(Policy::id).collectList().block(BOUND);
     }
 
     /** Lets the replicas' timers tick (virtual time) until {@code assertion} holds; the reloads themselves are I/O. */

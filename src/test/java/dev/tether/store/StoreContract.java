@@ -39,13 +39,17 @@ abstract class StoreContract {
     private final SecretBox secrets = new SecretBox(key, "the test's key");
 
     private R2dbcStore open(Database database) {
+        ConnectionFactory factory = migratedFactory(database);
+        return new R2dbcStore(DatabaseClient.create(factory), new R2dbcTransactionManager(factory), JsonMapper.builder().build(), secrets);
+    }
+
+    private static ConnectionFactory migratedFactory(Database database) {
         Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password()).load().migrate();
-        ConnectionFactory factory = ConnectionFactories.get(io.r2dbc.spi.ConnectionFactoryOptions.parse(database.r2dbcUrl())
+        return ConnectionFactories.get(io.r2dbc.spi.ConnectionFactoryOptions.parse(database.r2dbcUrl())
                 .mutate()
                 .option(io.r2dbc.spi.ConnectionFactoryOptions.USER, database.user())
                 .option(io.r2dbc.spi.ConnectionFactoryOptions.PASSWORD, database.password())
                 .build());
-        return new R2dbcStore(DatabaseClient.create(factory), new R2dbcTransactionManager(factory), JsonMapper.builder().build(), secrets);
     }
 
     // ---- secrets at rest ------------------------------------------------------------------
@@ -435,7 +439,7 @@ abstract class StoreContract {
     }
     @Test
     void policiesRoundTripInExecutorsListOrder() {
-        R2dbcStore store = open(newDatabase());
+        R2dbcPolicies store = new R2dbcPolicies(DatabaseClient.create(migratedFactory(newDatabase())));
         Instant at = Instant.ofEpochSecond(1_700_000_000L);
         Policy org = new Policy("pol_org", Owner.ORG, "everything.*", PolicyAction.REQUIRE_APPROVAL, "a0", at, at);
         Policy orgFirst = new Policy("pol_org2", Owner.ORG, "everything.org.default.echo", PolicyAction.BLOCK, "Zz", at, at);

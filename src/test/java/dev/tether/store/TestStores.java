@@ -33,9 +33,11 @@ public final class TestStores {
         DatabaseClient db = DatabaseClient.create(factory);
         R2dbcStore database = new R2dbcStore(db, new R2dbcTransactionManager(factory), JsonMapper.builder().build(),
                 SecretBox.random());
-        // Not started: one replica reads everything from memory, and a started store would keep polling and
-        // flushing on its timers after the test that made it has ended.
-        MemoryStore store = MemoryStore.over(database, db, StoreProperties.defaults());
-        return new Stores(store, store, store, store, database);
+        // No upkeep: one replica reads everything from memory, and started timers would keep polling and
+        // flushing after the test that made them has ended.
+        StoreChanges changes = new StoreChanges(db);
+        CachedPolicies policies = new CachedPolicies(new R2dbcPolicies(db), changes);
+        MemoryStore store = new MemoryStore(database, policies, changes);
+        return new Stores(store, store, store, store, policies);
     }
 }

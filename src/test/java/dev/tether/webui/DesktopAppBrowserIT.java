@@ -50,8 +50,7 @@ class DesktopAppBrowserIT {
     private static final Map<String, String> KNOWN_FAILING = new TreeMap<>(Map.of());
 
     /** Routes that answer, but not with Executor's shape; same rule. */
-    private static final Map<String, String> KNOWN_SHAPE_GAPS = new TreeMap<>(Map.of(
-            "GET /api/mcp/servers/fixture_one", "a stdio config carries cwd: null and env: {} that Executor leaves out"));
+    private static final Map<String, String> KNOWN_SHAPE_GAPS = new TreeMap<>(Map.of());
 
     /** Steps of the walk that fail on Tether; same rule. */
     private static final Set<String> KNOWN_STEP_GAPS = new TreeSet<>(Set.of());

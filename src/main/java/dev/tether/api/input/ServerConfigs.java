@@ -29,12 +29,12 @@ public final class ServerConfigs {
         String transport = input.transport() == null ? "remote" : input.transport();
         if (transport.equals("stdio")) {
             String command = Inputs.requireText(input.command(), "command");
-            List<String> args = input.args() == null ? List.of() : input.args();
-            if (args.stream().anyMatch(arg -> arg == null)) {
+            List<String> args = input.args();
+            if (args != null && args.stream().anyMatch(arg -> arg == null)) {
                 throw InvalidInputException.decode("`args` must be an array of strings");
             }
             // The OS cannot take a NUL in a command line: refused now, not when the child is started.
-            if (command.indexOf('\0') >= 0 || args.stream().anyMatch(arg -> arg.indexOf('\0') >= 0)
+            if (command.indexOf('\0') >= 0 || args != null && args.stream().anyMatch(arg -> arg.indexOf('\0') >= 0)
                     || input.cwd() != null && input.cwd().indexOf('\0') >= 0) {
                 throw InvalidInputException.decode("`command`, `args` and `cwd` must not contain NUL");
             }
@@ -68,20 +68,27 @@ public final class ServerConfigs {
         Map<String, Object> shown = new LinkedHashMap<>();
         shown.put("transport", config.transport());
         if (config instanceof StdioConfig stdio) {
+            // Executor answers the config as it was given: a field the client left out is left out here too.
             shown.put("command", stdio.command());
-            shown.put("args", stdio.args());
-            shown.put("env", masked(stdio.env()));
-            shown.put("cwd", stdio.cwd());
+            putIfGiven(shown, stdio.given("args"), "args", stdio.args());
+            putIfGiven(shown, stdio.given("env"), "env", masked(stdio.env()));
+            putIfGiven(shown, stdio.given("cwd"), "cwd", stdio.cwd());
         }
         else if (config instanceof RemoteConfig remote) {
             shown.put("endpoint", remote.endpoint());
             shown.put("remoteTransport", remote.remoteTransport().wire());
             // Query values carry API keys as often as headers do.
-            shown.put("queryParams", masked(remote.queryParams()));
-            shown.put("headers", masked(remote.headers()));
+            putIfGiven(shown, remote.given("queryParams"), "queryParams", masked(remote.queryParams()));
+            putIfGiven(shown, remote.given("headers"), "headers", masked(remote.headers()));
             shown.put("authenticationTemplate", remote.authenticationTemplate());
         }
         return shown;
+    }
+
+    private static void putIfGiven(Map<String, Object> shown, boolean given, String field, Object value) {
+        if (given) {
+            shown.put(field, value);
+        }
     }
 
     /** Which variables, headers or query parameters are set, never what they hold. */

@@ -1,0 +1,90 @@
+package dev.tether.store;
+
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.context.annotation.Primary;
+import org.springframework.stereotype.Component;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Policies as the rest of Tether sees them. Every listing of tools and every call from code asks for them, so they
+ * are read as a whole once and read again only after a change: one written here, or one another replica wrote,
+ * which {@link MemoryStore} hears of in the change log (kind {@code policy}).
+ */
+@Primary
+@Component
+final class CachedPolicies implements PolicyStore {
+
+    private final R2dbcPolicies database;
+    private final StoreChanges changes;
+    /** Every policy as last read, or null until read again. */
+    private @Nullable List<Policy> policies;
+    /** Counts the changes, so that a read that raced one does not keep what it read. */
+    private long changeCount;
+
+    CachedPolicies(R2dbcPolicies database, StoreChanges changes) {
+        this.database = database;
+        this.changes = changes;
+    }
+
+    @Override
+    public Flux<Policy> policies() {
+        List<Policy> cached = cached();
+        if (cached != null) {
+            return Flux.fromIterable(cached);
+        }
+        long changesBefore = changeCount();
+        return database.policies().collectList()
+                .doOnNext(read -> keep(changesBefore, read))
+                .flatMapIterable(read -> read);
+    }
+
+    @Override
+    public Mono<Policy> find(Owner owner, String id) {
+        return policies().filter(policy -> policy.owner() == owner && policy.id().equals(id)).next();
+    }
+
+    @Override
+    public Mono<Policy> create(Policy policy) {
+        return changed(database.create(policy), policy.id());
+    }
+
+    @Override
+    public Mono<Policy> update(Policy policy) {
+        return changed(database.update(policy), policy.id());
+    }
+
+    @Override
+    public Mono<Boolean> delete(Owner owner, String id) {
+        return changed(database.delete(owner, id), id);
+    }
+
+    /** Drops what was read: the next asker reads the table again. */
+    synchronized void forget() {
+        changeCount++;
+        policies = null;
+    }
+
+    /** Forgotten before the writer hears of it, so that the writer's next read sees its own write. */
+    private <T> Mono<T> changed(Mono<T> write, String id) {
+        return write.flatMap(written -> changes.record("policy", id).thenReturn(written))
+                .doOnTerminate(this::forget)
+                .doOnCancel(this::forget);
+    }
+
+    private synchronized @Nullable List<Policy> cached() {
+        return policies;
+    }
+
+    private synchronized long changeCount() {
+        return changeCount;
+    }
+
+    private synchronized void keep(long changesBefore, List<Policy> read) {
+        if (changeCount == changesBefore) {
+            policies = List.copyOf(read);
+        }
+    }
+}

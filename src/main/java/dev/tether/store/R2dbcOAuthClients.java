@@ -1,0 +1,84 @@
+package dev.tether.store;
+
+import java.util.Optional;
+
+import io.r2dbc.spi.Readable;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.r2dbc.core.DatabaseClient.GenericExecuteSpec;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.ReactiveTransactionManager;
+import org.springframework.transaction.reactive.TransactionalOperator;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.json.JsonMapper;
+
+/** OAuth clients in the {@code oauth_client} table, each client secret sealed to its row. */
+@Component
+final class R2dbcOAuthClients implements OAuthClientStore {
+
+    private final DatabaseClient db;
+    private final TransactionalOperator transaction;
+    private final StoreJson json;
+
+    R2dbcOAuthClients(DatabaseClient db, ReactiveTransactionManager transactions, JsonMapper json, SecretBox secrets) {
+        this.db = db;
+        this.transaction = TransactionalOperator.create(transactions);
+        this.json = new StoreJson(json, secrets);
+    }
+
+    private static final String CLIENT_COLUMNS = "owner, slug, grant_type, authorization_url, token_url, client_id, client_secret, "
+            + "resource, origin_kind, origin_integration";
+
+    @Override
+    public Mono<OAuthClient> saveClient(OAuthClient client) {
+        GenericExecuteSpec insert = db.sql("INSERT INTO oauth_client (" + CLIENT_COLUMNS + ", created_at) VALUES (:owner, :slug, "
+                        + ":grant, :authorizationUrl, :tokenUrl, :clientId, :secret, :resource, :originKind, :originIntegration, :created)")
+                .bind("owner", client.owner().wire())
+                .bind("slug", client.slug())
+                .bind("grant", client.grant())
+                .bind("authorizationUrl", client.authorizationUrl())
+                .bind("tokenUrl", client.tokenUrl())
+                .bind("clientId", client.clientId())
+                .bind("originKind", client.dynamic() ? "dynamic_client_registration" : "manual")
+                .bind("created", System.currentTimeMillis());
+        insert = SqlBinds.nullable(insert, "secret", client.clientSecret().map(secret -> json.seal(SecretSlot.oauthClient(client.owner(), client.slug()), secret)), String.class);
+        insert = SqlBinds.nullable(insert, "resource", client.resource(), String.class);
+        insert = SqlBinds.nullable(insert, "originIntegration", client.originIntegration(), String.class);
+        return removeClient(client.owner(), client.slug())
+                .then(insert.fetch().rowsUpdated())
+                .thenReturn(client)
+                .as(transaction::transactional);
+    }
+
+    @Override
+    public Mono<OAuthClient> client(Owner owner, String slug) {
+        return db.sql("SELECT " + CLIENT_COLUMNS + " FROM oauth_client WHERE owner = :owner AND slug = :slug")
+                .bind("owner", owner.wire())
+                .bind("slug", slug)
+                .map(this::oauthClient)
+                .one();
+    }
+
+    @Override
+    public Flux<OAuthClient> clients() {
+        return db.sql("SELECT " + CLIENT_COLUMNS + " FROM oauth_client ORDER BY owner, slug").map(this::oauthClient).all();
+    }
+
+    @Override
+    public Mono<Boolean> removeClient(Owner owner, String slug) {
+        return db.sql("DELETE FROM oauth_client WHERE owner = :owner AND slug = :slug")
+                .bind("owner", owner.wire())
+                .bind("slug", slug)
+                .fetch().rowsUpdated().map(rows -> rows > 0);
+    }
+
+    private OAuthClient oauthClient(Readable row) {
+        return new OAuthClient(Owner.parse(row.get("owner", String.class)).orElseThrow(), row.get("slug", String.class),
+                row.get("grant_type", String.class), row.get("authorization_url", String.class), row.get("token_url", String.class),
+                row.get("client_id", String.class), Optional.ofNullable(row.get("client_secret", String.class)).map(secret -> json.open(SecretSlot.oauthClient(
+                        Owner.parse(row.get("owner", String.class)).orElseThrow(), row.get("slug", String.class)), secret)),
+                Optional.ofNullable(row.get("resource", String.class)),
+                "dynamic_client_registration".equals(row.get("origin_kind", String.class)),
+                Optional.ofNullable(row.get("origin_integration", String.class)));
+    }
+}

@@ -1,0 +1,82 @@
+package dev.tether.store;
+
+import java.time.Instant;
+
+import io.r2dbc.spi.Readable;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.stereotype.Component;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/** Policies in the {@code policy} table, in Executor's list order; {@link CachedPolicies} fronts it. */
+@Component
+final class R2dbcPolicies implements PolicyStore {
+
+    private final DatabaseClient db;
+
+    R2dbcPolicies(DatabaseClient db) {
+        this.db = db;
+    }
+
+    private static final String POLICY_COLUMNS = "id, owner, pattern, action, position, created_at, updated_at";
+
+    @Override
+    public Flux<Policy> policies() {
+        // 'user' sorts after 'org', so DESC puts user policies first as Executor lists them.
+        return db.sql("SELECT " + POLICY_COLUMNS + " FROM policy ORDER BY owner DESC, position, id")
+                .map(R2dbcPolicies::policy)
+                .all();
+    }
+
+    @Override
+    public Mono<Policy> create(Policy policy) {
+        return db.sql("INSERT INTO policy (" + POLICY_COLUMNS + ") VALUES (:id, :owner, :pattern, :action, :position, :created, :updated)")
+                .bind("id", policy.id())
+                .bind("owner", policy.owner().wire())
+                .bind("pattern", policy.pattern())
+                .bind("action", policy.action().wire())
+                .bind("position", policy.position())
+                .bind("created", policy.createdAt().toEpochMilli())
+                .bind("updated", policy.updatedAt().toEpochMilli())
+                .fetch().rowsUpdated()
+                .thenReturn(policy);
+    }
+
+    @Override
+    public Mono<Policy> find(Owner owner, String id) {
+        return db.sql("SELECT " + POLICY_COLUMNS + " FROM policy WHERE id = :id AND owner = :owner")
+                .bind("id", id)
+                .bind("owner", owner.wire())
+                .map(R2dbcPolicies::policy)
+                .one();
+    }
+
+    @Override
+    public Mono<Policy> update(Policy policy) {
+        return db.sql("UPDATE policy SET pattern = :pattern, action = :action, position = :position, updated_at = :updated "
+                        + "WHERE id = :id AND owner = :owner")
+                .bind("pattern", policy.pattern())
+                .bind("action", policy.action().wire())
+                .bind("position", policy.position())
+                .bind("updated", policy.updatedAt().toEpochMilli())
+                .bind("id", policy.id())
+                .bind("owner", policy.owner().wire())
+                .fetch().rowsUpdated()
+                .flatMap(rows -> rows == 0 ? Mono.empty() : Mono.just(policy));
+    }
+
+    @Override
+    public Mono<Boolean> delete(Owner owner, String id) {
+        return db.sql("DELETE FROM policy WHERE id = :id AND owner = :owner")
+                .bind("id", id)
+                .bind("owner", owner.wire())
+                .fetch().rowsUpdated().map(rows -> rows > 0);
+    }
+
+    private static Policy policy(Readable row) {
+        return new Policy(row.get("id", String.class), Owner.parse(row.get("owner", String.class)).orElseThrow(),
+                row.get("pattern", String.class), PolicyAction.parse(row.get("action", String.class)).orElseThrow(),
+                row.get("position", String.class), Instant.ofEpochMilli(row.get("created_at", Long.class)),
+                Instant.ofEpochMilli(row.get("updated_at", Long.class)));
+    }
+}
