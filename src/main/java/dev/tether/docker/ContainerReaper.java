@@ -1,5 +1,7 @@
 package dev.tether.docker;
 
+import java.time.Instant;
+
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
@@ -51,6 +53,21 @@ public final class ContainerReaper implements SmartLifecycle {
                 .count()
                 .doOnNext(reaped::increment)
                 .doOnSuccess(count -> engineWasReachable = true);
+    }
+
+    /**
+     * Removes the containers another replica left when it died, those created before {@code before} (its lease's
+     * end): one created later would belong to that replica come back under the same id. Emits how many.
+     */
+    public Mono<Long> reapReplica(String deadInstance, Instant before) {
+        return engine.containersLabelled(DockerLabels.INSTANCE, deadInstance)
+                .filter(container -> container.createdAt().isBefore(before))
+                .flatMap(container -> engine.remove(container.id())
+                        .doOnNext(removed -> log.warn("removed container {} of replica {}, whose lease ran out",
+                                container.names(), deadInstance)))
+                .filter(Boolean::booleanValue)
+                .count()
+                .doOnNext(reaped::increment);
     }
 
     @Override

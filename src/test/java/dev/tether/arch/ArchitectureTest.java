@@ -50,6 +50,7 @@ class ArchitectureTest {
             allow("store", "daemon"),
             allow("process", "daemon"),
             allow("docker", "daemon", "process"),
+            allow("replicas", "daemon", "docker", "store"),
             allow("mcp", "daemon", "docker", "process"),
             allow("session", "daemon", "mcp", "store"),
             allow("catalog", "daemon", "mcp", "metrics", "session", "store"),
