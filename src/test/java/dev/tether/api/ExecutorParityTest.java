@@ -2,6 +2,7 @@ package dev.tether.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,8 +21,8 @@ import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 
 import dev.tether.api.ApiClient.Reply;
-import dev.tether.testsupport.ExecutorDaemon;
 import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.RealExecutor;
 
 /**
  * The same code, against the same server (server-everything over stdio), sent to the real Executor 1.5.9 daemon and to
@@ -40,7 +41,7 @@ class ExecutorParityTest {
     @TempDir
     static Path dataDir;
 
-    private static ExecutorDaemon executor;
+    private static RealExecutor executor;
     private static int executorPort;
 
     @LocalServerPort
@@ -52,13 +53,13 @@ class ExecutorParityTest {
     }
 
     @BeforeAll
-    static void startExecutor() {
-        executor = ExecutorDaemon.start(dataDir, TOKEN);
+    static void startExecutor() throws IOException, InterruptedException {
+        executor = RealExecutor.start(dataDir, TOKEN, "ExecutorParityTest");
         executorPort = executor.port();
     }
 
     @AfterAll
-    static void stopExecutor() {
+    static void stopExecutor() throws InterruptedException {
         if (executor != null) {
             executor.close();
         }
@@ -251,10 +252,14 @@ class ExecutorParityTest {
 
     /** server-everything over stdio, its org/default connection (1.5.9 makes none itself) and its catalog. */
     private static void register(ApiClient daemon) {
+        register(daemon, Fixture.everythingCommand());
+    }
+
+    /** server-everything, run by {@code command}, as {@code everything} with the connection {@code org/default}, synced. */
+    static void register(ApiClient daemon, List<String> command) {
         if (daemon.get("/api/integrations/everything").status() == 200) {
             return;
         }
-        List<String> command = Fixture.everythingCommand();
         Reply added = daemon.post("/api/mcp/servers", Map.of("transport", "stdio", "name", "everything",
                 "command", command.get(0), "args", command.subList(1, command.size())));
         assertThat(added.status()).as(added.toString()).isEqualTo(200);

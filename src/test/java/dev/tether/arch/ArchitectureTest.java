@@ -73,7 +73,7 @@ class ArchitectureTest {
             allow("server", "daemon"),
             allow("webui", "daemon"),
             allow("discovery", "daemon", "process", "security"),
-            allow("agent", "calls", "catalog", "daemon", "mcp", "security", "store"),
+            allow("agent", "calls", "catalog", "daemon", "execution", "mcp", "security", "store"),
             allow("api.input", "store"),
             allow("api", "api.input", "calls", "calls.builtin", "catalog", "daemon", "detect", "execution", "graphql", "health",
                     "http", "httpauth", "liveness", "mcp", "oauth", "onepassword", "openapi", "policy", "process", "providers", "security",
