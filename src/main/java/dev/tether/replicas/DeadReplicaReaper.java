@@ -3,18 +3,16 @@ package dev.tether.replicas;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
+import dev.tether.daemon.Periodic;
 import dev.tether.docker.ContainerReaper;
 import dev.tether.docker.InstanceId;
 import dev.tether.store.InstanceLeases;
@@ -36,7 +34,7 @@ public final class DeadReplicaReaper implements SmartLifecycle {
     private final ReplicaProperties properties;
     private final boolean shared;
     private final Scheduler clock;
-    private volatile @Nullable Disposable schedule;
+    private final Periodic schedule = new Periodic();
 
     @Autowired
     DeadReplicaReaper(InstanceLeases leases, ContainerReaper containers, InstanceId instance, ReplicaProperties properties,
@@ -76,26 +74,17 @@ public final class DeadReplicaReaper implements SmartLifecycle {
         if (!shared) {
             return;
         }
-        schedule = Flux.interval(properties.heartbeat(), properties.heartbeat(), clock)
-                .onBackpressureDrop()
-                .concatMap(tick -> reapOnce().onErrorResume(error -> {
-                    log.warn("cannot reap dead replicas yet: {}", error.toString());
-                    return Mono.empty();
-                }), 1)
-                .subscribe();
+        schedule.start(properties.heartbeat(), properties.heartbeat(), clock, this::reapOnce,
+                error -> log.warn("cannot reap dead replicas yet: {}", error.toString()));
     }
 
     @Override
     public void stop() {
-        Disposable running = schedule;
-        if (running != null) {
-            running.dispose();
-        }
+        schedule.stop();
     }
 
     @Override
     public boolean isRunning() {
-        Disposable running = schedule;
-        return running != null && !running.isDisposed();
+        return schedule.isRunning();
     }
 }

@@ -1,21 +1,20 @@
 package dev.tether.replicas;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
+import dev.tether.daemon.Periodic;
 import dev.tether.docker.InstanceId;
 import dev.tether.store.InstanceLeases;
 import dev.tether.store.InstanceLeases.Lease;
@@ -38,7 +37,7 @@ public final class ReplicaLease implements SmartLifecycle {
     private final Scheduler clock;
     private final Instant startedAt;
     private final AtomicBoolean held = new AtomicBoolean();
-    private volatile @Nullable Disposable heartbeat;
+    private final Periodic heartbeat = new Periodic();
 
     @Autowired
     ReplicaLease(InstanceLeases leases, InstanceId instance, ReplicaProperties properties, StoreSharing sharing) {
@@ -74,23 +73,17 @@ public final class ReplicaLease implements SmartLifecycle {
         if (!shared) {
             return;
         }
-        heartbeat = Flux.interval(java.time.Duration.ZERO, properties.heartbeat(), clock)
-                .onBackpressureDrop()
-                .concatMap(tick -> renew().onErrorResume(error -> {
-                    log.warn("replica {} could not renew its lease: {}", instance, error.toString());
-                    return Mono.empty();
-                }), 1)
-                .subscribe();
+        heartbeat.start(Duration.ZERO, properties.heartbeat(), clock, this::renew,
+                error -> log.warn("replica {} could not renew its lease: {}", instance, error.toString()));
     }
 
     @Override
     public void stop(Runnable callback) {
-        Disposable running = heartbeat;
-        if (running == null) {
+        if (!heartbeat.isRunning()) {
             callback.run();
             return;
         }
-        running.dispose();
+        heartbeat.stop();
         leases.release(instance)
                 .timeout(properties.heartbeat())
                 .doFinally(signal -> callback.run())
@@ -104,8 +97,7 @@ public final class ReplicaLease implements SmartLifecycle {
 
     @Override
     public boolean isRunning() {
-        Disposable running = heartbeat;
-        return running != null && !running.isDisposed();
+        return heartbeat.isRunning();
     }
 
     /** Given back last, once the children (phase 0) are gone: until then a peer must not take them for a dead replica's. */
