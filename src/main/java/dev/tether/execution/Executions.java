@@ -154,6 +154,16 @@ public final class Executions implements DisposableBean {
     }
 
     /**
+     * Ends a paused execution that nobody will resume (the agent that paused it left): closed as an expired one is,
+     * a server's question it waited on answered {@code cancel}. Nothing when no execution with this id is paused.
+     */
+    public Mono<Void> abandon(String executionId) {
+        return Mono.fromCallable(() -> paused.take(executionId))
+                .flatMap(pause -> close(pause.execution()))
+                .onErrorResume(ExecutionNotFoundException.class, gone -> Mono.empty());
+    }
+
+    /**
      * Completes once a task went through the executions' threads, or at once when every place is taken (the pool
      * is busy, not broken: its queue says so).
      */
