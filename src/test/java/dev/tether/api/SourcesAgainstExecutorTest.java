@@ -2,6 +2,7 @@ package dev.tether.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -26,8 +27,8 @@ import tools.jackson.databind.JsonNode;
 
 import dev.tether.api.ApiClient.Reply;
 import dev.tether.testsupport.BooksGraphqlServer;
-import dev.tether.testsupport.ExecutorDaemon;
 import dev.tether.testsupport.OAuthExampleServer;
+import dev.tether.testsupport.RealExecutor;
 
 /**
  * OpenAPI, GraphQL and OAuth against the real Executor 1.5.9 daemon. The built-ins that are twins of routes ({@code executor.coreTools.oauth.*}, {@code executor.openapi.previewSpec}
@@ -54,7 +55,7 @@ class SourcesAgainstExecutorTest {
     @TempDir
     static Path dataDir;
 
-    private static ExecutorDaemon executor;
+    private static RealExecutor executor;
     private static BooksGraphqlServer books;
     private static OAuthExampleServer example;
 
@@ -71,8 +72,8 @@ class SourcesAgainstExecutorTest {
     }
 
     @BeforeAll
-    static void servers() {
-        executor = ExecutorDaemon.start(dataDir, TOKEN);
+    static void servers() throws IOException, InterruptedException {
+        executor = RealExecutor.start(dataDir, TOKEN, "SourcesAgainstExecutorTest");
         books = new BooksGraphqlServer();
         example = OAuthExampleServer.start(dataDir.resolve("oauth-example.log"));
     }
