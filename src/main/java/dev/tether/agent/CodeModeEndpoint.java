@@ -111,8 +111,7 @@ final class CodeModeEndpoint {
         Object asked = params.get("protocolVersion");
         String version = CodeModeProtocol.versions().contains(asked) ? (String) asked : CodeModeProtocol.versions().get(0);
         CodeModeSession session = new CodeModeSession(UUID.randomUUID().toString(), mode, form, url, http.getURI());
-        sessions.add(session);
-        return Mono.just(json(HttpStatus.OK, protocol.initialize(request, version), session.id()));
+        return sessions.add(session).then(Mono.fromSupplier(() -> json(HttpStatus.OK, protocol.initialize(request, version), session.id())));
     }
 
     /** The session's stream of requests Tether sends its client (questions, in native mode); one at a time. */
@@ -139,11 +138,12 @@ final class CodeModeEndpoint {
     }
 
     @DeleteMapping("/mcp")
-    ResponseEntity<String> end(@RequestHeader(name = SESSION_HEADER, required = false) @Nullable String sessionId) {
+    Mono<ResponseEntity<String>> end(@RequestHeader(name = SESSION_HEADER, required = false) @Nullable String sessionId) {
         if (sessionId == null) {
-            return jsonError(HttpStatus.BAD_REQUEST, -32000, "Bad Request: Mcp-Session-Id header is required");
+            return refuse(HttpStatus.BAD_REQUEST, -32000, "Bad Request: Mcp-Session-Id header is required");
         }
-        return sessions.end(sessionId) ? ResponseEntity.ok().build() : jsonError(HttpStatus.NOT_FOUND, -32001, "Session not found");
+        return sessions.end(sessionId).map(ended -> ended ? ResponseEntity.ok().<String>build()
+                : jsonError(HttpStatus.NOT_FOUND, -32001, "Session not found"));
     }
 
     private Mono<ResponseEntity<String>> refuse(HttpStatus status, int code, String message) {

@@ -180,10 +180,17 @@ final class CodeModeProtocol {
         }
         String id = paused.get();
         Map<String, Object> interaction = interaction(answer);
-        return elicit(session, id, interaction)
-                .flatMap(given -> executions.resume(id, given.action(), given.content())
-                        // content that does not match: the SDK's elicitInput fails, and Executor's relay cancels
-                        .onErrorResume(ResumeContentException.class, refused -> executions.resume(id, ResumeAction.CANCEL, null)))
+        // The pause is the relay's until the client's answer resumes it: an agent that leaves meanwhile (cancels the
+        // call, disconnects, ends the session) leaves nobody to answer, so the execution ends then, not at its expiry.
+        return Mono.usingWhen(Mono.just(id),
+                        question -> elicit(session, id, interaction)
+                                .flatMap(given -> executions.resume(id, given.action(), given.content())
+                                        // content that does not match: the SDK's elicitInput fails, and Executor's relay cancels
+                                        .onErrorResume(ResumeContentException.class,
+                                                refused -> executions.resume(id, ResumeAction.CANCEL, null))),
+                        question -> Mono.empty(),
+                        (question, failed) -> executions.abandon(question),
+                        executions::abandon)
                 .flatMap(next -> relay(session, next));
     }
 

@@ -84,6 +84,13 @@ final class CodeModeSession {
         return paused.contains(executionId);
     }
 
+    /** The paused executions it alone may resume, taken: the session ends. */
+    Set<String> takeAllPaused() {
+        Set<String> taken = Set.copyOf(paused);
+        paused.removeAll(taken);
+        return taken;
+    }
+
     // ---- the web UI's answers (browser mode) ----------------------------------------------------
 
     /** A user's answer given in the web UI; the first one counts. */

@@ -36,6 +36,7 @@ import dev.tether.calls.builtin.InvalidToolArgumentsException;
 import dev.tether.execution.Execution.Settled;
 import dev.tether.execution.Execution.Step;
 import dev.tether.mcp.ElicitationHandler;
+import dev.tether.policy.Decision;
 import dev.tether.policy.Policies;
 import dev.tether.store.CatalogStore;
 import dev.tether.store.ConnectionKey;
@@ -153,6 +154,16 @@ public final class Executions implements DisposableBean {
     }
 
     /**
+     * Ends a paused execution that nobody will resume (the agent that paused it left): closed as an expired one is,
+     * a server's question it waited on answered {@code cancel}. Nothing when no execution with this id is paused.
+     */
+    public Mono<Void> abandon(String executionId) {
+        return Mono.fromCallable(() -> paused.take(executionId))
+                .flatMap(pause -> close(pause.execution()))
+                .onErrorResume(ExecutionNotFoundException.class, gone -> Mono.empty());
+    }
+
+    /**
      * Completes once a task went through the executions' threads, or at once when every place is taken (the pool
      * is busy, not broken: its queue says so).
      */
@@ -251,13 +262,16 @@ public final class Executions implements DisposableBean {
 
     private Mono<Step> decide(Execution execution, PendingCall call) {
         return calls.find(call.address())
-                .flatMap(tool -> policies.decide(call.path(), tool.requiresApproval()))
-                .flatMap(decision -> {
+                .flatMap(tool -> policies.decide(call.path(), tool.requiresApproval())
+                        .map(decision -> Map.entry(tool, decision)))
+                .flatMap(decided -> {
+                    StoredTool tool = decided.getKey();
+                    Decision decision = decided.getValue();
                     if (decision.blocked()) {
                         return resolve(execution, call, ToolEnvelopes.blocked(call.path(), decision.pattern()));
                     }
                     if (decision.needsApproval()) {
-                        return step(execution, () -> execution.park(call.asking(ExecutionAnswers.question(call, decision))));
+                        return step(execution, () -> execution.park(call.asking(ExecutionAnswers.question(call, decision, tool.approvalDescription()))));
                     }
                     return run(execution, call);
                 })

@@ -1,6 +1,7 @@
 package dev.tether.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.net.URI;
@@ -193,6 +194,33 @@ class CodeModeMcpTest {
 
         assertThat(raw.send("DELETE", browser, null).statusCode()).isEqualTo(200);
         assertThat(raw.send("POST", browser, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}").statusCode()).isEqualTo(404);
+    }
+
+    /**
+     * An agent that leaves leaves nothing paused: ending a session ends the executions it paused, and a native
+     * question whose call the agent cancels (no client answer to wait for) ends its execution at once.
+     */
+    @Test
+    void anAgentThatLeavesLeavesNothingPaused() throws Exception {
+        Raw raw = new Raw(port);
+        String model = raw.initialize("model", "{}");
+        JsonNode paused = raw.call(model, "execute", Map.of("code", "return await " + TOOL + ".trigger_elicitation_request({})"));
+        String id = paused.at("/result/structuredContent/executionId").asString();
+        assertThat(tether.get("/api/executions/" + id).status()).isEqualTo(200);
+        assertThat(raw.send("DELETE", model, null).statusCode()).isEqualTo(200);
+        assertThat(tether.get("/api/executions/" + id).status()).as("the session's pause ended with it").isEqualTo(404);
+
+        // the next execution is the native one: ids count up, and nothing else runs in this test meanwhile
+        String nativeId = "exec_" + (Integer.parseInt(id.substring("exec_".length())) + 1);
+        String nativeSession = raw.initialize("native", "{\"elicitation\":{}}");
+        String call = ApiClient.JSON.writeValueAsString(Map.of("jsonrpc", "2.0", "id", 77, "method", "tools/call", "params",
+                Map.of("name", "execute", "arguments", Map.of("code", "return await " + TOOL + ".trigger_elicitation_request({})"))));
+        var answer = raw.http.sendAsync(raw.post(nativeSession, call).header("Accept", "application/json, text/event-stream").build(),
+                HttpResponse.BodyHandlers.ofString());
+        await().atMost(BOUND).until(() -> tether.get("/api/executions/" + nativeId).status() == 200);
+        raw.send("POST", nativeSession, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":77}}");
+        assertThat(answer.get(BOUND.toSeconds(), java.util.concurrent.TimeUnit.SECONDS).statusCode()).as("no answer is owed").isEqualTo(202);
+        await().atMost(BOUND).until(() -> tether.get("/api/executions/" + nativeId).status() == 404);
     }
 
     // ---- helpers ---------------------------------------------------------------------------------
