@@ -3,6 +3,8 @@ package dev.tether.execution;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.tether.execution.Execution.Settled;
 import dev.tether.policy.Decision;
 
@@ -44,9 +46,10 @@ final class ExecutionAnswers {
         return new Settled(false, null, null, error);
     }
 
-    /** What the user is asked for a call that needs approval. */
-    static String question(PendingCall call, Decision decision) {
-        String ask = decision.pattern() == null ? "Approve " + call.address() + "?"
+    /** What the user is asked for a call that needs approval: as Executor, the tool's own approval description when it has one. */
+    static String question(PendingCall call, Decision decision, @Nullable String approvalDescription) {
+        String ask = approvalDescription != null && !approvalDescription.isEmpty() ? approvalDescription
+                : decision.pattern() == null ? "Approve " + call.address() + "?"
                 : "Approve " + call.address() + "? (matched policy: " + decision.pattern() + ")";
         String preview = call.argsPreview().length() > MAX_ARGUMENT_PREVIEW_CHARS
                 ? call.argsPreview().substring(0, MAX_ARGUMENT_PREVIEW_CHARS) + "..." : call.argsPreview();

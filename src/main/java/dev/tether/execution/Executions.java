@@ -36,6 +36,7 @@ import dev.tether.calls.builtin.InvalidToolArgumentsException;
 import dev.tether.execution.Execution.Settled;
 import dev.tether.execution.Execution.Step;
 import dev.tether.mcp.ElicitationHandler;
+import dev.tether.policy.Decision;
 import dev.tether.policy.Policies;
 import dev.tether.store.CatalogStore;
 import dev.tether.store.ConnectionKey;
@@ -261,13 +262,16 @@ public final class Executions implements DisposableBean {
 
     private Mono<Step> decide(Execution execution, PendingCall call) {
         return calls.find(call.address())
-                .flatMap(tool -> policies.decide(call.path(), tool.requiresApproval()))
-                .flatMap(decision -> {
+                .flatMap(tool -> policies.decide(call.path(), tool.requiresApproval())
+                        .map(decision -> Map.entry(tool, decision)))
+                .flatMap(decided -> {
+                    StoredTool tool = decided.getKey();
+                    Decision decision = decided.getValue();
                     if (decision.blocked()) {
                         return resolve(execution, call, ToolEnvelopes.blocked(call.path(), decision.pattern()));
                     }
                     if (decision.needsApproval()) {
-                        return step(execution, () -> execution.park(call.asking(ExecutionAnswers.question(call, decision))));
+                        return step(execution, () -> execution.park(call.asking(ExecutionAnswers.question(call, decision, tool.approvalDescription()))));
                     }
                     return run(execution, call);
                 })
