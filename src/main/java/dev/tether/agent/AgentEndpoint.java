@@ -30,11 +30,12 @@ import dev.tether.agent.AgentProtocol.UnreadableMessageException;
 import dev.tether.catalog.CatalogService;
 
 /**
- * MCP's streamable HTTP transport at {@code /mcp} ({@link AgentProtocol} says what is spoken). A POST is answered
- * with one JSON message, or, for a call whose agent asked for progress and accepts {@code text/event-stream}, with
- * a stream of the call's progress and then its answer. {@code GET /mcp} opens the session's stream of unasked
+ * MCP's streamable HTTP transport at {@code /mcp/tools}: every stored tool by its address ({@link AgentProtocol} says
+ * what is spoken), for agents that want plain tools; Executor's code mode is {@code /mcp} ({@link CodeModeEndpoint}).
+ * A POST is answered with one JSON message, or, for a call whose agent asked for progress and accepts {@code text/event-stream}, with
+ * a stream of the call's progress and then its answer. {@code GET /mcp/tools} opens the session's stream of unasked
  * messages: {@code notifications/tools/list_changed} whenever the tools on offer may have changed. A stream ends
- * when its agent leaves or ends the session with {@code DELETE /mcp}; a call ends with its stream or request.
+ * when its agent leaves or ends the session with {@code DELETE /mcp/tools}; a call ends with its stream or request.
  *
  * <p>Sessions are not kept: an id is handed out at {@code initialize} and any id is taken as the agent's, so a
  * restarted daemon serves its agents on without a new handshake. An id only groups a session's calls, for
@@ -57,7 +58,7 @@ public final class AgentEndpoint {
         this.catalogs = catalogs;
     }
 
-    @PostMapping("/mcp")
+    @PostMapping("/mcp/tools")
     Mono<ResponseEntity<?>> receive(@RequestBody(required = false) String body,
             @RequestHeader(name = SESSION_HEADER, required = false) String session,
             @RequestHeader(name = HttpHeaders.ACCEPT, required = false) String accept) {
@@ -93,7 +94,7 @@ public final class AgentEndpoint {
      * The session's stream of unasked messages. One per session, as MCP has it (a message goes out on one stream
      * only): a new one ends the one before, which its agent may have left without the server noticing yet.
      */
-    @GetMapping("/mcp")
+    @GetMapping("/mcp/tools")
     ResponseEntity<?> stream(@RequestHeader(name = SESSION_HEADER, required = false) String session,
             @RequestHeader(name = HttpHeaders.ACCEPT, required = false) String accept) {
         if (!acceptsEvents(accept)) {
@@ -121,7 +122,7 @@ public final class AgentEndpoint {
     }
 
     /** Ending a session ends its stream and cancels what it still has in flight. */
-    @DeleteMapping("/mcp")
+    @DeleteMapping("/mcp/tools")
     ResponseEntity<Void> end(@RequestHeader(name = SESSION_HEADER, required = false) String session) {
         if (session != null) {
             Sinks.Empty<Void> stream = streams.remove(session);

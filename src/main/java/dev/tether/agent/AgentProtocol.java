@@ -42,7 +42,7 @@ import dev.tether.mcp.ProgressListener;
 import dev.tether.store.StoredTool;
 
 /**
- * MCP as Tether's agents speak it, whatever carries the messages (streamable HTTP at {@code /mcp}, or the legacy
+ * MCP as Tether's agents speak it, whatever carries the messages (streamable HTTP at {@code /mcp/tools}, or the legacy
  * HTTP+SSE transport): every stored tool under its Executor address
  * ({@code tools.<integration>.<owner>.<connection>.<tool>}), called on the connection's warm session. A call ends
  * with the agent: one whose transport cancels it, or that sends {@code notifications/cancelled} for it, cancels it,
@@ -55,7 +55,7 @@ public final class AgentProtocol {
     private static final String CANCELLED = "notifications/cancelled";
     private static final String PROGRESS = "notifications/progress";
 
-    private static final List<String> PROTOCOL_VERSIONS = List.of(ProtocolVersions.MCP_2025_11_25,
+    static final List<String> PROTOCOL_VERSIONS = List.of(ProtocolVersions.MCP_2025_11_25,
             ProtocolVersions.MCP_2025_06_18, ProtocolVersions.MCP_2025_03_26, ProtocolVersions.MCP_2024_11_05);
     private static final TypeRef<CallToolRequest> CALL = new TypeRef<>() {
     };

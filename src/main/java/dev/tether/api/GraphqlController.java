@@ -19,6 +19,10 @@ import dev.tether.api.input.Inputs;
 import dev.tether.api.input.InvalidInputException;
 import dev.tether.api.input.ServerConfigs;
 import dev.tether.api.input.Slugs;
+import dev.tether.calls.builtin.BuiltinHandler;
+import dev.tether.calls.builtin.BuiltinHandlers;
+import dev.tether.graphql.GraphqlExtractionException;
+import dev.tether.graphql.GraphqlIntrospectionException;
 import dev.tether.graphql.GraphqlSources;
 import dev.tether.graphql.GraphqlSources.AddIntegration;
 import dev.tether.store.HttpSourceConfig;
@@ -27,7 +31,7 @@ import dev.tether.store.Integration;
 /** Executor's {@code /api/graphql} routes: add an endpoint as an integration, read and configure one. */
 @RestController
 @RequestMapping("/api/graphql")
-final class GraphqlController {
+final class GraphqlController implements BuiltinHandlers {
 
     /** Body of {@code POST /api/graphql/integrations}. */
     public record AddRequest(String endpoint, String slug, String name, String introspectionJson, Map<String, String> headers,
@@ -39,9 +43,32 @@ final class GraphqlController {
     }
 
     private final GraphqlSources sources;
+    private final BuiltinArguments arguments;
 
-    GraphqlController(GraphqlSources sources) {
+    GraphqlController(GraphqlSources sources, BuiltinArguments arguments) {
         this.sources = sources;
+        this.arguments = arguments;
+    }
+
+    /** The built-ins {@code executor.graphql.getIntegration} and {@code addIntegration}: the routes' twins. */
+    @Override
+    public Map<String, BuiltinHandler> handlers() {
+        return Map.of(
+                "executor.graphql.getIntegration", (tool, args) -> arguments.run(tool, args, GetArguments.class, request -> {
+                    String slug = Inputs.requireText(request.slug(), "slug");
+                    Bounds.check("slug", slug);
+                    // As on Executor: {integration: null} for a slug that is not a GraphQL integration.
+                    Map<String, Object> none = new LinkedHashMap<>();
+                    none.put("integration", null);
+                    return sources.find(slug).map(found -> Map.<String, Object>of("integration", configView(found))).defaultIfEmpty(none);
+                }),
+                "executor.graphql.addIntegration", (tool, args) -> BuiltinArguments.naming(arguments.run(tool, args, AddRequest.class, this::add),
+                        GraphqlIntrospectionException.class, "graphql_introspection_failed",
+                        GraphqlExtractionException.class, "graphql_extraction_failed"));
+    }
+
+    /** Arguments of the built-in {@code getIntegration}. */
+    public record GetArguments(String slug) {
     }
 
     @PostMapping("/integrations")

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import org.springframework.http.MediaType;
@@ -24,14 +25,14 @@ import reactor.core.publisher.Mono;
 import dev.tether.api.input.Bounds;
 import dev.tether.api.input.Inputs;
 import dev.tether.api.input.InvalidInputException;
+import dev.tether.calls.builtin.BuiltinHandler;
+import dev.tether.calls.builtin.BuiltinHandlers;
 import dev.tether.views.Views.ConnectionView;
-import dev.tether.catalog.CatalogService;
 import dev.tether.oauth.OAuthFlows;
 import dev.tether.oauth.OAuthFlows.Connected;
 import dev.tether.oauth.OAuthFlows.Outcome;
 import dev.tether.oauth.OAuthFlows.Redirect;
 import dev.tether.oauth.ProbeResult;
-import dev.tether.session.SessionPool;
 import dev.tether.store.Connection;
 import dev.tether.store.OAuthClient;
 
@@ -42,7 +43,7 @@ import dev.tether.store.OAuthClient;
  */
 @RestController
 @RequestMapping("/api/oauth")
-final class OAuthController {
+final class OAuthController implements BuiltinHandlers {
 
     public record CreateClientRequest(String owner, String slug, String authorizationUrl, String tokenUrl, String grant, String clientId,
             String clientSecret, String resource) {
@@ -70,7 +71,7 @@ final class OAuthController {
     }
 
     record ClientView(String owner, String slug, String grant, String authorizationUrl, String tokenUrl, String resource,
-            String clientId, Map<String, Object> origin) {
+            String clientId, @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, Object> origin) {
 
         static ClientView of(OAuthClient client) {
             Map<String, Object> origin = new LinkedHashMap<>();
@@ -83,6 +84,11 @@ final class OAuthController {
             }
             return new ClientView(client.owner().wire(), client.slug(), client.grant(), client.authorizationUrl(), client.tokenUrl(),
                     client.resource().orElse(null), client.clientId(), origin);
+        }
+
+        /** As Executor's built-in lists a client: without its origin. */
+        ClientView withoutOrigin() {
+            return new ClientView(owner, slug, grant, authorizationUrl, tokenUrl, resource, clientId, null);
         }
     }
 
@@ -100,14 +106,37 @@ final class OAuthController {
     record StartView(String status, ConnectionView connection, String authorizationUrl, String state) {
     }
 
-    private final OAuthFlows flows;
-    private final SessionPool sessions;
-    private final CatalogService catalogs;
+    private static final String BUILTIN = "executor.coreTools.oauth.";
 
-    OAuthController(OAuthFlows flows, SessionPool sessions, CatalogService catalogs) {
+    private final OAuthFlows flows;
+    private final BuiltinArguments arguments;
+
+    OAuthController(OAuthFlows flows, BuiltinArguments arguments) {
         this.flows = flows;
-        this.sessions = sessions;
-        this.catalogs = catalogs;
+        this.arguments = arguments;
+    }
+
+    /** The built-in {@code executor.coreTools.oauth.*}: the routes' twins, with arguments as their bodies. */
+    @Override
+    public Map<String, BuiltinHandler> handlers() {
+        Map<String, BuiltinHandler> handlers = new LinkedHashMap<>();
+        // Executor's built-in lists clients without their origin, where the route gives it.
+        handlers.put(BUILTIN + "clients.list", (tool, args) -> clients().map(ClientView::withoutOrigin).collectList()
+                .map(clients -> Map.of("clients", clients)));
+        handlers.put(BUILTIN + "clients.create", (tool, args) -> arguments.run(tool, args, CreateClientRequest.class, this::createClient));
+        handlers.put(BUILTIN + "clients.registerDynamic", (tool, args) -> arguments.run(tool, args, RegisterDynamicRequest.class,
+                request -> registerDynamic(request, flows::redirectUri)));
+        handlers.put(BUILTIN + "clients.remove", (tool, args) -> arguments.run(tool, args, RemoveClientArguments.class,
+                request -> removeClient(request.slug(), new RemoveClientRequest(request.owner()))));
+        handlers.put(BUILTIN + "probe", (tool, args) -> arguments.run(tool, args, ProbeRequest.class, this::probe));
+        handlers.put(BUILTIN + "start", (tool, args) -> arguments.run(tool, args, StartRequest.class,
+                request -> start(request, flows::redirectUri)));
+        handlers.put(BUILTIN + "cancel", (tool, args) -> arguments.run(tool, args, CancelRequest.class, this::cancel));
+        return handlers;
+    }
+
+    /** The built-in {@code clients.remove} takes in its arguments what the route takes in its path and body. */
+    public record RemoveClientArguments(String owner, String slug) {
     }
 
     @GetMapping("/clients")
@@ -129,6 +158,10 @@ final class OAuthController {
 
     @PostMapping("/clients/register-dynamic")
     Mono<Map<String, String>> registerDynamic(@RequestBody RegisterDynamicRequest request, ServerWebExchange exchange) {
+        return registerDynamic(request, () -> requestOrigin(exchange));
+    }
+
+    private Mono<Map<String, String>> registerDynamic(RegisterDynamicRequest request, Supplier<String> ours) {
         Bounds.check(request);
         return Mono.fromCallable(() -> new OAuthFlows.DynamicRegistration(Inputs.owner(request.owner(), "owner"), slug(request.slug()),
                         Inputs.requireText(request.registrationEndpoint(), "registrationEndpoint"),
@@ -136,7 +169,7 @@ final class OAuthController {
                         Inputs.optional(request.resource()), required(request.scopes(), "scopes"),
                         Optional.ofNullable(request.tokenEndpointAuthMethodsSupported()), Inputs.optional(request.clientName()),
                         Inputs.optional(request.originIntegration())))
-                .flatMap(registration -> flows.registerDynamic(registration, redirectUri(request.redirectUri(), exchange)))
+                .flatMap(registration -> flows.registerDynamic(registration, redirectUri(request.redirectUri(), ours)))
                 .map(slug -> Map.of("client", slug));
     }
 
@@ -158,15 +191,22 @@ final class OAuthController {
 
     @PostMapping("/start")
     Mono<StartView> start(@RequestBody StartRequest request, ServerWebExchange exchange) {
+        return start(request, () -> requestOrigin(exchange));
+    }
+
+    private Mono<StartView> start(StartRequest request, Supplier<String> ours) {
         Bounds.check(request);
         return Mono.fromCallable(() -> new OAuthFlows.Start(Inputs.requireText(request.client(), "client"),
                         Inputs.owner(request.clientOwner(), "clientOwner"), Inputs.owner(request.owner(), "owner"),
                         Inputs.requireText(request.name(), "name"), Inputs.requireText(request.integration(), "integration"),
                         Inputs.requireText(request.template(), "template"), Inputs.optional(request.identityLabel())))
-                .flatMap(start -> flows.start(start, redirectUri(request.redirectUri(), exchange)))
-                .flatMap(started -> started instanceof Connected connected
-                        ? madeOrRenewed(connected.connection()).map(connection -> new StartView("connected", view(connection), null, null))
-                        : Mono.just(new StartView("redirect", null, ((Redirect) started).authorizationUrl(), ((Redirect) started).state())));
+                .flatMap(start -> flows.start(start, redirectUri(request.redirectUri(), ours)))
+                .map(OAuthController::startView);
+    }
+
+    private static StartView startView(OAuthFlows.Started started) {
+        return started instanceof Connected connected ? new StartView("connected", view(connected.connection()), null, null)
+                : new StartView("redirect", null, ((Redirect) started).authorizationUrl(), ((Redirect) started).state());
     }
 
     @PostMapping("/complete")
@@ -174,7 +214,6 @@ final class OAuthController {
         Bounds.check(request);
         return Mono.fromCallable(() -> Inputs.requireText(request.state(), "state"))
                 .flatMap(state -> flows.complete(state, Inputs.requireText(request.code(), "code")))
-                .flatMap(this::madeOrRenewed)
                 .map(OAuthController::view);
     }
 
@@ -196,8 +235,6 @@ final class OAuthController {
             throw InvalidInputException.decode("`state` is required");
         }
         return flows.callback(state, Inputs.optional(code), Inputs.optional(error), Inputs.optional(errorDescription))
-                .flatMap(outcome -> outcome.connection().map(this::madeOrRenewed).orElse(Mono.empty())
-                        .thenReturn(outcome))
                 .map(outcome -> ResponseEntity.ok()
                         .header("Cache-Control", "no-store")
                         .header("Referrer-Policy", "no-referrer")
@@ -242,21 +279,20 @@ final class OAuthController {
         return payload;
     }
 
-    /** A connection with new tokens: its session (if any) is ended, so the next one starts with them, and its catalog synced. */
-    private Mono<Connection> madeOrRenewed(Connection connection) {
-        return sessions.retire(connection.key()).then(catalogs.changed(connection.key().integration())).thenReturn(connection);
-    }
-
     /** As Executor answers a connection from these routes: without {@code lastHealth}. */
     private static ConnectionView view(Connection connection) {
         return ConnectionView.withoutHealth(connection);
     }
 
-    /** The caller's redirect URI when it gives one on Tether's own origin; else Tether's. */
-    private String redirectUri(String requested, ServerWebExchange exchange) {
+    /** The caller's redirect URI when it gives one; else Tether's. */
+    private static String redirectUri(String requested, Supplier<String> ours) {
+        return requested == null || requested.isBlank() ? ours.get() : requested;
+    }
+
+    /** Tether's redirect URI on the origin the request came to (unless a web base URL is configured). */
+    private String requestOrigin(ServerWebExchange exchange) {
         URI uri = exchange.getRequest().getURI();
-        String ours = flows.redirectUri(uri.getScheme() + "://" + uri.getRawAuthority());
-        return requested == null || requested.isBlank() ? ours : requested;
+        return flows.redirectUri(uri.getScheme() + "://" + uri.getRawAuthority());
     }
 
     private static String slug(String value) {

@@ -24,7 +24,10 @@ import dev.tether.api.input.Inputs;
 import dev.tether.api.input.InvalidInputException;
 import dev.tether.api.input.ServerConfigs;
 import dev.tether.api.input.Slugs;
+import dev.tether.calls.builtin.BuiltinHandler;
+import dev.tether.calls.builtin.BuiltinHandlers;
 import dev.tether.http.HttpProperties;
+import dev.tether.openapi.OpenApiExtractionException;
 import dev.tether.openapi.OpenApiParseException;
 import dev.tether.openapi.OpenApiSources;
 import dev.tether.openapi.OpenApiSources.AddSpec;
@@ -39,7 +42,7 @@ import dev.tether.store.Integration;
  */
 @RestController
 @RequestMapping("/api/openapi")
-final class OpenApiController {
+final class OpenApiController implements BuiltinHandlers {
 
     /** Executor's OpenAPI integration: what {@code GET /api/openapi/integrations/{slug}} answers. */
     record SourceView(String slug, String description, String kind, boolean canRemove, boolean canRefresh) {
@@ -47,25 +50,57 @@ final class OpenApiController {
 
     private final OpenApiSources sources;
     private final JsonMapper json;
+    private final BuiltinArguments arguments;
     private final int maxBody;
 
-    OpenApiController(OpenApiSources sources, JsonMapper json, HttpProperties http) {
+    OpenApiController(OpenApiSources sources, JsonMapper json, BuiltinArguments arguments, HttpProperties http) {
         this.sources = sources;
         this.json = json;
+        this.arguments = arguments;
         this.maxBody = (int) Math.min(Integer.MAX_VALUE - 8, 2 * http.maxDocumentSize().toBytes());
+    }
+
+    /** The built-ins {@code executor.openapi.previewSpec} and {@code addSpec}: the routes' twins, with Executor's failure codes. */
+    @Override
+    public Map<String, BuiltinHandler> handlers() {
+        return Map.of(
+                // Executor's built-in preview leaves out the operations its route lists.
+                "executor.openapi.previewSpec", (tool, args) -> named(arguments.run(tool, args, BODY, this::outline)),
+                "executor.openapi.addSpec", (tool, args) -> named(arguments.run(tool, args, BODY, this::add)));
+    }
+
+    @SuppressWarnings({ "unchecked", "rawtypes" })
+    private static final Class<Map<String, Object>> BODY = (Class) Map.class;
+
+    private Mono<Map<String, Object>> outline(Map<String, Object> body) {
+        return preview(body).map(preview -> {
+            Map<String, Object> outline = new LinkedHashMap<>(preview);
+            outline.remove("operations");
+            return outline;
+        });
+    }
+
+    private static Mono<Object> named(Mono<Object> call) {
+        return BuiltinArguments.naming(call, OpenApiParseException.class, "openapi_parse_failed",
+                OpenApiExtractionException.class, "openapi_extraction_failed");
     }
 
     @PostMapping("/preview")
     Mono<Map<String, Object>> preview(ServerWebExchange exchange) {
-        return body(exchange).flatMap(body -> {
-            String spec = text(body, "spec", true, Integer.MAX_VALUE);
-            return sources.preview(spec.strip());
-        });
+        return body(exchange).flatMap(this::preview);
+    }
+
+    private Mono<Map<String, Object>> preview(Map<String, Object> body) {
+        return sources.preview(text(body, "spec", true, Integer.MAX_VALUE).strip());
     }
 
     @PostMapping("/specs")
     Mono<Map<String, Object>> add(ServerWebExchange exchange) {
-        return body(exchange).flatMap(body -> sources.add(addSpec(body)));
+        return body(exchange).flatMap(this::add);
+    }
+
+    private Mono<Map<String, Object>> add(Map<String, Object> body) {
+        return Mono.fromCallable(() -> addSpec(body)).flatMap(sources::add);
     }
 
     /** As in Executor 1.5.9: an unknown slug answers {@code null}. */

@@ -21,6 +21,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.calls.builtin.BuiltinTool;
 import dev.tether.calls.builtin.BuiltinTools;
+import dev.tether.calls.builtin.BuiltinToolFailure;
 import dev.tether.calls.builtin.InvalidToolArgumentsException;
 import dev.tether.catalog.CatalogService;
 import dev.tether.mcp.McpTimeoutException;
@@ -70,7 +71,9 @@ public final class ToolCalls {
             return builtins.run(builtin.get(), arguments)
                     .map(this::asResult)
                     .onErrorResume(InvalidToolArgumentsException.class, refused -> Mono.just(CallToolResult.builder()
-                            .addTextContent(refused.getMessage()).isError(true).build()));
+                            .addTextContent(refused.getMessage()).isError(true).build()))
+                    .onErrorResume(BuiltinToolFailure.class, failed -> Mono.just(CallToolResult.builder()
+                            .addTextContent(failed.getMessage()).isError(true).build()));
         }
         return Mono.fromCallable(() -> ToolAddress.parse(address))
                 .flatMap(parsed -> find(parsed, address).flatMap(tool -> sources.source(parsed.connection())
@@ -87,7 +90,7 @@ public final class ToolCalls {
         if (builtin.isPresent()) {
             BuiltinTool tool = builtin.get();
             return Mono.just(new StoredTool(tool.name(), tool.path(), tool.description(), Boolean.TRUE.equals(tool.requiresApproval()),
-                    tool.inputSchema(), tool.outputSchema()));
+                    tool.inputSchema(), tool.outputSchema(), tool.pluginId(), tool.approvalDescription()));
         }
         return Mono.fromCallable(() -> ToolAddress.parse(address)).flatMap(parsed -> find(parsed, address));
     }
@@ -109,7 +112,8 @@ public final class ToolCalls {
             Mono<Object> answer = builtins.run(tool, arguments);
             return tool.runtime() ? answer : answer.<Object>map(CallEnvelope::ok).onErrorResume(InvalidToolArgumentsException.class,
                     refused -> Mono.just(CallEnvelope.failure("invalid_tool_arguments", "Tool arguments did not match the input schema.",
-                            Map.of("issues", List.of(Map.of("message", refused.getMessage()))))));
+                            Map.of("issues", List.of(Map.of("message", refused.getMessage()))))))
+                    .onErrorResume(BuiltinToolFailure.class, failed -> Mono.just(CallEnvelope.failure(failed.code(), failed.getMessage(), null)));
         }
         String address = "tools." + canonical;
         if (arguments != null && !(arguments instanceof Map<?, ?>)) {

@@ -1,15 +1,18 @@
 package dev.tether.docker;
 
+import java.time.Duration;
+import java.time.Instant;
+
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
-import reactor.core.Disposable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
+import dev.tether.daemon.Periodic;
 import dev.tether.process.ChildProcesses;
 
 /**
@@ -26,7 +29,7 @@ public final class ContainerReaper implements SmartLifecycle {
     private final ChildProcesses children;
     private final DockerProperties properties;
     private final Counter reaped;
-    private volatile Disposable schedule;
+    private final Periodic schedule = new Periodic();
     private volatile boolean engineWasReachable = true;
 
     public ContainerReaper(DockerEngine engine, InstanceId instance, ChildProcesses children,
@@ -53,26 +56,34 @@ public final class ContainerReaper implements SmartLifecycle {
                 .doOnSuccess(count -> engineWasReachable = true);
     }
 
+    /**
+     * Removes the containers another replica left when it died, those created before {@code before} (its lease's
+     * end): one created later would belong to that replica come back under the same id. Emits how many.
+     */
+    public Mono<Long> reapReplica(String deadInstance, Instant before) {
+        return engine.containersLabelled(DockerLabels.INSTANCE, deadInstance)
+                .filter(container -> container.createdAt().isBefore(before))
+                .flatMap(container -> engine.remove(container.id())
+                        .doOnNext(removed -> log.warn("removed container {} of replica {}, whose lease ran out",
+                                container.names(), deadInstance)))
+                .filter(Boolean::booleanValue)
+                .count()
+                .doOnNext(reaped::increment);
+    }
+
     @Override
     public void start() {
-        schedule = Flux.interval(java.time.Duration.ZERO, properties.reapInterval())
-                .onBackpressureDrop()
-                .concatMap(tick -> reapOnce().onErrorResume(this::engineUnreachable))
-                .subscribe(null, error -> log.error("container reaper stopped", error));
+        schedule.start(Duration.ZERO, properties.reapInterval(), Schedulers.parallel(), this::reapOnce, this::engineUnreachable);
     }
 
     @Override
     public void stop() {
-        Disposable running = schedule;
-        if (running != null) {
-            running.dispose();
-        }
+        schedule.stop();
     }
 
     @Override
     public boolean isRunning() {
-        Disposable running = schedule;
-        return running != null && !running.isDisposed();
+        return schedule.isRunning();
     }
 
     /** Starts with the children's lifecycle, so leftovers are gone before the server takes requests. */
@@ -81,11 +92,10 @@ public final class ContainerReaper implements SmartLifecycle {
         return 1;
     }
 
-    private Mono<Long> engineUnreachable(Throwable error) {
+    private void engineUnreachable(Throwable error) {
         if (engineWasReachable) {
             log.info("Docker engine not reachable at {}; orphan reaping waits for it: {}", properties.socket(), error.toString());
             engineWasReachable = false;
         }
-        return Mono.empty();
     }
 }

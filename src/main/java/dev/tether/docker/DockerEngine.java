@@ -3,6 +3,7 @@ package dev.tether.docker;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -27,7 +28,13 @@ public final class DockerEngine implements ContainerRemover {
 
     /** One row of {@code GET /containers/json}. */
     public record ContainerSummary(@JsonProperty("Id") String id, @JsonProperty("Names") List<String> names,
-            @JsonProperty("Labels") Map<String, String> labels, @JsonProperty("State") String state) {
+            @JsonProperty("Labels") Map<String, String> labels, @JsonProperty("State") String state,
+            @JsonProperty("Created") long created) {
+
+        /** When the container was created, to the second. */
+        public Instant createdAt() {
+            return Instant.ofEpochSecond(created);
+        }
 
         public String label(String key) {
             return labels == null ? null : labels.get(key);

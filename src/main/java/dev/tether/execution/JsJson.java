@@ -1,12 +1,12 @@
 package dev.tether.execution;
 
 /** JSON text written exactly as JavaScript's {@code JSON.stringify} writes it, so answers read as Executor's do. */
-final class JsJson {
+public final class JsJson {
 
     private JsJson() {
     }
 
-    static String quote(String text) {
+    public static String quote(String text) {
         StringBuilder out = new StringBuilder(text.length() + 2).append('"');
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
@@ -48,7 +48,7 @@ final class JsJson {
      * {@code value} (maps, lists, strings, numbers, booleans, null, as JSON parsers make them) as
      * {@code JSON.stringify(value, null, indent)} writes it; {@code indent} empty writes it compact.
      */
-    static String write(Object value, String indent, String margin) {
+    public static String write(Object value, String indent, String margin) {
         if (value == null) {
             return "null";
         }

@@ -131,7 +131,8 @@ public final class GraphqlSources {
         return integration.config() instanceof HttpSourceConfig source && source.kind().equals(HttpSourceConfig.GRAPHQL);
     }
 
-    private Mono<Map<String, Object>> introspect(String endpoint, Map<String, String> headers, Map<String, String> queryParams) {
+    /** The endpoint's introspection answer; fails with {@link GraphqlIntrospectionException} when it gives none a GraphQL server would. */
+    Mono<Map<String, Object>> introspect(String endpoint, Map<String, String> headers, Map<String, String> queryParams) {
         return Mono.defer(() -> {
             URI uri = GraphqlTools.withQuery(URI.create(endpoint), queryParams);
             Map<String, String> sent = new LinkedHashMap<>(headers);

@@ -22,6 +22,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.JsonNode;
 
+import dev.tether.catalog.CatalogService;
+import dev.tether.session.SessionPool;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.ConnectionStore;
@@ -97,12 +99,16 @@ public final class OAuthFlows {
     private final OAuthTokens tokens;
     private final OAuthHttp http;
     private final OAuthProperties properties;
+    private final LocalOrigin localOrigin;
+    private final SessionPool mcpSessions;
+    private final CatalogService catalogs;
     private final Clock clock;
     private final Map<String, Session> sessions = new ConcurrentHashMap<>();
     private final Map<String, Kept> outcomes = new ConcurrentHashMap<>();
 
     OAuthFlows(OAuthClientStore clients, ConnectionStore connections, OAuthDiscovery discovery, TokenEndpoint tokenEndpoint,
-            OAuthTokens tokens, OAuthHttp http, OAuthProperties properties, Clock clock) {
+            OAuthTokens tokens, OAuthHttp http, OAuthProperties properties, LocalOrigin localOrigin, SessionPool mcpSessions,
+            CatalogService catalogs, Clock clock) {
         this.clients = clients;
         this.connections = connections;
         this.discovery = discovery;
@@ -110,12 +116,20 @@ public final class OAuthFlows {
         this.tokens = tokens;
         this.http = http;
         this.properties = properties;
+        this.localOrigin = localOrigin;
+        this.mcpSessions = mcpSessions;
+        this.catalogs = catalogs;
         this.clock = clock;
     }
 
     /** The redirect URI on Tether's own origin: the configured web base URL, else the origin the request came to. */
     public String redirectUri(String requestOrigin) {
         return properties.webBase().orElse(requestOrigin) + "/api/oauth/callback";
+    }
+
+    /** The redirect URI for a flow started without a request (from code): the configured web base URL, else this daemon's own origin. */
+    public String redirectUri() {
+        return redirectUri(localOrigin.get().orElseThrow(() -> new IllegalStateException("the API server is not bound yet")));
     }
 
     public Mono<ProbeResult> probe(String url) {
@@ -321,7 +335,10 @@ public final class OAuthFlows {
                 .doOnNext(connection -> {
                     tokens.remember(key, minted);
                     log.info("OAuth connection {} authorized through client {}/{}", key, target.clientOwner().wire(), client.slug());
-                });
+                })
+                // A session of the connection still holds the old tokens: ended, the next one starts with these; the
+                // catalog is synced with what they may now list.
+                .flatMap(connection -> mcpSessions.retire(key).then(catalogs.changed(key.integration())).thenReturn(connection));
     }
 
     private static void checkAuthorizationUrl(String authorizationUrl, String tokenUrl) {

@@ -3,14 +3,11 @@ package dev.tether.openapi;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 import dev.tether.store.StoredTool;
 
@@ -26,9 +23,6 @@ final class OpenApiExtraction {
     static final List<String> METHODS = List.of("get", "put", "post", "delete", "patch", "head", "options", "trace");
     private static final Set<String> WRITING = Set.of("post", "put", "patch", "delete");
     private static final Set<String> LOCATIONS = Set.of("path", "query", "header", "cookie");
-    private static final Pattern VERSION = Pattern.compile("^v\\d+(?:[._-]\\d+)?$", Pattern.CASE_INSENSITIVE);
-    private static final String SCHEMAS = "#/components/schemas/";
-    private static final int MAX_REF_DEPTH = 32;
 
     /** One operation: its tool and what its request needs. */
     record Operation(String operationId, String method, String path, String summary, List<String> tags,
@@ -40,9 +34,11 @@ final class OpenApiExtraction {
     }
 
     private final Map<String, Object> doc;
+    private final OpenApiReferences references;
 
     private OpenApiExtraction(Map<String, Object> doc) {
         this.doc = doc;
+        this.references = new OpenApiReferences(doc);
     }
 
     /** Fails with {@link OpenApiExtractionException} when the document has no paths or an operation's inputs collide. */
@@ -55,12 +51,12 @@ final class OpenApiExtraction {
         if (!(doc.get("paths") instanceof Map<?, ?> paths) || paths.isEmpty()) {
             throw new OpenApiExtractionException("OpenAPI document has no paths defined");
         }
-        List<Map<String, Object>> docServers = servers(doc.get("servers"));
+        List<Map<String, Object>> docServers = OpenApiServers.of(doc.get("servers"));
         List<Draft> drafts = new ArrayList<>();
         List<String> sortedPaths = new ArrayList<>((Set<String>) (Set<?>) paths.keySet());
         sortedPaths.sort(Comparator.naturalOrder());
         for (String path : sortedPaths) {
-            if (!(resolve(paths.get(path)) instanceof Map<?, ?> item)) {
+            if (!(references.resolve(paths.get(path)) instanceof Map<?, ?> item)) {
                 continue;
             }
             for (String method : METHODS) {
@@ -129,7 +125,7 @@ final class OpenApiExtraction {
         for (Object list : new Object[] { item.get("parameters"), operation.get("parameters") }) {
             if (list instanceof List<?> parameters) {
                 for (Object raw : parameters) {
-                    if (resolve(raw) instanceof Map<?, ?> parameter && parameter.get("name") instanceof String name
+                    if (references.resolve(raw) instanceof Map<?, ?> parameter && parameter.get("name") instanceof String name
                             && parameter.get("in") instanceof String in && LOCATIONS.contains(in)) {
                         merged.put(in + ":" + name, (Map<String, Object>) parameter);
                     }
@@ -161,25 +157,25 @@ final class OpenApiExtraction {
             copy(parameter, binding, "style", "explode", "allowReserved");
             parameters.add(binding);
         }
-        List<Map<String, Object>> servers = servers(operation.get("servers"));
+        List<Map<String, Object>> servers = OpenApiServers.of(operation.get("servers"));
         if (servers.isEmpty()) {
-            servers = servers(item.get("servers"));
+            servers = OpenApiServers.of(item.get("servers"));
         }
         if (servers.isEmpty()) {
             servers = docServers;
         }
-        Map<String, Object> serverInput = serverInput(servers);
+        Map<String, Object> serverInput = OpenApiServers.input(servers);
         if (serverInput != null && !properties.containsKey("server")) {
             properties.put("server", serverInput);
         }
         Map<String, Object> body = null;
-        if (resolve(operation.get("requestBody")) instanceof Map<?, ?> requestBody
+        if (references.resolve(operation.get("requestBody")) instanceof Map<?, ?> requestBody
                 && requestBody.get("content") instanceof Map<?, ?> content && !content.isEmpty()) {
             if (seen.containsKey("body")) {
                 throw new OpenApiExtractionException("Operation " + where + " has a parameter named `body` beside its request body");
             }
             List<String> types = new ArrayList<>((Set<String>) (Set<?>) content.keySet());
-            Object first = resolve(content.get(types.get(0)));
+            Object first = references.resolve(content.get(types.get(0)));
             Object schema = first instanceof Map<?, ?> media && media.get("schema") instanceof Map<?, ?> s ? s : Map.of("type", "object");
             properties.put("body", schema);
             boolean mandatory = Boolean.TRUE.equals(requestBody.get("required"));
@@ -217,10 +213,10 @@ final class OpenApiExtraction {
         }
         List<String> tags = operation.get("tags") instanceof List<?> list
                 ? list.stream().filter(t -> t instanceof String s && !s.isBlank()).map(String.class::cast).toList() : List.of();
-        Draft draft = new Draft(path, method, operationId, operation, tags, selfContained(inputSchema),
+        Draft draft = new Draft(path, method, operationId, operation, tags, references.selfContained(inputSchema),
                 outputSchema(operation), binding);
         String explicit = text(operation.get("x-executor-toolPath"));
-        draft.version = versionSegment(pathTemplate);
+        draft.version = ToolNames.versionSegment(pathTemplate);
         if (explicit != null && !explicit.isBlank()) {
             String[] parts = explicit.strip().split("\\.");
             List<String> segments = java.util.Arrays.stream(parts).filter(p -> !p.isEmpty()).toList();
@@ -229,8 +225,8 @@ final class OpenApiExtraction {
             draft.toolPath = explicit.strip();
         }
         else {
-            draft.group = tags.isEmpty() ? pathGroup(pathTemplate) : camel(tags.get(0));
-            draft.leaf = leaf(operationId, method, pathTemplate, draft.group);
+            draft.group = tags.isEmpty() ? ToolNames.pathGroup(pathTemplate) : ToolNames.camel(tags.get(0));
+            draft.leaf = ToolNames.leaf(operationId, method, pathTemplate, draft.group);
             draft.toolPath = draft.group + "." + draft.leaf;
         }
         return draft;
@@ -247,10 +243,10 @@ final class OpenApiExtraction {
             codes.add("default");
         }
         for (String code : codes) {
-            if (resolve(responses.get(code)) instanceof Map<?, ?> response && response.get("content") instanceof Map<?, ?> content) {
+            if (references.resolve(responses.get(code)) instanceof Map<?, ?> response && response.get("content") instanceof Map<?, ?> content) {
                 Object media = preferred((Map<String, Object>) content);
-                if (resolve(media) instanceof Map<?, ?> m && m.get("schema") instanceof Map<?, ?> schema) {
-                    return selfContained((Map<String, Object>) schema);
+                if (references.resolve(media) instanceof Map<?, ?> m && m.get("schema") instanceof Map<?, ?> schema) {
+                    return references.selfContained((Map<String, Object>) schema);
                 }
             }
         }
@@ -271,160 +267,12 @@ final class OpenApiExtraction {
         return content.values().stream().findFirst().orElse(null);
     }
 
-    @SuppressWarnings("unchecked")
-    private static List<Map<String, Object>> servers(Object list) {
-        List<Map<String, Object>> servers = new ArrayList<>();
-        if (list instanceof List<?> entries) {
-            for (Object entry : entries) {
-                if (entry instanceof Map<?, ?> server && server.get("url") instanceof String url && !url.isEmpty()) {
-                    Map<String, Object> kept = new LinkedHashMap<>();
-                    kept.put("url", url);
-                    kept.put("description", server.get("description") instanceof String d ? d : null);
-                    Map<String, Object> variables = new LinkedHashMap<>();
-                    if (server.get("variables") instanceof Map<?, ?> vars) {
-                        ((Map<String, Object>) vars).forEach((name, raw) -> {
-                            if (raw instanceof Map<?, ?> v && v.get("default") != null) {
-                                Map<String, Object> variable = new LinkedHashMap<>();
-                                variable.put("default", String.valueOf(v.get("default")));
-                                variable.put("enum", v.get("enum") instanceof List<?> e && !e.isEmpty()
-                                        ? e.stream().filter(String.class::isInstance).toList() : null);
-                                variable.put("description", v.get("description") instanceof String d ? d : null);
-                                variables.put(name, variable);
-                            }
-                        });
-                    }
-                    kept.put("variables", variables.isEmpty() ? null : variables);
-                    servers.add(kept);
-                }
-            }
-        }
-        return servers;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> serverInput(List<Map<String, Object>> servers) {
-        Map<String, Object> variables = new LinkedHashMap<>();
-        for (Map<String, Object> server : servers) {
-            if (server.get("variables") instanceof Map<?, ?> vars) {
-                ((Map<String, Object>) vars).forEach((name, v) -> {
-                    if (!variables.containsKey(name)) {
-                        Map<String, Object> variable = (Map<String, Object>) v;
-                        Map<String, Object> schema = new LinkedHashMap<>();
-                        schema.put("type", "string");
-                        schema.put("default", variable.get("default"));
-                        if (variable.get("enum") != null) {
-                            schema.put("enum", variable.get("enum"));
-                        }
-                        if (variable.get("description") != null) {
-                            schema.put("description", variable.get("description"));
-                        }
-                        variables.put(name, schema);
-                    }
-                });
-            }
-        }
-        if (servers.size() < 2 && variables.isEmpty()) {
-            return null;
-        }
-        Map<String, Object> properties = new LinkedHashMap<>();
-        if (servers.size() > 1) {
-            properties.put("url", Map.of("type", "string", "enum", servers.stream().map(s -> s.get("url")).toList(),
-                    "default", servers.get(0).get("url"), "description", "Which of the spec's servers to send the request to."));
-        }
-        if (!variables.isEmpty()) {
-            properties.put("variables", Map.of("type", "object", "additionalProperties", false, "properties", variables,
-                    "description", "Values for the server URL `{variables}`; spec defaults apply when omitted."));
-        }
-        return Map.of("type", "object", "additionalProperties", false, "properties", properties,
-                "description", "Optional host selection and server-URL variables for this request.");
-    }
-
-    // ---- references ---------------------------------------------------------------------------------------------
-
-    /** An object with its {@code $ref} followed inside the document (a schema's references stay references). */
-    private Object resolve(Object value) {
-        Object current = value;
-        for (int depth = 0; depth < MAX_REF_DEPTH; depth++) {
-            if (!(current instanceof Map<?, ?> map) || !(map.get("$ref") instanceof String ref)) {
-                return current;
-            }
-            current = pointer(ref);
-        }
-        return null;
-    }
-
-    private Object pointer(String ref) {
-        if (!ref.startsWith("#/")) {
-            return null;
-        }
-        Object at = doc;
-        for (String token : ref.substring(2).split("/")) {
-            String key = token.replace("~1", "/").replace("~0", "~");
-            if (!(at instanceof Map<?, ?> map)) {
-                return null;
-            }
-            at = map.get(key);
-        }
-        return at;
-    }
-
-    /**
-     * The schema with {@code #/components/schemas/X} references rewritten to {@code #/$defs/X} and the schemas they
-     * reach (transitively) put under {@code $defs}, so that the schema stands alone as a tool's schema must.
-     */
-    @SuppressWarnings("unchecked")
-    private Map<String, Object> selfContained(Map<String, Object> schema) {
-        Set<String> names = new LinkedHashSet<>();
-        Map<String, Object> rewritten = (Map<String, Object>) rewrite(schema, names);
-        if (names.isEmpty()) {
-            return rewritten;
-        }
-        Map<String, Object> defs = new LinkedHashMap<>();
-        List<String> queue = new ArrayList<>(names);
-        Set<String> done = new HashSet<>();
-        while (!queue.isEmpty()) {
-            String name = queue.remove(0);
-            if (!done.add(name)) {
-                continue;
-            }
-            Object target = pointer(SCHEMAS + name);
-            Set<String> more = new LinkedHashSet<>();
-            defs.put(name, target == null ? Map.of() : rewrite(target, more));
-            queue.addAll(more);
-        }
-        Map<String, Object> standalone = new LinkedHashMap<>(rewritten);
-        standalone.put("$defs", defs);
-        return standalone;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Object rewrite(Object value, Set<String> names) {
-        if (value instanceof Map<?, ?> map) {
-            Map<String, Object> copy = new LinkedHashMap<>();
-            ((Map<String, Object>) map).forEach((key, item) -> {
-                if (key.equals("$ref") && item instanceof String ref && ref.startsWith(SCHEMAS)) {
-                    String name = ref.substring(SCHEMAS.length());
-                    names.add(name);
-                    copy.put(key, "#/$defs/" + name);
-                }
-                else {
-                    copy.put(key, rewrite(item, names));
-                }
-            });
-            return copy;
-        }
-        if (value instanceof List<?> list) {
-            return list.stream().map(item -> rewrite(item, names)).toList();
-        }
-        return value;
-    }
-
     // ---- naming, as Executor's definitions.ts ---------------------------------------------------------------------
 
     private static void name(List<Draft> drafts) {
         rename(drafts, d -> d.version != null ? d.group + "." + d.version + "." + d.leaf : d.toolPath);
-        rename(drafts, d -> prefix(d) + "." + d.leaf + pascal(d.method));
-        rename(drafts, d -> prefix(d) + "." + d.leaf + pascal(d.method) + hash(d).substring(0, 8));
+        rename(drafts, d -> prefix(d) + "." + d.leaf + ToolNames.pascal(d.method));
+        rename(drafts, d -> prefix(d) + "." + d.leaf + ToolNames.pascal(d.method) + hash(d).substring(0, 8));
     }
 
     private static String prefix(Draft d) {
@@ -442,75 +290,6 @@ final class OpenApiExtraction {
         String json = "{\"method\":\"" + d.method + "\",\"operationId\":\"" + d.operationId + "\",\"path\":\"" + d.path + "\"}";
         String base36 = Long.toString(Math.abs((long) json.hashCode()), 36);
         return "0".repeat(Math.max(0, 8 - base36.length())) + base36;
-    }
-
-    private static String versionSegment(String path) {
-        return segments(path).stream().map(s -> s.toLowerCase(Locale.ROOT)).filter(s -> VERSION.matcher(s).matches()).findFirst().orElse(null);
-    }
-
-    private static String pathGroup(String path) {
-        for (String segment : segments(path)) {
-            String lower = segment.toLowerCase(Locale.ROOT);
-            if (VERSION.matcher(lower).matches() || lower.equals("api") || isParameter(segment)) {
-                continue;
-            }
-            return camel(segment);
-        }
-        return "root";
-    }
-
-    private static String leaf(String operationId, String method, String path, String group) {
-        String preferred = camel(leafSeed(operationId, group));
-        if (!preferred.isEmpty() && !preferred.equals(group)) {
-            return preferred;
-        }
-        String suffix = String.join("", segments(path).stream()
-                .filter(s -> !VERSION.matcher(s.toLowerCase(Locale.ROOT)).matches())
-                .filter(s -> !s.equalsIgnoreCase("api"))
-                .filter(s -> !isParameter(s))
-                .map(OpenApiExtraction::camel)
-                .filter(s -> !s.equals(group))
-                .map(OpenApiExtraction::pascal).toList());
-        return camel(method + (suffix.isEmpty() ? "Operation" : suffix));
-    }
-
-    private static String leafSeed(String operationId, String group) {
-        List<String> segments = java.util.Arrays.stream(operationId.split("[/.]+")).map(String::strip).filter(s -> !s.isEmpty()).toList();
-        if (segments.size() > 1 && camel(segments.get(0)).equals(group)) {
-            return String.join(" ", segments.subList(1, segments.size()));
-        }
-        return operationId;
-    }
-
-    private static List<String> segments(String path) {
-        return java.util.Arrays.stream(path.split("/")).map(String::strip).filter(s -> !s.isEmpty()).toList();
-    }
-
-    private static boolean isParameter(String segment) {
-        return segment.startsWith("{") && segment.endsWith("}");
-    }
-
-    private static List<String> words(String value) {
-        String spaced = value.replaceAll("([a-z0-9])([A-Z])", "$1 $2")
-                .replaceAll("([A-Z]+)([A-Z][a-z0-9]+)", "$1 $2")
-                .replaceAll("[^a-zA-Z0-9]+", " ")
-                .strip();
-        return spaced.isEmpty() ? List.of() : List.of(spaced.split("\\s+"));
-    }
-
-    static String camel(String value) {
-        List<String> words = words(value).stream().map(w -> w.toLowerCase(Locale.ROOT)).toList();
-        if (words.isEmpty()) {
-            return "tool";
-        }
-        StringBuilder camel = new StringBuilder(words.get(0));
-        words.subList(1, words.size()).forEach(w -> camel.append(Character.toUpperCase(w.charAt(0))).append(w.substring(1)));
-        return camel.toString();
-    }
-
-    private static String pascal(String value) {
-        String camel = camel(value);
-        return Character.toUpperCase(camel.charAt(0)) + camel.substring(1);
     }
 
     private static void copy(Map<String, Object> from, Map<String, Object> to, String... keys) {

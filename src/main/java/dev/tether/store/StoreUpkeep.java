@@ -3,17 +3,17 @@ package dev.tether.store;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 import reactor.core.Disposable;
-import reactor.core.Disposables;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+
+import dev.tether.daemon.Periodic;
 
 /**
  * The in-memory store's timers: loading it before the server takes requests, writing health verdicts behind every
@@ -30,8 +30,10 @@ final class StoreUpkeep implements SmartLifecycle {
     private final StoreChanges changes;
     private final StoreProperties properties;
     private final Scheduler timer;
-    private final Disposable.Composite running = Disposables.composite();
+    private final Periodic writeBehind = new Periodic();
+    private final Periodic changeLog = new Periodic();
     private final AtomicBoolean started = new AtomicBoolean();
+    private volatile @Nullable Disposable loading;
 
     @Autowired
     StoreUpkeep(MemoryStore memory, StoreChanges changes, StoreProperties properties) {
@@ -50,27 +52,23 @@ final class StoreUpkeep implements SmartLifecycle {
         if (!started.compareAndSet(false, true)) {
             return;
         }
-        running.add(memory.loaded().subscribe(null, error -> log.warn("store not loaded yet: {}", error.toString())));
-        running.add(Flux.interval(properties.writeBehind(), timer)
-                .onBackpressureDrop()
-                .concatMap(tick -> memory.flush().onErrorResume(error -> {
-                    log.warn("health verdicts not written yet, retrying: {}", error.toString());
-                    return Mono.empty();
-                }), 1)
-                .subscribe());
-        running.add(Flux.interval(properties.changePoll(), timer)
-                .onBackpressureDrop()
-                .concatMap(tick -> memory.catchUp().then(changes.prune(CHANGE_LOG_KEPT)).onErrorResume(error -> {
-                    log.warn("cannot read the store's change log: {}", error.toString());
-                    return Mono.empty();
-                }), 1)
-                .subscribe());
+        loading = memory.loaded().subscribe(null, error -> log.warn("store not loaded yet: {}", error.toString()));
+        writeBehind.start(properties.writeBehind(), properties.writeBehind(), timer, memory::flush,
+                error -> log.warn("health verdicts not written yet, retrying: {}", error.toString()));
+        changeLog.start(properties.changePoll(), properties.changePoll(), timer,
+                () -> memory.catchUp().then(changes.prune(CHANGE_LOG_KEPT)),
+                error -> log.warn("cannot read the store's change log: {}", error.toString()));
     }
 
     /** Flushes the pending verdicts, bounded by {@code tether.store.flush-timeout}, before the database closes. */
     @Override
     public void stop(Runnable callback) {
-        running.dispose();
+        Disposable load = loading;
+        if (load != null) {
+            load.dispose();
+        }
+        writeBehind.stop();
+        changeLog.stop();
         memory.flush().timeout(properties.flushTimeout())
                 .doFinally(signal -> callback.run())
                 .subscribe(null, error -> log.warn("{} health verdict(s) not written at shutdown: {}", memory.pendingVerdicts(),
@@ -84,7 +82,7 @@ final class StoreUpkeep implements SmartLifecycle {
 
     @Override
     public boolean isRunning() {
-        return started.get() && !running.isDisposed();
+        return writeBehind.isRunning();
     }
 
     /** Stops after the health checks (phase 10), before the children (phase 0), so their last verdicts are flushed. */

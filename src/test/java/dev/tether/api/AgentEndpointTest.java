@@ -85,7 +85,7 @@ class AgentEndpointTest {
         record = Files.createTempFile(DATA_DIR, "record-", ".log");
         tether.registerAndSync(SLUG, Fixture.command("--progress-tool", "--record=" + record));
         agent = McpClient.async(HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
-                        .endpoint("/mcp")
+                        .endpoint("/mcp/tools")
                         .requestBuilder(java.net.http.HttpRequest.newBuilder().header(HttpHeaders.AUTHORIZATION, "Bearer " + TOKEN))
                         .build())
                 .clientInfo(new Implementation("test-agent", "1.0"))
@@ -133,7 +133,7 @@ class AgentEndpointTest {
 
     @Test
     void anAgentThatDisconnectsCancelsItsCall() {
-        Disposable call = tether.exchange(HttpMethod.POST, "/mcp", Map.of("jsonrpc", "2.0", "id", 41, "method", "tools/call",
+        Disposable call = tether.exchange(HttpMethod.POST, "/mcp/tools", Map.of("jsonrpc", "2.0", "id", 41, "method", "tools/call",
                 "params", Map.of("name", PREFIX + "hang"))).subscribe();
         await().atMost(BOUND).until(() -> recorded().contains("tools/call"));
 
@@ -144,12 +144,12 @@ class AgentEndpointTest {
 
     @Test
     void notificationsCancelledFromTheAgentCancelsItsCall() {
-        CompletableFuture<Reply> call = tether.exchange(HttpMethod.POST, "/mcp", Map.of("jsonrpc", "2.0", "id", 42,
+        CompletableFuture<Reply> call = tether.exchange(HttpMethod.POST, "/mcp/tools", Map.of("jsonrpc", "2.0", "id", 42,
                 "method", "tools/call", "params", Map.of("name", PREFIX + "hang"))).toFuture();
         await().atMost(BOUND).until(() -> recorded().contains("tools/call"));
 
         // Without a session id both requests share the empty session, as a sessionless agent's would.
-        Reply cancel = tether.post("/mcp", Map.of("jsonrpc", "2.0", "method", "notifications/cancelled",
+        Reply cancel = tether.post("/mcp/tools", Map.of("jsonrpc", "2.0", "method", "notifications/cancelled",
                 "params", Map.of("requestId", 42, "reason", "the agent changed its mind")));
 
         assertThat(cancel.status()).isEqualTo(202);
@@ -159,19 +159,19 @@ class AgentEndpointTest {
 
     @Test
     void badMessagesAndOtherMethodsAreRefused() {
-        Reply garbage = tether.call(HttpMethod.POST, "/mcp", "this is not json".getBytes());
+        Reply garbage = tether.call(HttpMethod.POST, "/mcp/tools", "this is not json".getBytes());
         assertThat(garbage.status()).isEqualTo(200);
         assertThat(garbage.json().path("error").path("code").asInt()).isEqualTo(-32700);
 
-        Reply shapeless = tether.post("/mcp", Map.of("jsonrpc", "2.0", "id", 2, "method", "tools/call", "params", "echo"));
+        Reply shapeless = tether.post("/mcp/tools", Map.of("jsonrpc", "2.0", "id", 2, "method", "tools/call", "params", "echo"));
         assertThat(shapeless.json().path("error").path("code").asInt()).isEqualTo(-32602);
         assertThat(shapeless.json().path("error").path("message").asString()).contains("needs params {name, arguments?}");
 
-        Reply unknown = tether.post("/mcp", Map.of("jsonrpc", "2.0", "id", 1, "method", "resources/list"));
+        Reply unknown = tether.post("/mcp/tools", Map.of("jsonrpc", "2.0", "id", 1, "method", "resources/list"));
         assertThat(unknown.json().path("error").path("code").asInt()).isEqualTo(-32601);
 
-        assertThat(tether.get("/mcp").status()).as("GET /mcp without Accept: text/event-stream").isEqualTo(406);
-        assertThat(tether.withToken(null).post("/mcp", Map.of("jsonrpc", "2.0", "id", 1, "method", "ping")).status())
+        assertThat(tether.get("/mcp/tools").status()).as("GET /mcp without Accept: text/event-stream").isEqualTo(406);
+        assertThat(tether.withToken(null).post("/mcp/tools", Map.of("jsonrpc", "2.0", "id", 1, "method", "ping")).status())
                 .isEqualTo(401);
     }
 
@@ -180,7 +180,7 @@ class AgentEndpointTest {
         Map<String, Object> call = Map.of("jsonrpc", "2.0", "id", 7, "method", "tools/call", "params", Map.of(
                 "name", PREFIX + "progress", "arguments", Map.of("steps", 3, "ms", 50), "_meta", Map.of("progressToken", "agent-7")));
 
-        List<ServerSentEvent<String>> events = agentWeb().post().uri("/mcp")
+        List<ServerSentEvent<String>> events = agentWeb().post().uri("/mcp/tools")
                 .header(HttpHeaders.ACCEPT, "application/json, text/event-stream")
                 .contentType(MediaType.APPLICATION_JSON).bodyValue(call)
                 .exchangeToFlux(response -> {
@@ -202,7 +202,7 @@ class AgentEndpointTest {
         assertThat(messages.get(3).path("id").asInt()).isEqualTo(7);
         assertThat(messages.get(3).path("result").path("content").get(0).path("text").asString()).isEqualTo("done after 3 steps");
 
-        Reply plain = tether.post("/mcp", call);
+        Reply plain = tether.post("/mcp/tools", call);
         assertThat(plain.headers().getContentType()).as("an agent that cannot read a stream gets JSON")
                 .isEqualTo(MediaType.APPLICATION_JSON);
         assertThat(plain.json().path("result").path("content").get(0).path("text").asString()).isEqualTo("done after 3 steps");
@@ -210,7 +210,7 @@ class AgentEndpointTest {
 
     @Test
     void anAgentThatLeavesAStreamedCallCancelsIt() {
-        Disposable call = agentWeb().post().uri("/mcp").header(HttpHeaders.ACCEPT, "text/event-stream")
+        Disposable call = agentWeb().post().uri("/mcp/tools").header(HttpHeaders.ACCEPT, "text/event-stream")
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(Map.of("jsonrpc", "2.0", "id", 8, "method", "tools/call", "params", Map.of(
                         "name", PREFIX + "progress", "arguments", Map.of("steps", 1000, "ms", 100), "_meta", Map.of("progressToken", 1))))
@@ -225,7 +225,7 @@ class AgentEndpointTest {
     @Test
     void theSessionStreamSaysWhenToolsChangeAndEndsWithTheSession() {
         String session = "session-" + System.nanoTime();
-        Flux<ServerSentEvent<String>> stream = agentWeb().get().uri("/mcp").header(AgentEndpoint.SESSION_HEADER, session)
+        Flux<ServerSentEvent<String>> stream = agentWeb().get().uri("/mcp/tools").header(AgentEndpoint.SESSION_HEADER, session)
                 .header(HttpHeaders.ACCEPT, "text/event-stream")
                 .retrieve().bodyToFlux(new ParameterizedTypeReference<ServerSentEvent<String>>() {
                 });
@@ -240,7 +240,7 @@ class AgentEndpointTest {
             await().atMost(BOUND).until(() -> received.stream().anyMatch(event -> event.data() != null
                     && event.data().contains("notifications/tools/list_changed")));
 
-            assertThat(agentWeb().delete().uri("/mcp").header(AgentEndpoint.SESSION_HEADER, session)
+            assertThat(agentWeb().delete().uri("/mcp/tools").header(AgentEndpoint.SESSION_HEADER, session)
                     .exchangeToMono(response -> Mono.just(response.statusCode().value())).block(BOUND)).isEqualTo(200);
             assertThat(ended).as("DELETE /mcp ends the session's stream").succeedsWithin(BOUND);
         } finally {
@@ -270,7 +270,7 @@ class AgentEndpointTest {
     }
 
     private Flux<ServerSentEvent<String>> sessionStream(String session) {
-        return agentWeb().get().uri("/mcp").header(AgentEndpoint.SESSION_HEADER, session)
+        return agentWeb().get().uri("/mcp/tools").header(AgentEndpoint.SESSION_HEADER, session)
                 .header(HttpHeaders.ACCEPT, "text/event-stream")
                 .retrieve().bodyToFlux(new ParameterizedTypeReference<ServerSentEvent<String>>() {
                 });

@@ -1,22 +1,15 @@
 package dev.tether.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +22,7 @@ import tools.jackson.databind.JsonNode;
 
 import dev.tether.api.ApiClient.Reply;
 import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.RealExecutor;
 
 /**
  * The same code, against the same server (server-everything over stdio), sent to the real Executor 1.5.9 daemon and to
@@ -43,12 +37,11 @@ import dev.tether.testsupport.Fixture;
 class ExecutorParityTest {
 
     static final String TOKEN = "parity-test-token";
-    private static final Duration START_BOUND = Duration.ofSeconds(60);
 
     @TempDir
     static Path dataDir;
 
-    private static Process executor;
+    private static RealExecutor executor;
     private static int executorPort;
 
     @LocalServerPort
@@ -61,42 +54,14 @@ class ExecutorParityTest {
 
     @BeforeAll
     static void startExecutor() throws IOException, InterruptedException {
-        Path cli = Fixture.projectRoot().resolve("src/test/clients/node_modules/.bin/executor");
-        if (!Files.isExecutable(cli)) {
-            String why = "the Executor 1.5.9 CLI is not installed (npm ci in src/test/clients): " + cli;
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                fail(why);
-            }
-            System.err.println("[WARNING] " + why + "; ExecutorParityTest skipped");
-            Assumptions.abort(why);
-        }
-        Path home = Files.createDirectories(dataDir.resolve("executor-home"));
-        Path scope = Files.createDirectories(dataDir.resolve("executor-scope"));
-        executorPort = Fixture.freeLoopbackPort();
-        ProcessBuilder builder = new ProcessBuilder(cli.toString(), "web", "--port", Integer.toString(executorPort),
-                "--hostname", "127.0.0.1", "--auth-token", TOKEN, "--scope", scope.toString())
-                .redirectErrorStream(true)
-                .redirectOutput(dataDir.resolve("executor.log").toFile());
-        builder.environment().put("HOME", home.toString());
-        executor = builder.start();
-        long deadline = System.nanoTime() + START_BOUND.toNanos();
-        while (!answers(executorPort)) {
-            if (!executor.isAlive() || System.nanoTime() > deadline) {
-                fail("the Executor daemon did not start: " + Files.readString(dataDir.resolve("executor.log")));
-            }
-            Thread.sleep(200);
-        }
+        executor = RealExecutor.start(dataDir, TOKEN, "ExecutorParityTest");
+        executorPort = executor.port();
     }
 
     @AfterAll
     static void stopExecutor() throws InterruptedException {
         if (executor != null) {
-            executor.descendants().forEach(ProcessHandle::destroy);
-            executor.destroy();
-            if (!executor.waitFor(10, TimeUnit.SECONDS)) {
-                executor.descendants().forEach(ProcessHandle::destroyForcibly);
-                executor.destroyForcibly();
-            }
+            executor.close();
         }
     }
 
@@ -287,10 +252,14 @@ class ExecutorParityTest {
 
     /** server-everything over stdio, its org/default connection (1.5.9 makes none itself) and its catalog. */
     private static void register(ApiClient daemon) {
+        register(daemon, Fixture.everythingCommand());
+    }
+
+    /** server-everything, run by {@code command}, as {@code everything} with the connection {@code org/default}, synced. */
+    static void register(ApiClient daemon, List<String> command) {
         if (daemon.get("/api/integrations/everything").status() == 200) {
             return;
         }
-        List<String> command = Fixture.everythingCommand();
         Reply added = daemon.post("/api/mcp/servers", Map.of("transport", "stdio", "name", "everything",
                 "command", command.get(0), "args", command.subList(1, command.size())));
         assertThat(added.status()).as(added.toString()).isEqualTo(200);
@@ -313,15 +282,5 @@ class ExecutorParityTest {
                 + answer.path("structured").path("status").asString() + " "
                 + answer.path("structured").path("error").asString().lines().findFirst().orElse("") + " "
                 + answer.path("structured").path("logs");
-    }
-
-    private static boolean answers(int port) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
-            return true;
-        }
-        catch (IOException ex) {
-            return false;
-        }
     }
 }

@@ -71,7 +71,7 @@ class McpClientsTest {
 
     @Test
     void theTypeScriptSdkOverStreamableHttp() throws Exception {
-        agentSession("streamable", "/mcp");
+        agentSession("streamable", "/mcp/tools");
     }
 
     @Test
@@ -81,7 +81,7 @@ class McpClientsTest {
 
     @Test
     void theInspectorCliOverStreamableHttp() throws Exception {
-        inspectorSession("http", "/mcp");
+        inspectorSession("http", "/mcp/tools");
     }
 
     @Test

@@ -2,11 +2,7 @@ package dev.tether.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -112,8 +108,7 @@ class OAuthFlowTest {
     MovableClock clock;
 
     private ApiClient api;
-    private final HttpClient browser = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final Browser browser = new Browser();
 
     @BeforeAll
     static void servers() {
@@ -229,7 +224,7 @@ class OAuthFlowTest {
         URI firstAuthorization = URI.create(api.post("/api/oauth/start", start(client, slug, "first-again")).json()
                 .path("authorizationUrl").asString());
         String second = redirectState(client, slug, "second");
-        String codeOfOther = query(URI.create(location(firstAuthorization)), "code");
+        String codeOfOther = query(URI.create(browser.location(firstAuthorization)), "code");
         JsonNode mismatch = expectError(api.post("/api/oauth/complete", Map.of("state", second, "code", codeOfOther)),
                 "post", "/oauth/complete", 400, "OAuthCompleteError");
         assertThat(mismatch.path("restartRequired").asBoolean()).as(mismatch.toString()).isTrue();
@@ -322,7 +317,7 @@ class OAuthFlowTest {
         String authorizationUrl = started.path("authorizationUrl").asString();
         assertThat(authorizationUrl).contains("code_challenge_method=S256").contains("state=" + started.path("state").asString())
                 .contains("resource=");
-        URI back = URI.create(location(URI.create(authorizationUrl)));
+        URI back = URI.create(browser.location(URI.create(authorizationUrl)));
         assertThat(back.getPath()).isEqualTo("/api/oauth/callback");
         assertThat(back.getPort()).isEqualTo(port);
         HttpResponse<String> page = callback(back.getRawQuery());
@@ -334,26 +329,7 @@ class OAuthFlowTest {
 
     /** The callback as the browser reaches it: without Tether's token. */
     private HttpResponse<String> callback(String query) {
-        return browse(URI.create("http://127.0.0.1:" + port + "/api/oauth/callback?" + query));
-    }
-
-    private String location(URI authorization) {
-        HttpResponse<String> answer = browse(authorization);
-        assertThat(answer.statusCode()).as(answer.body()).isBetween(300, 399);
-        return answer.headers().firstValue("location").orElseThrow();
-    }
-
-    private HttpResponse<String> browse(URI uri) {
-        try {
-            return browser.send(HttpRequest.newBuilder(uri).timeout(BOUND).GET().build(), HttpResponse.BodyHandlers.ofString());
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
-        }
+        return browser.get(URI.create("http://127.0.0.1:" + port + "/api/oauth/callback?" + query));
     }
 
     private static String query(URI uri, String name) {

@@ -98,7 +98,7 @@ class OpenApiSourcesTest {
         JsonNode paused = execute("return await " + deleteIntegration.path("address").asString() + "({slug: 'tether'})");
         assertThat(paused.path("status").asString()).as(paused.toString()).isEqualTo("paused");
         assertThat(paused.path("structured").path("interaction").path("message").asString())
-                .startsWith("Approve " + deleteIntegration.path("address").asString());
+                .as("as Executor asks: the operation's approval description").startsWith("DELETE /api/integrations/{slug}\n\nArguments:\n");
         assertThat(added()).as("nothing deleted while paused").isEqualTo(1);
         Reply declined = tether.post("/api/executions/" + paused.path("structured").path("executionId").asString() + "/resume",
                 Map.of("action", "decline"));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -98,6 +99,25 @@ class ContainerReaperTest {
             DockerContainers.withLabel("tether.instance", "0ther1d0").forEach(container ->
                     engine.remove(container.getId()).block(BOUND));
         }
+    }
+
+    @Test
+    void aDeadReplicasContainersAreRemovedOnlyWhenCreatedBeforeItsLeaseRanOut() {
+        String dead = "dead" + guard.marker().substring(0, 4);
+        startGhost(dead, "left-by-a-dead-replica");
+
+        StepVerifier.create(reaper.reapReplica(dead, Instant.now().minus(Duration.ofHours(1))))
+                .as("created after the lease ran out: the replica came back, the container is its own")
+                .expectNext(0L)
+                .expectComplete()
+                .verify(BOUND);
+        assertEquals(1, DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, dead).size());
+
+        StepVerifier.create(reaper.reapReplica(dead, Instant.now().plusSeconds(60)))
+                .expectNext(1L)
+                .expectComplete()
+                .verify(BOUND);
+        assertEquals(List.of(), DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, dead));
     }
 
     @Test

@@ -459,4 +459,27 @@ abstract class StoreContract {
         assertThat(store.policies().map(Policy::id).collectList().block(BOUND)).containsExactly("pol_user", "pol_org2");
     }
 
+    @Test
+    void anExpiredLeaseIsClaimedByExactlyOneReplicaAndALiveOneByNone() {
+        ConnectionFactory factory = migratedFactory(newDatabase());
+        InstanceLeases a = new R2dbcInstanceLeases(DatabaseClient.create(factory));
+        InstanceLeases b = new R2dbcInstanceLeases(DatabaseClient.create(factory));
+        Instant now = Instant.ofEpochSecond(1_700_000_000L);
+        InstanceLeases.Lease dead = new InstanceLeases.Lease("dead0001", "host-a", now.minusSeconds(60), now.minusSeconds(1));
+        InstanceLeases.Lease live = new InstanceLeases.Lease("live0001", "host-b", now.minusSeconds(60), now.plusSeconds(10));
+        assertThat(a.renew(dead).block(BOUND)).as("written anew").isFalse();
+        assertThat(b.renew(live).block(BOUND)).isFalse();
+        assertThat(b.renew(live).block(BOUND)).as("extended").isTrue();
+
+        assertThat(a.expired(now).map(InstanceLeases.Lease::instance).collectList().block(BOUND)).containsExactly("dead0001");
+        assertThat(b.expired(now).collectList().block(BOUND)).containsExactly(dead);
+        assertThat(a.claim(live, now).block(BOUND)).as("a live lease is nobody's to claim").isFalse();
+
+        List<Boolean> claims = Flux.merge(a.claim(dead, now), b.claim(dead, now), a.claim(dead, now)).collectList().block(BOUND);
+        assertThat(claims).as("three claims at once").containsExactlyInAnyOrder(true, false, false);
+        assertThat(a.expired(now).collectList().block(BOUND)).isEmpty();
+
+        a.release("live0001").block(BOUND);
+        assertThat(b.expired(now.plusSeconds(3600)).collectList().block(BOUND)).as("released, not left to run out").isEmpty();
+    }
 }

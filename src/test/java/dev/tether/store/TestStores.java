@@ -40,4 +40,9 @@ public final class TestStores {
         MemoryStore store = new MemoryStore(database, policies, changes);
         return new Stores(store, store, store, store, policies);
     }
+
+    /** The replicas' leases in the database {@code db} reaches (migrated by its owner). */
+    public static InstanceLeases leases(DatabaseClient db) {
+        return new R2dbcInstanceLeases(db);
+    }
 }

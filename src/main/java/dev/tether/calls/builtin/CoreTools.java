@@ -17,6 +17,7 @@ import dev.tether.store.Owner;
 import dev.tether.store.Policy;
 import dev.tether.store.PolicyAction;
 import dev.tether.views.Views.ConnectionView;
+import dev.tether.views.Views.IntegrationView;
 import dev.tether.views.Views.RefreshedToolView;
 
 /**
@@ -58,9 +59,8 @@ final class CoreTools implements BuiltinHandlers {
     }
 
     private Mono<Object> integrationsList() {
-        return integrations.all()
-                .map(integration -> integrationItem(integration.slug(), integration.description(), "mcp", true, true))
-                .startWith(integrationItem(BuiltinTool.INTEGRATION, "Executor", "built-in", false, false))
+        return integrations.all().map(IntegrationView::of).startWith(IntegrationView.BUILT_IN)
+                .map(view -> integrationItem(view.slug(), view.description(), view.kind(), view.canRemove(), view.canRefresh()))
                 .collectList()
                 .map(items -> Map.of("integrations", items));
     }

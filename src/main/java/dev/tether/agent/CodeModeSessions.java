@@ -1,0 +1,77 @@
+package dev.tether.agent;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.stereotype.Component;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import dev.tether.execution.Executions;
+
+/**
+ * The sessions of {@code /mcp}, by the id {@code initialize} handed out. Kept in memory as Executor keeps them: a
+ * restarted daemon answers an old id with 404, and the agent's client starts a new session, as MCP has it. Bounded:
+ * beyond {@code tether.agent.max-sessions} the session used longest ago ends. A session that ends takes its paused
+ * executions with it (nobody else may resume them), rather than leaving them to their expiry.
+ */
+@Component
+final class CodeModeSessions implements DisposableBean {
+
+    private final int limit;
+    private final Executions executions;
+    /** In access order, so that the eldest entry is the session used longest ago. */
+    private final LinkedHashMap<String, CodeModeSession> sessions = new LinkedHashMap<>(16, 0.75f, true);
+
+    CodeModeSessions(AgentProperties properties, Executions executions) {
+        this.limit = properties.maxSessions();
+        this.executions = executions;
+    }
+
+    /** Keeps {@code session}; completes once the one it pushed out, if any, has ended. */
+    Mono<Void> add(CodeModeSession session) {
+        CodeModeSession evicted = null;
+        synchronized (sessions) {
+            sessions.put(session.id(), session);
+            if (sessions.size() > limit) {
+                Map.Entry<String, CodeModeSession> eldest = sessions.entrySet().iterator().next();
+                evicted = sessions.remove(eldest.getKey());
+            }
+        }
+        return evicted == null ? Mono.empty() : ended(evicted);
+    }
+
+    Optional<CodeModeSession> find(String id) {
+        synchronized (sessions) {
+            return Optional.ofNullable(sessions.get(id));
+        }
+    }
+
+    /** Ends the session; false when there is none by this id. */
+    Mono<Boolean> end(String id) {
+        return Mono.defer(() -> {
+            CodeModeSession ended;
+            synchronized (sessions) {
+                ended = sessions.remove(id);
+            }
+            return ended == null ? Mono.just(false) : ended(ended).thenReturn(true);
+        });
+    }
+
+    private Mono<Void> ended(CodeModeSession session) {
+        session.end();
+        return Flux.fromIterable(session.takeAllPaused()).flatMap(executions::abandon).then();
+    }
+
+    @Override
+    public void destroy() {
+        Map<String, CodeModeSession> all;
+        synchronized (sessions) {
+            all = new LinkedHashMap<>(sessions);
+            sessions.clear();
+        }
+        all.values().forEach(CodeModeSession::end);
+    }
+}

@@ -1,0 +1,112 @@
+package dev.tether.replicas;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import dev.tether.daemon.Periodic;
+import dev.tether.docker.InstanceId;
+import dev.tether.store.InstanceLeases;
+import dev.tether.store.InstanceLeases.Lease;
+import dev.tether.store.StoreSharing;
+
+/**
+ * Keeps this replica's lease alive every {@code tether.replicas.heartbeat}, and gives it back at a graceful stop so
+ * that peers do not wait for it to run out. A renewal that finds the row gone means a peer took this replica for dead
+ * (a pause longer than the lease) and removed its containers: the sessions that used them fail and start again.
+ */
+@Component
+public final class ReplicaLease implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(ReplicaLease.class);
+
+    private final InstanceLeases leases;
+    private final String instance;
+    private final ReplicaProperties properties;
+    private final boolean shared;
+    private final Scheduler clock;
+    private final Instant startedAt;
+    private final AtomicBoolean held = new AtomicBoolean();
+    private final Periodic heartbeat = new Periodic();
+
+    @Autowired
+    ReplicaLease(InstanceLeases leases, InstanceId instance, ReplicaProperties properties, StoreSharing sharing) {
+        this(leases, instance.value(), properties, sharing.isShared(), Schedulers.parallel());
+    }
+
+    ReplicaLease(InstanceLeases leases, String instance, ReplicaProperties properties, boolean shared, Scheduler clock) {
+        this.leases = leases;
+        this.instance = instance;
+        this.properties = properties;
+        this.shared = shared;
+        this.clock = clock;
+        this.startedAt = now(clock);
+    }
+
+    /** Renews the lease once: until now plus {@code lease-ttl}. */
+    Mono<Boolean> renew() {
+        return Mono.defer(() -> leases.renew(new Lease(instance, properties.address(), startedAt,
+                        now(clock).plus(properties.leaseTtl()))))
+                .doOnNext(kept -> {
+                    if (!kept && held.getAndSet(true)) {
+                        log.warn("replica {} found its lease taken: a peer took it for dead after {} of silence and removed "
+                                + "its containers; sessions that used them start again", instance, properties.leaseTtl());
+                    }
+                    else if (!kept) {
+                        log.info("replica {} holds its lease, renewed every {}", instance, properties.heartbeat());
+                    }
+                });
+    }
+
+    @Override
+    public void start() {
+        if (!shared) {
+            return;
+        }
+        heartbeat.start(Duration.ZERO, properties.heartbeat(), clock, this::renew,
+                error -> log.warn("replica {} could not renew its lease: {}", instance, error.toString()));
+    }
+
+    @Override
+    public void stop(Runnable callback) {
+        if (!heartbeat.isRunning()) {
+            callback.run();
+            return;
+        }
+        heartbeat.stop();
+        leases.release(instance)
+                .timeout(properties.heartbeat())
+                .doFinally(signal -> callback.run())
+                .subscribe(null, error -> log.warn("replica {} left its lease to run out: {}", instance, error.toString()));
+    }
+
+    @Override
+    public void stop() {
+        stop(() -> { });
+    }
+
+    @Override
+    public boolean isRunning() {
+        return heartbeat.isRunning();
+    }
+
+    /** Given back last, once the children (phase 0) are gone: until then a peer must not take them for a dead replica's. */
+    @Override
+    public int getPhase() {
+        return -10;
+    }
+
+    private static Instant now(Scheduler clock) {
+        return Instant.ofEpochMilli(clock.now(TimeUnit.MILLISECONDS));
+    }
+}

@@ -1,0 +1,46 @@
+package dev.tether.replicas;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import dev.tether.daemon.PropertyChecks;
+
+/**
+ * Replicas on a shared store.
+ *
+ * @param leaseTtl  how long a replica's lease lasts without renewal: a replica silent this long is taken for dead
+ *                  and its containers removed by a peer; default 15 s
+ * @param heartbeat how often a replica renews its lease and looks for peers' expired ones; default 5 s, and less
+ *                  than a third of {@code lease-ttl}, so that two missed renewals do not yet cost the lease
+ * @param address   how peers reach this replica, written in its lease; default the host name
+ */
+@ConfigurationProperties("tether.replicas")
+public record ReplicaProperties(Duration leaseTtl, Duration heartbeat, String address) {
+
+    public ReplicaProperties(@Nullable Duration leaseTtl, @Nullable Duration heartbeat, @Nullable String address) {
+        this.leaseTtl = PropertyChecks.positive("tether.replicas.lease-ttl", leaseTtl, Duration.ofSeconds(15));
+        this.heartbeat = PropertyChecks.positive("tether.replicas.heartbeat", heartbeat, Duration.ofSeconds(5));
+        if (this.heartbeat.multipliedBy(3).compareTo(this.leaseTtl) > 0) {
+            throw new IllegalArgumentException("tether.replicas.heartbeat must be at most a third of tether.replicas.lease-ttl, was "
+                    + this.heartbeat + " against " + this.leaseTtl);
+        }
+        this.address = address == null || address.isBlank() ? hostName() : address;
+    }
+
+    public static ReplicaProperties defaults() {
+        return new ReplicaProperties(null, null, null);
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        }
+        catch (UnknownHostException ex) {
+            return "unknown";
+        }
+    }
+}

@@ -1,0 +1,29 @@
+package dev.tether.store;
+
+import java.time.Instant;
+
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/** The replicas sharing this store, each by a lease it renews; an expired lease is a replica that died. */
+public interface InstanceLeases {
+
+    /** One replica's lease as stored. */
+    record Lease(String instance, String address, Instant startedAt, Instant expiresAt) {
+    }
+
+    /** Writes or extends this replica's lease; false when it had to be written anew (a peer had claimed it). */
+    Mono<Boolean> renew(Lease lease);
+
+    /** Removes this replica's lease at a graceful stop, so that peers need not wait for it to run out. */
+    Mono<Void> release(String instance);
+
+    /** Leases that ran out before {@code now}, oldest first. */
+    Flux<Lease> expired(Instant now);
+
+    /**
+     * Takes an expired lease away, exactly once across replicas: true only for the one whose delete removed the
+     * row, and only while it is still expired (a replica that came back and renewed keeps it).
+     */
+    Mono<Boolean> claim(Lease lease, Instant now);
+}

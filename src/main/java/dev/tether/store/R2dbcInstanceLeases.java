@@ -1,0 +1,68 @@
+package dev.tether.store;
+
+import java.time.Instant;
+
+import io.r2dbc.spi.Readable;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.stereotype.Component;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/** {@link InstanceLeases} in the {@code instance_lease} table. */
+@Component
+final class R2dbcInstanceLeases implements InstanceLeases {
+
+    private final DatabaseClient db;
+
+    R2dbcInstanceLeases(DatabaseClient db) {
+        this.db = db;
+    }
+
+    @Override
+    public Mono<Boolean> renew(Lease lease) {
+        // Only this replica writes its own row, so update-then-insert cannot race another writer of it.
+        return db.sql("UPDATE instance_lease SET address = :address, expires_at = :expires WHERE instance_id = :id")
+                .bind("address", lease.address())
+                .bind("expires", lease.expiresAt().toEpochMilli())
+                .bind("id", lease.instance())
+                .fetch().rowsUpdated()
+                .flatMap(rows -> rows > 0 ? Mono.just(true)
+                        : db.sql("INSERT INTO instance_lease (instance_id, address, started_at, expires_at) "
+                                        + "VALUES (:id, :address, :started, :expires)")
+                                .bind("id", lease.instance())
+                                .bind("address", lease.address())
+                                .bind("started", lease.startedAt().toEpochMilli())
+                                .bind("expires", lease.expiresAt().toEpochMilli())
+                                .fetch().rowsUpdated()
+                                .thenReturn(false));
+    }
+
+    @Override
+    public Mono<Void> release(String instance) {
+        return db.sql("DELETE FROM instance_lease WHERE instance_id = :id").bind("id", instance).fetch().rowsUpdated().then();
+    }
+
+    @Override
+    public Flux<Lease> expired(Instant now) {
+        return db.sql("SELECT instance_id, address, started_at, expires_at FROM instance_lease WHERE expires_at < :now "
+                        + "ORDER BY expires_at")
+                .bind("now", now.toEpochMilli())
+                .map(R2dbcInstanceLeases::lease)
+                .all();
+    }
+
+    @Override
+    public Mono<Boolean> claim(Lease lease, Instant now) {
+        // The row lock of the delete decides: of two replicas claiming at once, one deletes the row, the other none.
+        return db.sql("DELETE FROM instance_lease WHERE instance_id = :id AND expires_at < :now")
+                .bind("id", lease.instance())
+                .bind("now", now.toEpochMilli())
+                .fetch().rowsUpdated()
+                .map(rows -> rows > 0);
+    }
+
+    private static Lease lease(Readable row) {
+        return new Lease(row.get("instance_id", String.class), row.get("address", String.class),
+                Instant.ofEpochMilli(row.get("started_at", Long.class)), Instant.ofEpochMilli(row.get("expires_at", Long.class)));
+    }
+}

@@ -1,0 +1,177 @@
+package dev.tether.replicas;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.r2dbc.spi.ConnectionFactories;
+import io.r2dbc.spi.ConnectionFactoryOptions;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.r2dbc.core.DatabaseClient;
+import reactor.core.publisher.Flux;
+import reactor.test.scheduler.VirtualTimeScheduler;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.tether.docker.ContainerReaper;
+import dev.tether.docker.DockerEngine;
+import dev.tether.docker.DockerProperties;
+import dev.tether.docker.InstanceId;
+import dev.tether.process.ChildProcesses;
+import dev.tether.process.ProcessProperties;
+import dev.tether.store.InstanceLeases;
+import dev.tether.store.TestStores;
+import dev.tether.testsupport.Await;
+import dev.tether.testsupport.DockerContainers;
+import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.LifecycleGuard;
+import dev.tether.testsupport.PostgresDatabase;
+import dev.tether.testsupport.RequiresDocker;
+import dev.tether.testsupport.RequiresPostgres;
+import dev.tether.testsupport.TestImages;
+
+/**
+ * Three replicas on one PostgreSQL and one Docker engine: replica A holds a lease and a container, then goes silent
+ * (as after {@code kill -9}); once its lease has run out, the two live peers look at the same moment, exactly one
+ * of them removes A's container, and neither touches a container of a replica whose lease is alive. Each replica
+ * has a clock of its own in virtual time, set to the wall clock, since Docker stamps containers with real time.
+ */
+@RequiresDocker
+@RequiresPostgres
+class DeadReplicaReaperTest {
+
+    private static final Duration BOUND = Duration.ofSeconds(30);
+    private static final ReplicaProperties PROPERTIES = ReplicaProperties.defaults();
+
+    @RegisterExtension
+    final LifecycleGuard guard = new LifecycleGuard();
+
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final VirtualTimeScheduler clockA = VirtualTimeScheduler.create();
+    private final VirtualTimeScheduler clockB = VirtualTimeScheduler.create();
+    private final VirtualTimeScheduler clockC = VirtualTimeScheduler.create();
+    private InstanceLeases leases;
+    private ContainerReaper containers;
+    private DockerEngine engine;
+
+    @BeforeEach
+    void setUp() {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("replicas_test");
+        Flyway.configure().dataSource(postgres.jdbcUrl(schema), postgres.user(), postgres.password()).load().migrate();
+        leases = TestStores.leases(DatabaseClient.create(ConnectionFactories.get(ConnectionFactoryOptions
+                .parse(postgres.r2dbcUrl(schema)).mutate()
+                .option(ConnectionFactoryOptions.USER, postgres.user())
+                .option(ConnectionFactoryOptions.PASSWORD, postgres.password())
+                .build())));
+        engine = new DockerEngine(new DockerProperties(null, null, null), JsonMapper.builder().build());
+        ChildProcesses children = new ChildProcesses(ProcessProperties.defaults(), guard.tether(), engine, meters);
+        containers = new ContainerReaper(engine, new InstanceId(guard.tether()), children, new DockerProperties(null, null, null),
+                meters);
+        Instant now = Instant.now();
+        List.of(clockA, clockB, clockC).forEach(clock -> clock.advanceTimeTo(now));
+    }
+
+    @AfterEach
+    void stopClocks() {
+        List.of(clockA, clockB, clockC).forEach(VirtualTimeScheduler::dispose);
+    }
+
+    @Test
+    void aSilentReplicasContainersAreRemovedOnceItsLeaseRunsOutByExactlyOnePeer() {
+        String a = "a" + guard.marker().substring(0, 7);
+        String live = "b" + guard.marker().substring(0, 7);
+        String left = startContainerOf(a);
+        String kept = startContainerOf(live);
+        // The clocks read the wall clock once the containers exist: starting one can take seconds on a loaded machine.
+        Instant now = Instant.now();
+        List.of(clockA, clockB, clockC).forEach(clock -> clock.advanceTimeTo(now));
+        ReplicaLease leaseA = new ReplicaLease(leases, a, PROPERTIES, true, clockA);
+        ReplicaLease leaseB = new ReplicaLease(leases, live, PROPERTIES, true, clockB);
+        DeadReplicaReaper reaperB = new DeadReplicaReaper(leases, containers, live, PROPERTIES, true, clockB);
+        DeadReplicaReaper reaperC = new DeadReplicaReaper(leases, containers, "c" + guard.marker().substring(0, 7), PROPERTIES,
+                true, clockC);
+        try {
+            assertThat(leaseA.renew().block(BOUND)).as("A's first lease is written anew").isFalse();
+            assertThat(reaperB.reapOnce().block(BOUND)).as("A's lease is alive: nothing to reap").isZero();
+            assertThat(DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, a)).hasSize(1);
+
+            // A is silent from here on; B renews, as a live replica does, past A's lease.
+            Duration past = PROPERTIES.leaseTtl().plusSeconds(1);
+            clockB.advanceTimeBy(past);
+            clockC.advanceTimeBy(past);
+            leaseB.renew().block(BOUND);
+
+            List<Long> removed = Flux.merge(reaperB.reapOnce(), reaperC.reapOnce()).collectList().block(BOUND);
+            assertThat(removed).as("containers each peer removed").containsExactlyInAnyOrder(1L, 0L);
+            assertThat(DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, a)).as("A's container " + left).isEmpty();
+            assertThat(DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, live)).as("the live replica's container")
+                    .hasSize(1);
+            assertThat(meters.get("tether.children.reaped").counter().count()).isEqualTo(1.0);
+
+            assertThat(leaseA.renew().block(BOUND)).as("A, back after all, finds its lease taken and writes it anew").isFalse();
+            assertThat(reaperB.reapOnce().block(BOUND)).isZero();
+        }
+        finally {
+            engine.remove(kept).block(BOUND);
+        }
+    }
+
+    @Test
+    void aReplicaOnAnEmbeddedStoreKeepsNoLeaseAndReapsNothing() {
+        DeadReplicaReaper reaper = new DeadReplicaReaper(leases, containers, "solo0001", PROPERTIES, false, clockB);
+        ReplicaLease lease = new ReplicaLease(leases, "solo0001", PROPERTIES, false, clockB);
+        lease.start();
+        reaper.start();
+        clockB.advanceTimeBy(PROPERTIES.leaseTtl().multipliedBy(2));
+
+        assertThat(lease.isRunning()).isFalse();
+        assertThat(reaper.isRunning()).isFalse();
+        assertThat(leases.expired(Instant.now().plus(Duration.ofDays(1))).collectList().block(BOUND)).isEmpty();
+    }
+
+    @Test
+    void aGracefulStopGivesTheLeaseBackAtOnce() {
+        ReplicaLease lease = new ReplicaLease(leases, "gone0001", PROPERTIES, true, clockA);
+        lease.start();
+        clockA.advanceTime();
+        Await.until(() -> !leases.expired(Instant.now().plus(Duration.ofDays(1))).collectList().block(BOUND).isEmpty(), BOUND,
+                () -> "the lease is written");
+
+        java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
+        lease.stop(stopped::countDown);
+
+        Await.until(() -> stopped.getCount() == 0, BOUND, () -> "the stop completes");
+        assertThat(leases.expired(Instant.now().plus(Duration.ofDays(1))).collectList().block(BOUND)).as("released").isEmpty();
+        assertThat(lease.isRunning()).isFalse();
+    }
+
+    /** A container labelled as Tether labels its children's, running an idle node. */
+    private String startContainerOf(String instance) {
+        try {
+            Process docker = new ProcessBuilder("docker", "run", "-d", "--label", LifecycleGuard.INSTANCE_LABEL + "=" + instance,
+                    "--label", "tether.session=s" + instance, "--label", Fixture.DOCKER_LABEL + "=true",
+                    "--label", LifecycleGuard.RUN_LABEL + "=" + guard.marker(),
+                    TestImages.nodeImage(), "node", "-e", "setInterval(() => {}, 1000)").redirectErrorStream(true).start();
+            String out = new String(docker.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            assertThat(docker.waitFor(60, TimeUnit.SECONDS)).as("docker run -d returns").isTrue();
+            assertThat(docker.exitValue()).as(out).isZero();
+            return out.lines().reduce((first, second) -> second).orElseThrow();
+        }
+        catch (java.io.IOException ex) {
+            throw new IllegalStateException(ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+}
