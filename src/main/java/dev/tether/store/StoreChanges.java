@@ -7,6 +7,9 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.r2dbc.autoconfigure.R2dbcProperties;
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
@@ -35,8 +38,37 @@ final class StoreChanges {
     });
     private volatile long lastPrune;
 
+    private final boolean shared;
+
+    /** A log for a store other replicas may share. */
     StoreChanges(DatabaseClient db) {
+        this(db, true);
+    }
+
+    /** The log of the store at {@code spring.r2dbc.url}: none for an embedded H2 that no other process can open. */
+    @Autowired
+    StoreChanges(DatabaseClient db, R2dbcProperties r2dbc) {
+        this(db, sharable(r2dbc.getUrl()));
+    }
+
+    private StoreChanges(DatabaseClient db, boolean shared) {
         this.db = db;
+        this.shared = shared;
+    }
+
+    /**
+     * Whether other processes may write the store: not an embedded H2 file, which the daemon that opened it locks
+     * (unless its URL asks for {@code AUTO_SERVER=TRUE}), nor an in-memory H2. There, recording and reading changes
+     * would be a write per write and a query a second for nothing.
+     */
+    static boolean sharable(@Nullable String r2dbcUrl) {
+        String url = r2dbcUrl == null ? "" : r2dbcUrl.toLowerCase(java.util.Locale.ROOT);
+        return !url.startsWith("r2dbc:h2:") || url.startsWith("r2dbc:h2:tcp:") || url.contains("auto_server=true");
+    }
+
+    /** Whether other replicas may write the store, so that its log is worth recording and reading. */
+    boolean shared() {
+        return shared;
     }
 
     static String item(ConnectionKey key) {
@@ -49,6 +81,9 @@ final class StoreChanges {
     }
 
     Mono<Void> record(String kind, String item) {
+        if (!shared) {
+            return Mono.empty();
+        }
         return db.sql("INSERT INTO store_change (kind, item, origin, changed_at) VALUES (:kind, :item, :origin, :at)")
                 .bind("kind", kind).bind("item", item).bind("origin", origin).bind("at", System.currentTimeMillis())
                 .fetch().rowsUpdated().then();
@@ -56,6 +91,9 @@ final class StoreChanges {
 
     /** The newest change now, where reading starts. */
     Mono<Long> latest() {
+        if (!shared) {
+            return Mono.just(0L);
+        }
         return db.sql("SELECT COALESCE(MAX(seq), 0) AS latest FROM store_change")
                 .map(row -> row.get("latest", Long.class))
                 .one();

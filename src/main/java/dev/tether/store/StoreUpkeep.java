@@ -55,6 +55,9 @@ final class StoreUpkeep implements SmartLifecycle {
         loading = memory.loaded().subscribe(null, error -> log.warn("store not loaded yet: {}", error.toString()));
         writeBehind.start(properties.writeBehind(), properties.writeBehind(), timer, memory::flush,
                 error -> log.warn("health verdicts not written yet, retrying: {}", error.toString()));
+        if (!changes.shared()) {
+            return; // nobody else writes this store: no change log to read
+        }
         changeLog.start(properties.changePoll(), properties.changePoll(), timer,
                 () -> memory.catchUp().then(changes.prune(CHANGE_LOG_KEPT)),
                 error -> log.warn("cannot read the store's change log: {}", error.toString()));

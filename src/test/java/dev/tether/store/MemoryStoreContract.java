@@ -53,10 +53,10 @@ abstract class MemoryStoreContract {
     }
 
     private Replica replica(Database database) {
-        ConnectionFactory factory = ConnectionFactories.get(ConnectionFactoryOptions.parse(database.r2dbcUrl()).mutate()
+        ConnectionFactory factory = EmbeddedStoreThreads.onOwnThreads(ConnectionFactories.get(ConnectionFactoryOptions.parse(database.r2dbcUrl()).mutate()
                 .option(ConnectionFactoryOptions.USER, database.user())
                 .option(ConnectionFactoryOptions.PASSWORD, database.password())
-                .build());
+                .build()));
         DatabaseClient db = DatabaseClient.create(factory);
         R2dbcStore store = new R2dbcStore(db, new R2dbcTransactionManager(factory), JsonMapper.builder().build(), SECRETS);
         StoreChanges changes = new StoreChanges(db);

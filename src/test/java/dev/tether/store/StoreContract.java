@@ -45,11 +45,11 @@ abstract class StoreContract {
 
     private static ConnectionFactory migratedFactory(Database database) {
         Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password()).load().migrate();
-        return ConnectionFactories.get(io.r2dbc.spi.ConnectionFactoryOptions.parse(database.r2dbcUrl())
+        return EmbeddedStoreThreads.onOwnThreads(ConnectionFactories.get(io.r2dbc.spi.ConnectionFactoryOptions.parse(database.r2dbcUrl())
                 .mutate()
                 .option(io.r2dbc.spi.ConnectionFactoryOptions.USER, database.user())
                 .option(io.r2dbc.spi.ConnectionFactoryOptions.PASSWORD, database.password())
-                .build());
+                .build()));
     }
 
     // ---- secrets at rest ------------------------------------------------------------------

@@ -28,8 +28,8 @@ public final class TestStores {
     public static Stores embedded() {
         String name = "test-" + UUID.randomUUID();
         Flyway.configure().dataSource("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "").load().migrate();
-        ConnectionFactory factory = ConnectionFactories.get(ConnectionFactoryOptions.parse("r2dbc:h2:mem:///" + name + "?DB_CLOSE_DELAY=-1")
-                .mutate().option(ConnectionFactoryOptions.USER, "sa").option(ConnectionFactoryOptions.PASSWORD, "").build());
+        ConnectionFactory factory = EmbeddedStoreThreads.onOwnThreads(ConnectionFactories.get(ConnectionFactoryOptions.parse("r2dbc:h2:mem:///" + name + "?DB_CLOSE_DELAY=-1")
+                .mutate().option(ConnectionFactoryOptions.USER, "sa").option(ConnectionFactoryOptions.PASSWORD, "").build()));
         DatabaseClient db = DatabaseClient.create(factory);
         R2dbcStore database = new R2dbcStore(db, new R2dbcTransactionManager(factory), JsonMapper.builder().build(),
                 SecretBox.random());

@@ -14,15 +14,6 @@ public final class NonBlockingThreads implements BlockHoundIntegration {
     @Override
     public void applyTo(BlockHound.Builder builder) {
         builder
-                // r2dbc-h2 wraps embedded H2, which is synchronous by design: each statement runs on the calling
-                // thread. The in-memory store keeps it off the warm request path; PostgreSQL is non-blocking.
-                .allowBlockingCallsInside("io.r2dbc.h2.H2Statement", "execute")
-                .allowBlockingCallsInside("io.r2dbc.h2.H2Connection", "close")
-                .allowBlockingCallsInside("io.r2dbc.h2.H2Connection", "beginTransaction")
-                .allowBlockingCallsInside("io.r2dbc.h2.H2Connection", "commitTransaction")
-                .allowBlockingCallsInside("io.r2dbc.h2.H2Connection", "rollbackTransaction")
-                .allowBlockingCallsInside("io.r2dbc.h2.H2ConnectionFactory", "create")
-                .allowBlockingCallsInside("io.r2dbc.h2.H2Result", "map")
                 // SecureRandom (UUIDs, child ids) reads /dev/urandom, which on Linux never blocks once the kernel's
                 // pool is seeded at boot: a short read syscall, not a wait.
                 .allowBlockingCallsInside("java.security.SecureRandom", "nextBytes")

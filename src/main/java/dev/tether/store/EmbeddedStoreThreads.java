@@ -1,0 +1,90 @@
+package dev.tether.store;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+
+import io.r2dbc.spi.Batch;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.Result;
+import io.r2dbc.spi.Statement;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.stereotype.Component;
+import org.springframework.util.ClassUtils;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Runs an embedded H2 store on threads of its own ({@code tether-h2}, at most four): r2dbc-h2 runs H2, which is
+ * synchronous, on whichever thread subscribes to a statement, which would otherwise be an event loop or a parallel
+ * thread, blocked for the statement's file I/O. Every Publisher the R2DBC SPI answers (a connection, a statement's
+ * results, a result's rows, a commit, a close) is subscribed to and asked for more on that scheduler, and what the SPI
+ * hands out (connections, statements, batches, results) is wrapped the same way. A proxy rather than a hand-written
+ * decorator of each SPI interface: the rule is the same for every method. PostgreSQL's driver does not block and is
+ * left as it is.
+ */
+@Component
+final class EmbeddedStoreThreads implements BeanPostProcessor {
+
+    /** Daemon threads: statements still running when the daemon exits are H2's to recover, as after a kill. */
+    private static final Scheduler H2 = Schedulers.newBoundedElastic(4, 100_000, "tether-h2", 60, true);
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        return bean instanceof ConnectionFactory factory ? onOwnThreads(factory) : bean;
+    }
+
+    /** {@code factory} on the store's own threads when it is H2's (or a pool of H2 connections), else as it is. */
+    static ConnectionFactory onOwnThreads(ConnectionFactory factory) {
+        return "H2".equals(factory.getMetadata().getName()) ? (ConnectionFactory) wrap(factory) : factory;
+    }
+
+    private static Object wrap(Object target) {
+        Class<?>[] interfaces = ClassUtils.getAllInterfacesForClass(target.getClass(), EmbeddedStoreThreads.class.getClassLoader());
+        return Proxy.newProxyInstance(EmbeddedStoreThreads.class.getClassLoader(), interfaces, new OnOwnThreads(target));
+    }
+
+    private static @Nullable Object wrapped(@Nullable Object value) {
+        return value instanceof Connection || value instanceof Statement || value instanceof Batch || value instanceof Result
+                ? wrap(value) : value;
+    }
+
+    private record OnOwnThreads(Object target) implements InvocationHandler {
+
+        @Override
+        public @Nullable Object invoke(Object proxy, Method method, Object @Nullable [] args) throws Throwable {
+            if (method.getDeclaringClass() == Object.class) {
+                return switch (method.getName()) {
+                    case "equals" -> proxy == args[0];
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    default -> method.invoke(target, args);
+                };
+            }
+            if (method.getName().equals("unwrap")) {
+                // What this wraps is the target itself (Boot finds the connection pool below for its metrics).
+                if (args == null || args.length == 0 || args[0] instanceof Class<?> type && type.isInstance(target)) {
+                    return target;
+                }
+            }
+            Object result;
+            try {
+                result = method.invoke(target, args);
+            }
+            catch (InvocationTargetException ex) {
+                throw ex.getCause();
+            }
+            if (result == target) {
+                return proxy; // a statement's fluent bind(...)
+            }
+            if (result instanceof Publisher<?> publisher) {
+                return Flux.from(publisher).map(EmbeddedStoreThreads::wrapped).subscribeOn(H2);
+            }
+            return wrapped(result);
+        }
+    }
+}
