@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.PolyglotException;
@@ -237,6 +238,11 @@ final class Execution {
 
     boolean closed() {
         return closed;
+    }
+
+    /** Runs one entry into the code on this execution's lane, where entries run one at a time. */
+    Mono<Step> onLane(Supplier<Step> entry) {
+        return Mono.fromSupplier(entry).subscribeOn(lane);
     }
 
     Scheduler lane() {

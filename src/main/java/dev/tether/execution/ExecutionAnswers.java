@@ -1,8 +1,12 @@
 package dev.tether.execution;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
+import io.modelcontextprotocol.spec.McpSchema.ElicitFormRequest;
+import io.modelcontextprotocol.spec.McpSchema.ElicitUrlRequest;
 import org.jspecify.annotations.Nullable;
 
 import dev.tether.execution.Execution.Settled;
@@ -76,6 +80,52 @@ final class ExecutionAnswers {
                 + ",\"address\":" + JsJson.quote(call.address())
                 + (call.argsJson() == null ? "" : ",\"args\":" + call.argsJson())
                 + ",\"requestedSchema\":" + REQUESTED_SCHEMA + "}}";
+        return new ExecutionAnswer.Pause(text, structured);
+    }
+
+    /** Executor 1.5.9's {@code formatPausedExecution} of a server's question, under pause id {@code id}: a form, or a URL to open. */
+    static ExecutionAnswer.Pause pause(String id, PendingCall call, Elicitation question) {
+        String message = question.request().message();
+        Map<String, Object> schema = question.request() instanceof ElicitFormRequest form && form.requestedSchema() != null
+                ? form.requestedSchema() : null;
+        String url = question.request() instanceof ElicitUrlRequest link ? link.url() : null;
+        boolean hasSchema = schema != null && !schema.isEmpty();
+        String instructions = url != null
+                ? "The user needs to open this URL in a browser and complete the flow. After the user finishes, call the resume tool with executionId \""
+                        + id + "\" and action \"accept\"."
+                : hasSchema
+                        ? "Ask the user for values matching requestedSchema. Then call the resume tool with executionId \"" + id
+                                + "\", action \"accept\", and content matching requestedSchema. If the user declines, call resume with "
+                                + "action \"decline\" or \"cancel\"."
+                        : "This is a model-side confirmation gate; there is no browser form to open. Ask the user whether to approve "
+                                + "the paused tool call. If the user approves, call the resume tool with executionId \"" + id
+                                + "\" and action \"accept\". If the user declines, call resume with action \"decline\" or \"cancel\".";
+        List<String> lines = new ArrayList<>();
+        lines.add("Execution paused: " + message);
+        if (url != null) {
+            lines.add("\nOpen this URL in a browser:\n" + url);
+            lines.add("\nAfter the browser flow, call the resume tool with action \"accept\".");
+        }
+        else if (hasSchema) {
+            lines.add("\nAsk the user for a response matching the requested schema, then call the resume tool.");
+            lines.add("\nRequested schema:\n" + JsJson.write(schema, "  ", ""));
+        }
+        else {
+            lines.add("\nThis is a model-side confirmation gate; no browser form is waiting. Ask the user whether to approve, "
+                    + "then call the resume tool with action \"accept\", \"decline\", or \"cancel\".");
+        }
+        lines.add("\nexecutionId: " + id);
+        lines.add("\ninstructions: " + instructions);
+        String text = String.join("\n", lines);
+        String structured = "{\"status\":\"waiting_for_interaction\",\"executionId\":" + JsJson.quote(id)
+                + ",\"interaction\":{\"kind\":" + (url != null ? "\"url\"" : "\"form\"")
+                + ",\"message\":" + JsJson.quote(message)
+                + ",\"instructions\":" + JsJson.quote(instructions)
+                + ",\"address\":" + JsJson.quote(call.address())
+                + (call.argsJson() == null ? "" : ",\"args\":" + call.argsJson())
+                + (url != null ? ",\"url\":" + JsJson.quote(url) : "")
+                + (url == null ? ",\"requestedSchema\":" + JsJson.write(schema == null ? Map.of() : schema, "", "") : "")
+                + "}}";
         return new ExecutionAnswer.Pause(text, structured);
     }
 

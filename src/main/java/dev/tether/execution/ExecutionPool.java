@@ -1,11 +1,9 @@
 package dev.tether.execution;
 
+import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.springframework.beans.factory.DisposableBean;
@@ -18,8 +16,6 @@ import reactor.pool.PoolAcquirePendingLimitException;
 import reactor.pool.PoolBuilder;
 import reactor.pool.PooledRef;
 
-import dev.tether.process.Niceness;
-
 /**
  * The threads executions run on, apart from every other pool of the daemon: code that loops for ever holds one of
  * these and nothing else, never a thread that spawns children, climbs a teardown ladder or serves HTTP.
@@ -27,14 +23,19 @@ import dev.tether.process.Niceness;
  * <p>At most {@code max-concurrent} executions are admitted at once and {@code max-queued} more wait for a place;
  * beyond, an execution is refused at once ({@link ExecutionRefusedException}). An admitted execution enters its code
  * through its own {@link #lane()}: one entry at a time, in order, without a thread waiting on another, so the
- * {@code max-concurrent} threads always suffice. The threads run at nice {@code tether.execution.nice}, 19 unless set ({@link Niceness}). Stopping code
- * (a time limit, a client gone) runs on threads of its own.
+ * {@code max-concurrent} threads always suffice. Each entry starts at the daemon's priority; one that runs longer than
+ * {@link #DEMOTE_AFTER} is lowered to nice {@code tether.execution.nice}, 19 unless set ({@link CodeThreads}), so
+ * endless loops cannot make new code wait. Stopping code (a time limit, a client gone) runs on threads of its own.
  */
 @Component
 final class ExecutionPool implements DisposableBean {
 
-    private final ThreadPoolExecutor threads;
-    private final Scheduler stops = Schedulers.newBoundedElastic(4, 100_000, "tether-js-stop", 60, true);
+    /** How long an entry into code runs at the daemon's priority before its thread is lowered. */
+    static final Duration DEMOTE_AFTER = Duration.ofMillis(100);
+
+    private final CodeThreads threads;
+    /** One per admitted execution at most: closing waits for the code to leave, and 36 loops are closed at once, not 4 by 4. */
+    private final Scheduler stops;
     private final InstrumentedPool<Object> slots;
     private final int maxConcurrent;
     private final int maxQueued;
@@ -42,9 +43,8 @@ final class ExecutionPool implements DisposableBean {
     ExecutionPool(ExecutionProperties properties) {
         this.maxConcurrent = properties.maxConcurrent();
         this.maxQueued = properties.maxQueued();
-        this.threads = new ThreadPoolExecutor(maxConcurrent, maxConcurrent, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                Niceness.threads("tether-js-", properties.nice()));
-        threads.allowCoreThreadTimeOut(true);
+        this.stops = Schedulers.newBoundedElastic(maxConcurrent, 100_000, "tether-js-stop", 60, true);
+        this.threads = new CodeThreads(maxConcurrent, properties.nice(), DEMOTE_AFTER);
         this.slots = PoolBuilder.from(Mono.fromSupplier(Object::new))
                 .sizeBetween(0, maxConcurrent)
                 .maxPendingAcquire(maxQueued)

@@ -16,7 +16,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.test.StepVerifier;
 
-/** The executions' own threads: admission with a bounded queue, lanes that keep order, threads at the lowest priority. */
+/** The executions' own threads: admission with a bounded queue, lanes that keep order, entries at the daemon's priority, lowered when they run long. */
 class ExecutionPoolTest {
 
     private final ExecutionPool pool = new ExecutionPool(new ExecutionProperties(null, null, null, null, null, 2, 1, null, null, null, null));
@@ -45,7 +45,7 @@ class ExecutionPoolTest {
     }
 
     @Test
-    void aLaneRunsItsTasksInOrderOneAtATimeOnLowPriorityThreads() {
+    void aLaneRunsItsTasksInOrderOneAtATimeAtTheDaemonsPriority() {
         Scheduler lane = pool.lane();
         List<Integer> order = new CopyOnWriteArrayList<>();
         List<String> nice = new CopyOnWriteArrayList<>();
@@ -57,8 +57,35 @@ class ExecutionPoolTest {
                 .verify(Duration.ofSeconds(20));
         assertThat(order).containsExactlyElementsOf(java.util.stream.IntStream.range(0, 50).boxed().toList());
         if (Files.isSymbolicLink(Path.of("/proc/thread-self"))) {
-            assertThat(nice).as("nice value of the execution threads").containsOnly("19");
+            assertThat(nice).as("nice value of short entries").containsOnly(niceOfThisThread());
         }
+    }
+
+    @Test
+    void anEntryThatRunsLongIsLoweredAndTheNextStartsAgainAtTheDaemonsPriority() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isSymbolicLink(Path.of("/proc/thread-self")), "Linux only");
+        String daemons = niceOfThisThread();
+        Scheduler lane = pool.lane();
+        List<String> seen = new CopyOnWriteArrayList<>();
+        Mono<Void> spin = Mono.fromRunnable(() -> {
+            seen.add(niceOfThisThread() + "@" + Thread.currentThread().getName());
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            // spins like an endless loop until its thread is lowered (bounded)
+            while (!niceOfThisThread().equals("19") && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            seen.add(niceOfThisThread() + "@" + Thread.currentThread().getName());
+        });
+        Mono<Void> next = Mono.fromRunnable(() -> seen.add(niceOfThisThread() + "@" + Thread.currentThread().getName()));
+        StepVerifier.create(spin.subscribeOn(lane).then(next.subscribeOn(lane)))
+                .expectComplete()
+                .verify(Duration.ofSeconds(20));
+        assertThat(seen).hasSize(3);
+        String spinThread = seen.get(0).split("@")[1];
+        assertThat(seen.get(0)).as("entered at the daemon's priority").startsWith(daemons + "@");
+        assertThat(seen.get(1)).as("lowered once it ran long").isEqualTo("19@" + spinThread);
+        assertThat(seen.get(2)).as("the next entry: a fresh thread at the daemon's priority")
+                .startsWith(daemons + "@").doesNotEndWith("@" + spinThread);
     }
 
     private static String niceOfThisThread() {
