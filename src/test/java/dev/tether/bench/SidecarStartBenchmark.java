@@ -29,7 +29,9 @@ import dev.tether.testsupport.PackagedDaemon;
  * {@code 200} of the UI's first calls ({@code GET /} and {@code GET /api/integrations} with Basic auth), with the CPU
  * the JVM used until then and its resident memory {@code settle} seconds later. Run it with {@code bench/sidecar-start.sh}.
  *
- * <p>Arguments: {@code runs=5 settle=5}.
+ * <p>Arguments: {@code runs=5 settle=5 data=kept}. {@code data=kept} starts every run on the data dir the first
+ * (uncounted) run made, as the app starts each day on its own; {@code data=fresh} gives each run a new one, the
+ * app's very first start (the store created and migrated).
  */
 public final class SidecarStartBenchmark {
 
@@ -37,11 +39,17 @@ public final class SidecarStartBenchmark {
 
     private final int runs;
     private final Duration settle;
+    private final boolean freshData;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private SidecarStartBenchmark(BenchArguments args) {
         runs = args.integer("runs", 5);
         settle = Duration.ofSeconds(args.integer("settle", 5));
+        String data = args.text("data", "kept");
+        if (!data.equals("kept") && !data.equals("fresh")) {
+            throw new IllegalArgumentException("data must be kept or fresh, was " + data);
+        }
+        freshData = data.equals("fresh");
     }
 
     public static void main(String[] argv) throws Exception {
@@ -56,12 +64,18 @@ public final class SidecarStartBenchmark {
         Path jar = PackagedDaemon.jar().orElseThrow(() -> new IllegalStateException("build the jar first: ./mvnw -DskipTests package"));
         Path ui = Files.createTempDirectory("tether-bench-ui");
         Files.writeString(ui.resolve("index.html"), "<!doctype html><title>Executor</title>");
-        System.out.printf("Sidecar start benchmark: %d starts, %s; %d cores, load %s%n", runs, jar.getFileName(),
-                Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).strip());
-        sample(jar, ui); // trains the start-up cache if this build has none yet; not counted
+        System.out.printf("Sidecar start benchmark: %d starts on a %s data dir, %s; %d cores, load %s%n", runs,
+                freshData ? "fresh" : "kept", jar.getFileName(), Runtime.getRuntime().availableProcessors(),
+                Files.readString(Path.of("/proc/loadavg")).strip());
+        Path kept = Files.createTempDirectory("tether-bench-sidecar");
+        sample(jar, ui, kept); // trains the start-up cache if this build has none yet, and makes the kept store; not counted
         List<Sample> samples = new ArrayList<>();
         for (int i = 0; i < runs; i++) {
-            Sample sample = sample(jar, ui);
+            Path data = freshData ? Files.createTempDirectory("tether-bench-sidecar") : kept;
+            Sample sample = sample(jar, ui, data);
+            if (freshData) {
+                delete(data);
+            }
             System.out.printf("  start %d: ready line %.0f ms, first 200 %.0f ms, CPU %.0f ms, idle RSS %.0f MiB%n", i + 1,
                     sample.readyMillis(), sample.first200Millis(), sample.cpuMillis(), sample.idleMiB());
             samples.add(sample);
@@ -70,11 +84,12 @@ public final class SidecarStartBenchmark {
                 p50(samples, Sample::readyMillis) / 1000, min(samples, Sample::readyMillis) / 1000,
                 max(samples, Sample::readyMillis) / 1000, p50(samples, Sample::first200Millis) / 1000,
                 p50(samples, Sample::cpuMillis) / 1000, p50(samples, Sample::idleMiB));
+        System.out.printf("load at the end: %s%n", Files.readString(Path.of("/proc/loadavg")).strip());
         delete(ui);
+        delete(kept);
     }
 
-    private Sample sample(Path jar, Path ui) throws Exception {
-        Path data = Files.createTempDirectory("tether-bench-sidecar");
+    private Sample sample(Path jar, Path ui, Path data) throws Exception {
         int port = Fixture.freeLoopbackPort();
         ProcessBuilder builder = new ProcessBuilder(Fixture.projectRoot().resolve("bin/executor-sidecar").toString())
                 .redirectError(ProcessBuilder.Redirect.DISCARD);
@@ -97,7 +112,14 @@ public final class SidecarStartBenchmark {
                 }
             }
             double ready = (System.nanoTime() - launched) / 1e6;
-            Thread drain = new Thread(() -> stdout.lines().forEach(unused -> { }), "drain");
+            Thread drain = new Thread(() -> {
+                try {
+                    stdout.lines().forEach(unused -> { });
+                }
+                catch (java.io.UncheckedIOException closed) {
+                    // the sidecar was stopped
+                }
+            }, "drain");
             drain.setDaemon(true);
             drain.start();
             String basic = "Basic " + Base64.getEncoder().encodeToString(("executor:" + PASSWORD).getBytes(StandardCharsets.UTF_8));
@@ -118,7 +140,6 @@ public final class SidecarStartBenchmark {
             if (!sidecar.waitFor(30, TimeUnit.SECONDS)) {
                 sidecar.destroyForcibly();
             }
-            delete(data);
         }
     }
 

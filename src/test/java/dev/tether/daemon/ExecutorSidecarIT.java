@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -104,6 +105,32 @@ class ExecutorSidecarIT {
         String stderr = Files.readString(dir.resolve("stderr.log"));
         assertThat(stderr).containsPattern("(?i)EADDRINUSE|address already in use"); // sidecar.ts's test
         assertThat(stderr).contains("tether: port ").doesNotContain("\tat ");
+    }
+
+    /** The app's EXECUTOR_CLIENT_DIR missing, or not a UI: one line naming it, on either stream no stack trace. */
+    @Test
+    void aMissingOrUnusableClientDirIsOneLineNamingItAndNoStackTrace() throws Exception {
+        Path notAUi = Files.createDirectories(dir.resolve("empty-ui"));
+        for (Path ui : List.of(dir.resolve("no-such-ui"), notAUi)) {
+            sidecar = launch(Fixture.freeLoopbackPort(), Map.of("EXECUTOR_DATA_DIR", dir.resolve("data").toString(),
+                    "EXECUTOR_AUTH_PASSWORD", PASSWORD, "EXECUTOR_CLIENT_DIR", ui.toString()));
+            CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new String(sidecar.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                }
+                catch (IOException ex) {
+                    throw new java.io.UncheckedIOException(ex);
+                }
+            });
+            assertThat(sidecar.waitFor(START_BOUND.toSeconds(), TimeUnit.SECONDS)).as(ui + ": the start ends").isTrue();
+            assertThat(sidecar.exitValue()).as(ui.toString()).isNotZero();
+            String out = stdout.get(10, TimeUnit.SECONDS);
+            String stderr = Files.readString(dir.resolve("stderr.log"));
+            assertThat((out + stderr).lines().filter(line -> line.contains("web UI dir " + ui)))
+                    .as("lines naming " + ui + " in:\n" + out + stderr).hasSize(1);
+            assertThat(out + stderr).as(ui.toString()).doesNotContain("\tat ").doesNotContain("Exception");
+            assertThat(out).as("no ready line").doesNotContain("EXECUTOR_READY");
+        }
     }
 
     @Test
