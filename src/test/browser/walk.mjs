@@ -102,7 +102,7 @@ export async function addStdioSource(page, name, command, args) {
  * The whole walk of the acceptance test. A step that fails is recorded and the walk goes on with the next (each
  * starts from a page it navigates to), so that one gap does not hide the others; answers the failed steps.
  */
-export async function walk(page, { command, args, log, shot }) {
+export async function walk(page, { command, args, log, shot, daemon }) {
   const failed = [];
   const step = async (name, action, { essential = false } = {}) => {
     log(`step: ${name}`);
@@ -205,6 +205,48 @@ export async function walk(page, { command, args, log, shot }) {
     await page.goto(`/resume/${executionId}`);
     await apiAnswer(page, "POST", /^\/api\/executions\/[^/]+\/resume$/, () => page.getByRole("button", { name: "Approve" }).click());
     await page.waitForTimeout(500);
+  });
+  await step("approval page of an MCP agent's paused execution (elicitation_mode=browser)", async () => {
+    // An agent on /mcp?elicitation_mode=browser: its execute pauses with the web UI's approval URL, the user approves
+    // there, and the agent's resume then completes. Executor 1.5.9 runs its MCP server on an engine of its own
+    // (apps/local/src/main.ts), so its approval page asks /api/executions for an execution that engine never saw and
+    // says "no longer available" with its buttons disabled: on Executor the step checks that gap (so a release that
+    // mends it shows here), on Tether, whose one engine serves both, the approval. In a page of its own, so that the
+    // calls compared between the daemons are the same on both.
+    const mcpPage = await page.context().newPage();
+    try {
+      const mcp = (session, message) => mcpPage.evaluate(async ({ session, message }) => {
+        const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+        if (session) headers["mcp-session-id"] = session;
+        const response = await fetch("/mcp?elicitation_mode=browser", { method: "POST", headers, body: JSON.stringify(message) });
+        const text = await response.text();
+        return { session: response.headers.get("mcp-session-id"), status: response.status, body: text ? JSON.parse(text) : null };
+      }, { session, message });
+      await mcpPage.goto("/");
+      const started = await mcp(null, { jsonrpc: "2.0", id: 0, method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "walk", version: "1" } } });
+      const session = started.session;
+      if (!session) throw new Error(`no MCP session: ${JSON.stringify(started)}`);
+      await mcp(session, { jsonrpc: "2.0", method: "notifications/initialized" });
+      const call = (id, name, args) => mcp(session, { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+      const paused = await call(1, "execute", { code: `return await tools.${slug}.org.default.delete_everything({})` });
+      const waiting = paused.body?.result?.structuredContent;
+      if (waiting?.status !== "user_approval_required") throw new Error(`the execution did not wait for approval: ${JSON.stringify(paused)}`);
+      const approval = new URL(waiting.approvalUrl);
+      await mcpPage.goto(approval.pathname + approval.search);
+      if (daemon === "executor") {
+        await mcpPage.getByText("This paused execution is no longer available").waitFor({ timeout: STEP_BOUND });
+        return;
+      }
+      await apiAnswer(mcpPage, "POST", /^\/api\/mcp-sessions\/[^/]+\/executions\/[^/]+\/resume$/,
+        () => mcpPage.getByRole("button", { name: "Approve" }).click());
+      const resumed = await call(2, "resume", { executionId: waiting.executionId });
+      if (resumed.body?.result?.structuredContent?.status !== "completed") {
+        throw new Error(`resume after the approval did not complete: ${JSON.stringify(resumed)}`);
+      }
+    } finally {
+      await mcpPage.close();
+    }
   });
   await step("delete the integration", async () => {
     await deleteIntegration(page, slug);

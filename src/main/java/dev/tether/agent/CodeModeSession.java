@@ -117,7 +117,11 @@ final class CodeModeSession {
             request.put("id", requestId);
             request.put("method", method);
             request.put("params", params);
-            if (outbox.tryEmitNext(write.apply(request)).isFailure()) {
+            Sinks.EmitResult sent;
+            synchronized (outbox) { // two executions of one session may ask at once; a sink takes one message at a time
+                sent = outbox.tryEmitNext(write.apply(request));
+            }
+            if (sent.isFailure()) {
                 asked.remove(requestId);
                 return Mono.error(new IllegalStateException("the session's stream takes no more messages"));
             }

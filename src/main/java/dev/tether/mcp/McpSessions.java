@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.modelcontextprotocol.client.McpAsyncClient;
@@ -65,13 +66,23 @@ public final class McpSessions {
      * torn down at whichever end comes first, including a cancel before the session arrived.
      */
     public Flux<McpSession> open(McpServer server) {
-        Redaction redaction = Redaction.of(server);
-        return opened(server).onErrorMap(error -> redaction.apply(server.name(), error));
+        return open(server, teardown -> { });
     }
 
-    private Flux<McpSession> opened(McpServer server) {
+    /**
+     * As {@link #open(McpServer)}; {@code childTeardowns} is told, as soon as a stdio server's child is spawned, of
+     * the Mono that completes once that child's teardown ended (container removed included): the session pool counts
+     * a child until then, not only until its session ended.
+     */
+    public Flux<McpSession> open(McpServer server, Consumer<Mono<Void>> childTeardowns) {
+        Redaction redaction = Redaction.of(server);
+        return opened(server, childTeardowns).onErrorMap(error -> redaction.apply(server.name(), error));
+    }
+
+    private Flux<McpSession> opened(McpServer server, Consumer<Mono<Void>> childTeardowns) {
         if (server instanceof StdioServer stdio) {
             return Flux.defer(() -> children.using(childSpec(stdio), child -> {
+                childTeardowns.accept(child.onDispose().then());
                 ChildProcessTransport transport = new ChildProcessTransport(stdio.name(), child, json);
                 return live(session(stdio, transport, transport.failure()));
             }));

@@ -2,11 +2,10 @@ package dev.tether.session;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -16,9 +15,13 @@ import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.MonoSink;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
+import reactor.pool.InstrumentedPool;
+import reactor.pool.PoolAcquirePendingLimitException;
+import reactor.pool.PoolAcquireTimeoutException;
+import reactor.pool.PoolBuilder;
+import reactor.pool.PooledRef;
 
 import dev.tether.mcp.McpServerException;
 import dev.tether.mcp.McpSession;
@@ -41,8 +44,13 @@ final class PooledSession {
     private final Scheduler timer;
     private final Sinks.One<McpSession> ready = Sinks.one();
     private final Sinks.Empty<Void> retirement = Sinks.empty();
-    private final AtomicInteger leases = new AtomicInteger();
-    private final ArrayDeque<Slot> queue = new ArrayDeque<>();
+    private final InstrumentedPool<Object> leasePlaces;
+    private final BooleanSupplier othersWait;
+    /** Leases granted and not yet ended; with {@link #retiring}, guarded by {@code this}: a lease and a retirement never cross. */
+    private int leases;
+    private boolean retiring;
+    /** Set when every asker of the start left ({@link #abandoned()}); guarded by {@code this}. */
+    private boolean everyAskerLeft;
     /** Armed while the session idles. A lease leaves it armed, so that a busy session schedules nothing per request. */
     private final Disposable.Swap idleEviction = Disposables.swap();
     private final AtomicBoolean idleClockArmed = new AtomicBoolean();
@@ -55,10 +63,19 @@ final class PooledSession {
     /**
      * @param opened          the session as {@code McpSessions.open} gives it: emits once ready, ends with the server
      * @param onToolsChanged  told when the server announces a new tool list
+     * @param othersWait      whether a start of another session waits for a place: an idle session then gives way
      */
     PooledSession(ConnectionKey key, Instant configChangedAt, Flux<McpSession> opened, SessionProperties properties,
-            Scheduler timer, Consumer<ConnectionKey> onToolsChanged) {
+            Scheduler timer, Consumer<ConnectionKey> onToolsChanged, BooleanSupplier othersWait) {
         this.key = key;
+        this.othersWait = othersWait;
+        // The line for a lease at max-leases-per-session: reactor-pool's pending acquires, first come first served,
+        // each bounded by lease-wait on the pool's timer (none is scheduled for a lease granted at once).
+        this.leasePlaces = PoolBuilder.from(Mono.fromSupplier(Object::new))
+                .sizeBetween(0, properties.maxLeasesPerSession())
+                .maxPendingAcquire(properties.leaseWait().isZero() ? 0 : properties.maxLeaseWaiters())
+                .pendingAcquireTimer((task, delay) -> timer.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS))
+                .buildPool();
         this.configChangedAt = configChangedAt;
         this.properties = properties;
         this.timer = timer;
@@ -75,7 +92,10 @@ final class PooledSession {
         lifetime.update(opened
                 .takeUntilOther(retirement.asMono())
                 .doFinally(signal -> {
-                    ended = true;
+                    synchronized (this) {
+                        ended = true;
+                        retiring = true;
+                    }
                     idleEviction.dispose();
                     abandonment.dispose();
                     // Out of the pool before anyone hears of it: a waiter that retries must find room, not us.
@@ -86,9 +106,9 @@ final class PooledSession {
                     isReady = true;
                     abandonment.dispose();
                     ready.tryEmitValue(session);
-                    if (leases.get() == 0) {
+                    if (idle()) {
                         // Every asker left during the start: it is the warm session now, and idles out like any.
-                        startIdleClock();
+                        wentIdle();
                     }
                 }, error -> {
                     ready.tryEmitError(error);
@@ -103,11 +123,82 @@ final class PooledSession {
      * leaves a healthy session for the next; a lease whose server failed or timed out retires the session.
      */
     <T> Mono<T> lease(Optional<Duration> readyWithin, Function<McpSession, Mono<T>> body) {
-        return Mono.usingWhen(slot(), slot -> session(readyWithin).flatMap(body),
-                Slot::free,
-                (slot, error) -> error instanceof McpServerException ? retire("lease failed: " + error.getMessage()).then(slot.free())
-                        : slot.free(),
-                Slot::free);
+        return Mono.usingWhen(place(), lease -> count(lease).then(session(readyWithin)).flatMap(body),
+                this::end,
+                (lease, error) -> error instanceof McpServerException
+                        ? retire("lease failed: " + error.getMessage()).then(end(lease)) : end(lease),
+                this::end);
+    }
+
+    /** One asker's place among {@code max-leases-per-session}, and whether it counts as a lease of the session. */
+    private static final class Lease {
+
+        private final PooledRef<Object> place;
+        private boolean counted;
+
+        Lease(PooledRef<Object> place) {
+            this.place = place;
+        }
+    }
+
+    /** A place in line: reactor-pool's pending acquire, first come first served, bounded by lease-wait. */
+    private Mono<Lease> place() {
+        return leasePlaces.acquire(properties.leaseWait())
+                .map(Lease::new)
+                .onErrorMap(PoolAcquireTimeoutException.class, late -> refusal("none came free within "
+                        + properties.leaseWait() + " (tether.session.lease-wait)"))
+                .onErrorMap(PoolAcquirePendingLimitException.class, full -> refusal(properties.leaseWait().isZero()
+                        ? "may not wait (tether.session.lease-wait is 0)"
+                        : properties.maxLeaseWaiters() + " more are already waiting (tether.session.max-lease-waiters)"));
+    }
+
+    /**
+     * The lease counts only while the session is not retiring: checked under the lock that retiring an idle session
+     * takes, so no lease is ever granted on a session that is going away (the asker gets
+     * {@link SessionRetiredException} and the pool starts a fresh session for it).
+     */
+    private Mono<Void> count(Lease lease) {
+        return Mono.defer(() -> {
+            synchronized (this) {
+                if (!retiring) {
+                    leases++;
+                    lease.counted = true;
+                    return Mono.empty();
+                }
+            }
+            // A start that failed (no place, no server) answers why; a session that served and went away is retried.
+            return ended && !isReady ? ready.asMono().then() : Mono.error(new SessionRetiredException(key, "it is being retired"));
+        });
+    }
+
+    /** A lease ended: its place goes to the longest waiter, or back; a session nobody uses then idles. */
+    private Mono<Void> end(Lease lease) {
+        return Mono.defer(() -> {
+            synchronized (this) {
+                if (lease.counted) {
+                    lease.counted = false;
+                    leases--;
+                }
+            }
+            return lease.place.release();
+        }).then(Mono.fromRunnable(() -> {
+            if (!idle() || ended) {
+                return;
+            }
+            if (othersWait.getAsBoolean() && retireIfIdle("another session waits for a place (tether.session.max-sessions)")) {
+                return;
+            }
+            if (!isReady) {
+                abandoned();
+            }
+            else {
+                wentIdle();
+            }
+        }));
+    }
+
+    private synchronized boolean idle() {
+        return leases == 0;
     }
 
     /** The session once ready; only a wait for a start costs a timer, a warm session is handed over at once. */
@@ -117,28 +208,45 @@ final class PooledSession {
 
     /** Askers waiting for a lease now. */
     int waiting() {
-        synchronized (queue) {
-            return queue.size();
-        }
+        return leasePlaces.metrics().pendingAcquireSize();
     }
 
-    /** Ends the session unless it is in use; true when it was idle and is now retiring. */
+    /** Ends the session unless it is in use or already going; true when it was idle and is now retiring. */
     boolean retireIfIdle(String reason) {
-        if (leases.get() == 0) {
-            retirement.tryEmitEmpty();
-            log.debug("retiring session of {}: {}", key, reason);
-            return true;
+        synchronized (this) {
+            if (leases > 0 || retiring) {
+                return false;
+            }
+            retiring = true;
         }
-        return false;
+        retirement.tryEmitEmpty();
+        log.debug("retiring session of {}: {}", key, reason);
+        return true;
     }
 
     /** Ends the session now, in use or not. */
     Mono<Void> retire(String reason) {
         return Mono.fromRunnable(() -> {
+            synchronized (this) {
+                retiring = true;
+            }
             if (retirement.tryEmitEmpty().isSuccess()) {
                 log.debug("retiring session of {}: {}", key, reason);
             }
         });
+    }
+
+    /** Whether it is retiring or ended: a new asker needs a fresh session. */
+    synchronized boolean retiring() {
+        return retiring || ended;
+    }
+
+    /**
+     * Whether nobody uses it now: idle, or a start every asker left. Not a start whose first asker is still on its
+     * way (it has no lease yet either): that one would give way to itself.
+     */
+    synchronized boolean unused() {
+        return leases == 0 && !retiring && !ended && (isReady || everyAskerLeft);
     }
 
     ConnectionKey key() {
@@ -149,109 +257,8 @@ final class PooledSession {
         return configChangedAt;
     }
 
-    boolean ended() {
-        return ended;
-    }
-
-    int leases() {
-        return leases.get();
-    }
-
     long lastReleased() {
         return lastReleased;
-    }
-
-    /**
-     * One asker's claim on a lease: granted at once below the cap, else queued. Whoever moves it out of
-     * {@code WAITING} decides what happens to the place: a grant hands it over, a cancellation gives it up, and
-     * freeing a granted slot (once, whoever comes first: the lease's end or its cancellation) passes it on.
-     */
-    private final class Slot {
-
-        private static final int WAITING = 0;
-        private static final int GRANTED = 1;
-        private static final int CANCELLED = 2;
-        private static final int FREED = 3;
-
-        private final AtomicInteger state;
-        private final MonoSink<Slot> sink;
-        private final Disposable.Swap deadline = Disposables.swap();
-
-        Slot(MonoSink<Slot> sink, boolean granted) {
-            this.sink = sink;
-            this.state = new AtomicInteger(granted ? GRANTED : WAITING);
-        }
-
-        boolean grant() {
-            if (state.compareAndSet(WAITING, GRANTED)) {
-                deadline.dispose();
-                sink.success(this);
-                return true;
-            }
-            return false;
-        }
-
-        /** The asker left: a waiter leaves the queue at once, a granted place is passed on. */
-        void cancel() {
-            if (!leaveQueue()) {
-                free().subscribe();
-            }
-        }
-
-        void expire() {
-            if (leaveQueue()) {
-                sink.error(refusal("none came free within " + properties.leaseWait() + " (tether.session.lease-wait)"));
-            }
-        }
-
-        private boolean leaveQueue() {
-            if (state.compareAndSet(WAITING, CANCELLED)) {
-                deadline.dispose();
-                synchronized (queue) {
-                    queue.remove(this);
-                }
-                return true;
-            }
-            return false;
-        }
-
-        Mono<Void> free() {
-            return Mono.fromRunnable(() -> {
-                if (state.compareAndSet(GRANTED, FREED)) {
-                    handOver();
-                }
-            });
-        }
-    }
-
-    private Mono<Slot> slot() {
-        return Mono.create(sink -> {
-            Slot claim;
-            boolean now = false;
-            synchronized (queue) {
-                if (leases.get() < properties.maxLeasesPerSession()) {
-                    leases.incrementAndGet();
-                    claim = new Slot(sink, true);
-                    now = true;
-                }
-                else if (queue.size() >= properties.maxLeaseWaiters()) {
-                    sink.error(refusal(properties.maxLeaseWaiters() + " more are already waiting (tether.session.max-lease-waiters)"));
-                    return;
-                }
-                else {
-                    claim = new Slot(sink, false);
-                    queue.add(claim);
-                }
-            }
-            sink.onCancel(claim::cancel);
-            if (now) {
-                sink.success(claim);
-            }
-            else {
-                // Only a waiter pays for a timer; a lease granted at once schedules nothing.
-                claim.deadline.update(timer.schedule(claim::expire, properties.leaseWait().toMillis(), TimeUnit.MILLISECONDS));
-            }
-        });
     }
 
     private SessionLimitException refusal(String why) {
@@ -260,51 +267,41 @@ final class PooledSession {
                 + why);
     }
 
-    /** A lease ended: its place goes to the longest waiter, or back to the session. */
-    private void handOver() {
-        while (true) {
-            Slot next;
-            synchronized (queue) {
-                next = queue.poll();
-                if (next == null) {
-                    leases.decrementAndGet();
-                    break;
-                }
-            }
-            if (next.grant()) {
-                return;
-            }
-        }
-        if (leases.get() == 0) {
-            if (!isReady && !ended) {
-                abandoned();
-            }
-            else if (!ended) {
-                startIdleClock();
-            }
-        }
-    }
-
     /**
      * Every asker of the half-made session left. The start goes on for a while: an app that reloads faster than a
      * server starts asks again within seconds, and joining the start it left costs nothing where starting afresh
      * costs a child per reload. The pool's subscription keeps owning it; the linger runs from the last departure.
      */
     private void abandoned() {
+        synchronized (this) {
+            everyAskerLeft = true;
+        }
         Duration linger = properties.abandonedStartLinger();
         log.debug("every asker of the half-made session of {} left; it goes on for {} for the next to join", key, linger);
         abandonment.update(timer.schedule(this::giveUpIfAbandoned, linger.toMillis(), TimeUnit.MILLISECONDS));
     }
 
     private void giveUpIfAbandoned() {
-        if (leases.get() == 0 && !isReady && retirement.tryEmitEmpty().isSuccess()) {
+        synchronized (this) {
+            if (leases > 0 || isReady) {
+                return;
+            }
+            retiring = true;
+        }
+        if (retirement.tryEmitEmpty().isSuccess()) {
             log.debug("nobody joined the half-made session of {} within {}; tearing it down", key,
                     properties.abandonedStartLinger());
         }
     }
 
-    /** The session idles from now: its clock is armed unless it already is (it then finds the later release). */
-    private void startIdleClock() {
+    /**
+     * The session idles from now: it gives way at once when another session waits for a place, else its clock is
+     * armed unless it already is (it then finds the later release).
+     */
+    private void wentIdle() {
+        if (othersWait.getAsBoolean() && retireIfIdle("another session waits for a place (tether.session.max-sessions)")) {
+            return;
+        }
         lastReleased = timer.now(TimeUnit.MILLISECONDS);
         armIdleClock(properties.idleTtl().toMillis());
     }
@@ -322,7 +319,7 @@ final class PooledSession {
      */
     private void idleClockRang() {
         idleClockArmed.set(false);
-        if (leases.get() > 0) {
+        if (!idle()) {
             return;
         }
         long rest = properties.idleTtl().toMillis() - (timer.now(TimeUnit.MILLISECONDS) - lastReleased);

@@ -33,7 +33,14 @@ import dev.tether.store.IntegrationStore;
  * One warm MCP session per connection, shared by health checks, catalog syncs and tool calls: where the
  * original spawned a child for each, a refresh storm here costs at most one child per connection.
  * Creating a session is single-flight; a session nobody uses is torn down after
- * {@code tether.session.idle-ttl}; the pool holds at most {@code tether.session.max-sessions}.
+ * {@code tether.session.idle-ttl}. The pool counts at most {@code tether.session.max-sessions} children, its own
+ * and the one-off sessions' ({@link #withUnpooledSession}), each from before its spawn until its teardown ended
+ * ({@link ChildPlaces}, on reactor-pool); a session's leases are bounded by {@code max-leases-per-session}, with a
+ * bounded line ({@link PooledSession}, on reactor-pool too).
+ *
+ * <p>Ownership: this pool, one per daemon, owns every warm session and the subscription that keeps its child alive;
+ * a lease borrows the session and never ends it, except that a lease whose server failed retires it. Nothing else
+ * starts an MCP session for a stored connection.
  */
 @Component
 public final class SessionPool {
@@ -46,6 +53,7 @@ public final class SessionPool {
     private final SessionProperties properties;
     private final Scheduler timer;
     private final Map<ConnectionKey, PooledSession> pool = new ConcurrentHashMap<>();
+    private final ChildPlaces places;
     private final Sinks.Many<ConnectionKey> toolsChanged = Sinks.many().multicast().directBestEffort();
 
     @Autowired
@@ -63,6 +71,7 @@ public final class SessionPool {
         this.sessions = sessions;
         this.properties = properties;
         this.timer = timer;
+        this.places = new ChildPlaces(properties, timer, registry, this::makeRoom);
         Gauge.builder("tether.sessions.live", pool, Map::size).description("warm MCP sessions in the pool").register(registry);
         Gauge.builder("tether.sessions.lease.waiting", pool, live -> live.values().stream().mapToInt(PooledSession::waiting).sum())
                 .description("requests waiting for a lease on a session at max-leases-per-session").register(registry);
@@ -95,9 +104,15 @@ public final class SessionPool {
                 .retryWhen(Retry.max(1).filter(SessionRetiredException.class::isInstance));
     }
 
-    /** Runs {@code body} on a session of its own, outside the pool, e.g. to try credentials that are not saved. */
+    /**
+     * Runs {@code body} on a session of its own, not shared, e.g. to try credentials that are not saved; its child
+     * counts under {@code tether.session.max-sessions} like a pooled one, until its teardown ended.
+     */
     public <T> Mono<T> withUnpooledSession(McpServer server, Function<McpSession, Mono<T>> body) {
-        return sessions.withSession(server, body);
+        return places.holding("a one-off session of " + server.name(), teardowns -> sessions.open(server, teardowns))
+                .concatMap(session -> body.apply(session).map(Optional::of).defaultIfEmpty(Optional.empty()))
+                .next()
+                .flatMap(Mono::justOrEmpty);
     }
 
     /** Emits a connection's key each time its server announces a changed tool list. */
@@ -132,7 +147,7 @@ public final class SessionPool {
 
     private Mono<PooledSession> entry(ConnectionKey key, Integration integration) {
         PooledSession existing = pool.get(key);
-        if (existing != null && !existing.ended() && existing.configChangedAt().equals(integration.configChangedAt())) {
+        if (existing != null && !existing.retiring() && existing.configChangedAt().equals(integration.configChangedAt())) {
             return Mono.just(existing);
         }
         // An ended or outdated session gives up its place here, not by asking again: asking again from inside
@@ -142,10 +157,10 @@ public final class SessionPool {
         return making.then(connections.find(key).switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key))))
                 .zipWith(credentials.credentials(key)).map(found -> {
             Map<String, String> values = found.getT2();
-            McpServer server = IntegrationServers.of(integration, values, tokens.bearer(found.getT1())); // fails for an HTTP source, before any eviction
-            makeRoom(key);
-            PooledSession fresh = new PooledSession(key, integration.configChangedAt(), sessions.open(server),
-                    properties, timer, this::announceToolsChanged);
+            McpServer server = IntegrationServers.of(integration, values, tokens.bearer(found.getT1())); // fails for an HTTP source
+            PooledSession fresh = new PooledSession(key, integration.configChangedAt(),
+                    places.holding("connection " + key, teardowns -> sessions.open(server, teardowns)),
+                    properties, timer, this::announceToolsChanged, places::othersWait);
             PooledSession raced = pool.putIfAbsent(key, fresh);
             if (raced != null) {
                 return raced; // another asker won; ours was never started, so there is nothing to clean up
@@ -162,19 +177,19 @@ public final class SessionPool {
         }
     }
 
-    /** At the cap, the least recently used idle session gives way; when every session is busy, the asker is refused. */
-    private void makeRoom(ConnectionKey key) {
-        if (pool.size() < properties.maxSessions()) {
-            return;
-        }
-        boolean freed = pool.values().stream()
-                .filter(entry -> entry.leases() == 0)
+    /**
+     * Every place is taken: the least recently used idle session (or a start every asker left) gives way (its place comes free once its child is
+     * gone). When every session is busy, the start waits in line for one that goes idle ({@link ChildPlaces}).
+     */
+    private void makeRoom() {
+        pool.values().stream()
+                .filter(PooledSession::unused)
                 .sorted(Comparator.comparingLong(PooledSession::lastReleased))
-                .anyMatch(entry -> entry.retireIfIdle("making room for " + key));
-        if (!freed) {
-            throw new SessionLimitException("tether.session.max-sessions", "cannot start a session for " + key + ": all "
-                    + properties.maxSessions() + " pooled sessions are in use (tether.session.max-sessions)");
-        }
+                .anyMatch(entry -> entry.retireIfIdle("making room under tether.session.max-sessions"));
     }
 
+    /** Children counted under {@code tether.session.max-sessions} now: pooled, one-off and tearing down. */
+    public int children() {
+        return places.taken();
+    }
 }

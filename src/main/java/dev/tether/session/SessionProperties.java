@@ -18,10 +18,14 @@ import dev.tether.daemon.PropertyChecks;
  * @param maxLeaseWaiters    askers waiting in line for one session at most; one more is refused at once; default 1024
  * @param abandonedStartLinger how long a session start every asker left goes on under the pool, for the next asker
  *                           to join; 0 tears it down at once; default 15 s, the default handshake bound
+ * @param startWait          how long a session start waits for a place when {@code max-sessions} children are live
+ *                           (an idle session gives way, a busy one is waited for); 0 refuses at once; default 30 s,
+ *                           more than the teardown ladder of the child that makes room
+ * @param maxPendingStarts   session starts waiting for a place at most; one more is refused at once; default 1024
  */
 @ConfigurationProperties("tether.session")
 public record SessionProperties(Duration idleTtl, Integer maxSessions, Integer maxLeasesPerSession, Duration leaseWait,
-        Integer maxLeaseWaiters, Duration abandonedStartLinger) {
+        Integer maxLeaseWaiters, Duration abandonedStartLinger, Duration startWait, Integer maxPendingStarts) {
 
     @ConstructorBinding
     public SessionProperties {
@@ -32,6 +36,14 @@ public record SessionProperties(Duration idleTtl, Integer maxSessions, Integer m
         maxLeasesPerSession = PropertyChecks.atLeastOne("tether.session.max-leases-per-session", maxLeasesPerSession, 16);
         abandonedStartLinger = PropertyChecks.notNegative("tether.session.abandoned-start-linger", abandonedStartLinger,
                 Duration.ofSeconds(15));
+        startWait = PropertyChecks.notNegative("tether.session.start-wait", startWait, Duration.ofSeconds(30));
+        maxPendingStarts = PropertyChecks.atLeastOne("tether.session.max-pending-starts", maxPendingStarts, 1024);
+    }
+
+    /** The pool's caps, the lease queue and the linger, with the defaults of the start queue. */
+    public SessionProperties(Duration idleTtl, Integer maxSessions, Integer maxLeasesPerSession, Duration leaseWait,
+            Integer maxLeaseWaiters, Duration abandonedStartLinger) {
+        this(idleTtl, maxSessions, maxLeasesPerSession, leaseWait, maxLeaseWaiters, abandonedStartLinger, null, null);
     }
 
     /** The pool's caps, with the defaults of the lease queue and the linger. */

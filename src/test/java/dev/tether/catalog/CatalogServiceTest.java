@@ -219,12 +219,13 @@ class CatalogServiceTest extends HarnessedTest {
     }
 
     /**
-     * A sync refused at once (here by the session cap) must still end, keep what is stored and leave the
+     * A sync refused (here by the session cap, after its start waited) must still end, keep what is stored and leave the
      * connection syncable: it once stayed "in flight" for ever, so every later refresh hung.
      */
     @Test
     void syncRefusedAtTheSessionCapEndsAndTheConnectionCanSyncLater() {
-        harness = PoolHarness.builder(dir).sessions(new SessionProperties(null, 1, null)).build();
+        // A start at the cap waits 2 s for a place, then is refused.
+        harness = PoolHarness.builder(dir).sessions(new SessionProperties(null, 1, null, null, null, null, Duration.ofSeconds(2), null)).build();
         CatalogService catalog = harness.catalog(CatalogProperties.defaults());
         ConnectionKey busy = harness.connect("busy", harness.fixture("busy"));
         ConnectionKey other = harness.connect("other", harness.fixture("other"));

@@ -22,7 +22,8 @@ import dev.tether.testsupport.RequiresDocker;
 
 /**
  * The pool with {@code docker run -i --rm} servers: a storm of checks starts one container, and a start every asker
- * left is joined by the next asker or, when nobody comes within the linger, leaves no container. Containers are counted by the Docker engine, by
+ * left is joined by the next asker or, when nobody comes within the linger, leaves no container; 50 connections under
+ * a cap of 10 never have more than 10 containers at once. Containers are counted by the Docker engine, by
  * the {@code tether.instance} label of this test's harness.
  */
 @RequiresDocker
@@ -87,6 +88,45 @@ class DockerSessionTest extends HarnessedTest {
         finally {
             timer.dispose();
         }
+    }
+
+    @Test
+    void maxSessionsHoldsUnderAStormOfFiftyConnectionsWithACapOfTen() throws InterruptedException {
+        harness = PoolHarness.builder(dir).docker()
+                .sessions(new SessionProperties(null, 10, null, null, null, null, Duration.ofMinutes(3), null)).build();
+        List<ConnectionKey> keys = java.util.stream.IntStream.range(0, 50)
+                .mapToObj(i -> harness.connect("cap" + i, harness.dockerFixture("cap" + i))).toList();
+        java.util.concurrent.atomic.AtomicInteger mostContainers = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger mostCounted = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean storming = new java.util.concurrent.atomic.AtomicBoolean(true);
+        // Counted by the Docker engine, not the pool: every container of this instance, running or being removed.
+        Thread sampler = new Thread(() -> {
+            while (storming.get()) {
+                mostContainers.accumulateAndGet(containers(), Math::max);
+                mostCounted.accumulateAndGet(harness.pool().children(), Math::max);
+            }
+        });
+        sampler.start();
+        long start = System.nanoTime();
+        List<String> answers;
+        try {
+            answers = Flux.fromIterable(keys)
+                    .flatMap(key -> harness.pool().withSession(key, session -> session.ping().thenReturn("pong")), keys.size())
+                    .collectList().block(Duration.ofMinutes(5));
+        }
+        finally {
+            storming.set(false);
+            sampler.join(BOUND.toMillis());
+        }
+        long millis = (System.nanoTime() - start) / 1_000_000;
+
+        assertThat(answers).hasSize(50).containsOnly("pong");
+        assertThat(mostContainers.get()).as("containers at once, as the engine counts them").isPositive().isLessThanOrEqualTo(10);
+        assertThat(mostCounted.get()).as("children the pool counted at once").isLessThanOrEqualTo(10);
+        assertThat(harness.counter("tether.children.spawned", "kind", "docker")).isEqualTo(50.0);
+        assertThat(containers()).isLessThanOrEqualTo(10);
+        System.out.printf("FIGURES max-sessions 10: 50 docker connections pinged in %d ms, at most %d containers at once%n",
+                millis, mostContainers.get());
     }
 
     private int containers() {

@@ -195,6 +195,12 @@ public final class PoolHarness implements AutoCloseable {
         return key;
     }
 
+    /** The server of integration {@code slug} running {@code command}, not stored: for one-off sessions. */
+    public dev.tether.mcp.McpServer server(String slug, List<String> command) {
+        slugs.add(slug);
+        return IntegrationServers.of(integration(slug, command), Map.of());
+    }
+
     /** Changes the integration's command, one second later on the clock: its catalog becomes stale, its session outdated. */
     public void reconfigure(String slug, List<String> command) {
         clock.advance(Duration.ofSeconds(1));

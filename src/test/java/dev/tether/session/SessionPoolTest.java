@@ -146,8 +146,8 @@ class SessionPoolTest extends HarnessedTest {
     }
 
     @Test
-    void allSessionsBusyAtMaxSessionsIsRefusedNotQueued() {
-        PoolHarness h = harness(new SessionProperties(null, 2, null));
+    void allSessionsBusyAtMaxSessionsIsRefusedWhenStartsMayNotWait() {
+        PoolHarness h = harness(new SessionProperties(null, 2, null, null, null, null, Duration.ZERO, null));
         ConnectionKey a = h.connect("a", h.fixture("a"));
         ConnectionKey b = h.connect("b", h.fixture("b"));
         ConnectionKey c = h.connect("c", h.fixture("c"));
@@ -156,13 +156,74 @@ class SessionPoolTest extends HarnessedTest {
 
         StepVerifier.create(h.pool().withSession(c, session -> session.ping()))
                 .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(SessionLimitException.class)
-                        .hasMessageContaining("tether.session.max-sessions")
+                        .hasMessageContaining("tether.session.max-sessions").hasMessageContaining("tether.session.start-wait is 0")
                         .satisfies(e -> assertThat(((SessionLimitException) e).limit()).isEqualTo("tether.session.max-sessions")))
                 .verify(Duration.ofSeconds(2));
         assertThat(h.spawns("c")).as("a refused asker spawns nothing").isZero();
 
         holdA.dispose();
         holdB.dispose();
+    }
+
+    @Test
+    void aStartAtMaxSessionsWaitsForABusySessionToGoIdleWhichThenGivesWay() {
+        PoolHarness h = harness(new SessionProperties(null, 1, null));
+        ConnectionKey a = h.connect("a", h.fixture("a"));
+        ConnectionKey b = h.connect("b", h.fixture("b"));
+        Disposable holdA = hold(h, a);
+
+        StepVerifier.create(h.pool().withSession(b, session -> session.ping().thenReturn("pong")))
+                .expectSubscription()
+                .then(() -> await().atMost(BOUND).until(() -> h.registry().get("tether.sessions.starts.waiting").gauge().value() == 1.0))
+                .then(() -> assertThat(h.spawns("b")).as("nothing spawned beyond the cap").isZero())
+                .then(holdA::dispose)
+                .expectNext("pong")
+                .expectComplete()
+                .verify(BOUND);
+        OsProcesses.awaitGone(h.spawnedPids("a"), Duration.ofSeconds(10));
+        assertThat(h.pool().children()).isEqualTo(1);
+    }
+
+    @Test
+    void aOneOffSessionCountsUnderMaxSessionsUntilItsChildIsGone() {
+        PoolHarness h = harness(new SessionProperties(null, 1, null, null, null, null, Duration.ZERO, null));
+        ConnectionKey a = h.connect("a", h.fixture("a"));
+        Disposable holdA = hold(h, a);
+
+        StepVerifier.create(h.pool().withUnpooledSession(h.server("b", h.fixture("b")), session -> session.ping()))
+                .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(SessionLimitException.class)
+                        .hasMessageContaining("tether.session.max-sessions"))
+                .verify(Duration.ofSeconds(2));
+        assertThat(h.spawns("b")).isZero();
+        holdA.dispose();
+        h.pool().retire(a).block(BOUND);
+        await().atMost(BOUND).until(() -> h.pool().children() == 0);
+
+        StepVerifier.create(h.pool().withUnpooledSession(h.server("b", h.fixture("b")), session -> session.ping().thenReturn("pong")))
+                .expectNext("pong").expectComplete().verify(BOUND);
+        OsProcesses.awaitGone(h.spawnedPids("b"), Duration.ofSeconds(10));
+        await().atMost(BOUND).until(() -> h.pool().children() == 0);
+    }
+
+    /**
+     * Lease against retire: at a cap of one, a lease on the idle session races a start of another connection that
+     * makes it give way. Whichever wins, both requests are served: a lease is never granted on the session going away
+     * (it would fail as "server exited").
+     */
+    @Test
+    void aLeaseIsNeverGrantedOnASessionThatGivesWay() {
+        PoolHarness h = harness(new SessionProperties(null, 1, null));
+        ConnectionKey a = h.connect("a", h.fixture("a"));
+        ConnectionKey b = h.connect("b", h.fixture("b"));
+        for (int i = 0; i < 10; i++) {
+            ping(h, i % 2 == 0 ? a : b);
+            List<String> answers = Flux.merge(
+                            h.pool().withSession(a, session -> session.ping().thenReturn("a")).subscribeOn(reactor.core.scheduler.Schedulers.parallel()),
+                            h.pool().withSession(b, session -> session.ping().thenReturn("b")).subscribeOn(reactor.core.scheduler.Schedulers.parallel()))
+                    .collectList().block(Duration.ofSeconds(60));
+            assertThat(answers).as("round %d", i).containsExactlyInAnyOrder("a", "b");
+            assertThat(h.pool().children()).as("children at a cap of one").isLessThanOrEqualTo(1);
+        }
     }
 
     @Test
