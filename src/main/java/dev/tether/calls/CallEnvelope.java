@@ -3,10 +3,12 @@ package dev.tether.calls;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import dev.tether.http.ToolResults;
+
 /**
  * Executor's envelope around what a tool call gives code: {@code {ok: true, data}} or
- * {@code {ok: false, error: {code, message, details?}}}. The one place that writes it, for the calls that ran
- * ({@link ToolCalls}) and for those an execution refused before they ran.
+ * {@code {ok: false, error: {code, message, details?}}}, for the calls that ran ({@link ToolCalls}) and for those
+ * an execution refused before they ran. A failure is written by {@link ToolResults}, as an HTTP source's is.
  */
 public final class CallEnvelope {
 
@@ -22,15 +24,6 @@ public final class CallEnvelope {
 
     /** {@code details} is left out when null, as Executor leaves it out. */
     public static Map<String, Object> failure(String code, String message, Object details) {
-        Map<String, Object> error = new LinkedHashMap<>();
-        error.put("code", code);
-        error.put("message", message);
-        if (details != null) {
-            error.put("details", details);
-        }
-        Map<String, Object> failure = new LinkedHashMap<>();
-        failure.put("ok", false);
-        failure.put("error", error);
-        return failure;
+        return ToolResults.fail(code, message, null, details);
     }
 }

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Authentication templates of HTTP sources, as Executor 1.5.9 keeps them: a list of methods, each with a slug that
  * a connection names as its {@code template}. Methods are given in the request dialect ({@code type: "apiKey"} with
@@ -102,14 +104,35 @@ public final class AuthTemplates {
         return replace ? incoming : merge(existing, incoming);
     }
 
-    /** Headers and query values to add to a request. */
-    public record Rendered(Map<String, String> headers, Map<String, String> queryParams) {
+    /**
+     * Headers and query values to add to a request; for an {@code oauth2} method, where the connection's access token
+     * goes ({@code bearer}), which the caller fills in with {@link #withToken} once it has the token.
+     */
+    public record Rendered(Map<String, String> headers, Map<String, String> queryParams, @Nullable BearerPlacement bearer) {
+
+        public Rendered(Map<String, String> headers, Map<String, String> queryParams) {
+            this(headers, queryParams, null);
+        }
+
+        /** These values with the access token in its place. */
+        public Rendered withToken(String token) {
+            if (bearer == null) {
+                return this;
+            }
+            Map<String, String> withToken = new LinkedHashMap<>(headers);
+            withToken.put(bearer.header(), bearer.prefix() + token);
+            return new Rendered(withToken, queryParams, null);
+        }
+    }
+
+    /** The header an OAuth access token is sent in, and what comes before it: {@code Authorization: Bearer <token>} unless the method says otherwise. */
+    public record BearerPlacement(String header, String prefix) {
     }
 
     /**
      * The connection's credential placed as its template says. A connection made with a single {@code value} has it
      * under the template's name, which stands for {@code token}. Fails with {@link InvalidTemplateException} when a
-     * value the template needs is missing, when the template is OAuth (not available yet), or unknown; a template
+     * value the template needs is missing, or when the template is unknown; an OAuth template renders where its token goes; a template
      * named {@code none}, or a source with no templates, renders nothing.
      */
     @SuppressWarnings("unchecked")
@@ -128,8 +151,11 @@ public final class AuthTemplates {
         switch ((String) method.get("kind")) {
             case "none" -> {
             }
-            case "oauth2" -> throw new InvalidTemplateException("oauth_unavailable",
-                    "OAuth not available for this source: \"" + source + "\" (Tether does not run OAuth flows for OpenAPI and GraphQL sources yet)");
+            case "oauth2" -> {
+                String header = method.get("header") instanceof String named && !named.isBlank() ? named : "Authorization";
+                String prefix = method.get("prefix") instanceof String given ? given : "Bearer ";
+                return new Rendered(headers, query, new BearerPlacement(header, prefix));
+            }
             default -> {
                 for (Map<String, Object> placement : (List<Map<String, Object>>) method.get("placements")) {
                     String rendered;

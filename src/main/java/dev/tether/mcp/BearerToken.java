@@ -14,4 +14,13 @@ public interface BearerToken {
      * renewed without the user.
      */
     Mono<String> token();
+
+    /**
+     * A token to use instead of {@code rejected}, which the server refused before its recorded expiry: renewed once
+     * however many callers were refused the same token (callers that come after the renewal get the new one). The
+     * same failures as {@link #token()}. A source that cannot renew answers {@link #token()}.
+     */
+    default Mono<String> renewed(String rejected) {
+        return token();
+    }
 }

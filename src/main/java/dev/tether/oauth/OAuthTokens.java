@@ -83,21 +83,46 @@ public final class OAuthTokens implements BearerTokens {
     @Override
     public Optional<BearerToken> bearer(Connection connection) {
         ConnectionKey key = connection.key();
-        return connection.oauth().map(grant -> () -> token(key));
+        return connection.oauth().map(grant -> new BearerToken() {
+
+            @Override
+            public Mono<String> token() {
+                return OAuthTokens.this.token(key);
+            }
+
+            @Override
+            public Mono<String> renewed(String rejected) {
+                return OAuthTokens.this.renewed(key, rejected);
+            }
+        });
+    }
+
+    /**
+     * A new access token for one the server refused before its expiry: refreshed (single-flight, as at expiry) when
+     * {@code rejected} is still the token held; the one held when a refresh already replaced it.
+     */
+    public Mono<String> renewed(ConnectionKey key, String rejected) {
+        return authorized(key)
+                .flatMap(connection -> tokens(connection).flatMap(tokens -> tokens.access().equals(rejected) ? sharedRefresh(connection)
+                        : Mono.just(tokens)))
+                .map(Tokens::access);
     }
 
     /** The access token to send now, refreshed first when it is about to expire. */
     public Mono<String> token(ConnectionKey key) {
+        return authorized(key)
+                .flatMap(connection -> tokens(connection).flatMap(tokens -> fresh(tokens) ? Mono.just(tokens) : sharedRefresh(connection)))
+                .map(Tokens::access);
+    }
+
+    /** The connection, unless it needs the user to authorize again ({@link AuthorizationExpiredException}). */
+    private Mono<Connection> authorized(ConnectionKey key) {
         return connections.find(key)
                 .switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key)))
                 .flatMap(connection -> {
                     String reason = expired.get(key);
-                    if (reason != null) {
-                        return Mono.error(new AuthorizationExpiredException(reason));
-                    }
-                    return tokens(connection).flatMap(tokens -> fresh(tokens) ? Mono.just(tokens) : sharedRefresh(connection));
-                })
-                .map(Tokens::access);
+                    return reason != null ? Mono.error(new AuthorizationExpiredException(reason)) : Mono.just(connection);
+                });
     }
 
     /** Keeps tokens a flow just received; the store already holds them. */

@@ -23,6 +23,7 @@ import dev.tether.catalog.CatalogService;
 import dev.tether.mcp.McpProperties;
 import dev.tether.mcp.McpServerException;
 import dev.tether.mcp.McpTimeoutException;
+import dev.tether.session.BearerTokens;
 import dev.tether.session.HarnessedTest;
 import dev.tether.session.PoolHarness;
 import dev.tether.store.ConnectionKey;
@@ -46,7 +47,7 @@ class ToolCallsTest extends HarnessedTest {
         harness = PoolHarness.builder(dir).mcp(new McpProperties(null, null, callTimeout, null, null)).build();
         CatalogService catalog = harness.catalog(CatalogProperties.defaults());
         BuiltinTools builtins = new BuiltinTools(JsonMapper.builder().build(), Stream::empty);
-        calls = new ToolCalls(harness.pool(), new SourceCalls(harness.stores().integrations(), harness.stores().connections(), harness.stores().credentials(), List.of()), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(), harness.registry());
+        calls = new ToolCalls(harness.pool(), new SourceCalls(harness.stores().integrations(), harness.stores().connections(), harness.stores().credentials(), List.of(), BearerTokens.NONE), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(), harness.registry());
         key = harness.connect("worker", harness.fixture("worker"));
         catalog.refresh(key).block(BOUND);
     }
@@ -57,7 +58,7 @@ class ToolCallsTest extends HarnessedTest {
         harness = PoolHarness.builder(dir).build();
         CatalogService catalog = harness.catalog(CatalogProperties.defaults());
         BuiltinTools builtins = new BuiltinTools(JsonMapper.builder().build(), Stream::empty);
-        calls = new ToolCalls(harness.pool(), new SourceCalls(harness.stores().integrations(), harness.stores().connections(), harness.stores().credentials(), List.of()), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(),
+        calls = new ToolCalls(harness.pool(), new SourceCalls(harness.stores().integrations(), harness.stores().connections(), harness.stores().credentials(), List.of(), BearerTokens.NONE), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(),
                 harness.registry());
         key = harness.connect("worker", harness.fixture("worker"));
         assertThat(harness.stores().catalogs().catalog(key).blockOptional(BOUND)).as("no catalog yet").isEmpty();

@@ -142,7 +142,7 @@ public final class TokenProxy implements AutoCloseable {
         return form;
     }
 
-    private static void answer(HttpExchange exchange, int status, String type, String body) throws IOException {
+    static void answer(HttpExchange exchange, int status, String type, String body) throws IOException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().set("Content-Type", type);
         exchange.sendResponseHeaders(status, bytes.length);
