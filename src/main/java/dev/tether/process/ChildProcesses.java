@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -72,10 +73,45 @@ public final class ChildProcesses implements SmartLifecycle {
      * not awaited: the caller's result does not wait for a slow child to exit.
      */
     public <T> Flux<T> using(ChildSpec spec, Function<ChildProcess, ? extends Publisher<T>> body) {
-        return Flux.usingWhen(spawn(spec), body,
-                child -> release(child, "completed"),
-                (child, error) -> release(child, "failed: " + error),
-                child -> release(child, "cancelled"));
+        return Flux.defer(() -> {
+            Leash leash = new Leash();
+            return Flux.usingWhen(spawn(spec, leash), body,
+                            child -> release(child, "completed"),
+                            (child, error) -> release(child, "failed: " + error),
+                            child -> release(child, "cancelled"))
+                    .doOnCancel(leash::cancel);
+        });
+    }
+
+    /**
+     * The subscriber's cancel and the child's arrival, each seen by the other whichever comes first. A child that
+     * arrives on the spawn thread while the subscriber cancels can slip past {@code usingWhen} (its cancel reads "no
+     * resource yet", then the resource lands): one such child in thousands was never torn down. Whoever of the two
+     * comes second releases it; a release that comes twice does nothing the second time.
+     */
+    private static final class Leash {
+
+        private final AtomicBoolean cancelled = new AtomicBoolean();
+        private final AtomicReference<ChildProcess> child = new AtomicReference<>();
+
+        boolean cancelled() {
+            return cancelled.get();
+        }
+
+        void cancel() {
+            cancelled.set(true);
+            ChildProcess started = child.get();
+            if (started != null) {
+                started.release("cancelled");
+            }
+        }
+
+        void started(ChildProcess started) {
+            child.set(started);
+            if (cancelled.get()) {
+                started.release("cancelled while starting");
+            }
+        }
     }
 
     /** Ids of children alive or being started now; a container labelled with any other id is an orphan. */
@@ -98,12 +134,10 @@ public final class ChildProcesses implements SmartLifecycle {
         return Mono.fromRunnable(() -> child.release(reason));
     }
 
-    private Mono<ChildProcess> spawn(ChildSpec spec) {
+    private Mono<ChildProcess> spawn(ChildSpec spec, Leash leash) {
         return Mono.create(sink -> {
-            AtomicBoolean cancelled = new AtomicBoolean();
-            sink.onCancel(() -> cancelled.set(true));
             ProcessThreads.SPAWN.schedule(() -> {
-                if (cancelled.get()) {
+                if (leash.cancelled()) {
                     return;
                 }
                 if (stopped.get()) {
@@ -119,14 +153,11 @@ public final class ChildProcesses implements SmartLifecycle {
                     sink.error(ex);
                     return;
                 }
+                leash.started(child);
                 sink.success(child);
                 if (stopped.get()) {
                     // Started while shutdown took its list of live children: nobody else would end it.
                     child.release("daemon shutdown");
-                }
-                if (cancelled.get()) {
-                    // The subscriber left while fork/exec ran, so nobody else will ever release this child.
-                    child.release("cancelled while starting");
                 }
             });
         });

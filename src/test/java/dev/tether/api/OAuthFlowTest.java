@@ -47,7 +47,7 @@ import dev.tether.testsupport.TokenProxy;
  */
 @InProcess
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = { "tether.api.token=" + OAuthFlowTest.TOKEN, "tether.docker.reap-interval=1h", "tether.oauth.timeout=2s" })
+        properties = { "tether.api.token=" + OAuthFlowTest.TOKEN, "tether.docker.reap-interval=1h", "tether.oauth.timeout=6s" })
 @DirtiesContext
 class OAuthFlowTest {
 
@@ -246,7 +246,7 @@ class OAuthFlowTest {
             body.put("clientOwner", "org");
             body.put("owner", "org");
             JsonNode failed = expectError(api.post("/api/oauth/start", body), "post", "/oauth/start", 400, "OAuthStartError");
-            assertThat(failed.path("message").asString()).contains(path.equals("/garbage") ? "not JSON" : "did not answer within 2000ms")
+            assertThat(failed.path("message").asString()).contains(path.equals("/garbage") ? "not JSON" : "did not answer within 6000ms")
                     .doesNotContain("s3cret");
             assertThat(api.get("/api/connections/org/" + slug + "/" + name).status()).isEqualTo(404);
             expect(api.send("DELETE", "/api/oauth/clients/" + name, Map.of("owner", "org")), "delete", "/oauth/clients/{slug}", 200);

@@ -12,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
@@ -39,6 +40,16 @@ class TeardownLadderTest {
 
     @RegisterExtension
     final LifecycleGuard guard = new LifecycleGuard();
+
+    /**
+     * {@code withVirtualTime} swaps the factory Reactor makes schedulers with: threads made while it runs are virtual
+     * and die with the test. The ladder's own threads must be real whichever test touches them first.
+     */
+    @BeforeAll
+    static void theLaddersThreadsAreRealThreads() {
+        assertFalse(ProcessThreads.TEARDOWN.isDisposed());
+        assertFalse(ProcessThreads.SPAWN.isDisposed());
+    }
 
     @Test
     void childThatExitsOnEofEndsAtRungEofWithoutWaitingForAnyGrace() {
