@@ -5,6 +5,11 @@
  * (streamable HTTP) and the legacy {@code /sse} + {@code /messages} transports serve every stored tool by its address
  * over one small JSON-RPC dispatcher, on the same catalog and tool calls as the REST routes; progress and
  * {@code list_changed} reach them as events.
+ *
+ * <p>Why it holds ~1,900 lines: it is two servers an agent chooses between, code mode (the {@code CodeMode*} classes,
+ * {@code ExecuteDescription}, {@code ElicitationMode}, {@code McpSessionApprovals}) and the catalog-tools server
+ * ({@code Agent*}, {@code LegacySseEndpoint}), which share their settings and the JSON-RPC framing. Code mode is the
+ * next to get a package of its own.
  */
 @NullMarked
 package dev.tether.agent;
