@@ -50,7 +50,7 @@ class CatalogTimingTest {
     private static final Duration SYNC = Duration.ofSeconds(10);
     private static final Instant NOW = Instant.parse("2025-01-01T00:00:00Z");
 
-    private final TestStores.Stores stores = TestStores.embedded();
+    private final TestStores.Stores stores = TestStores.embeddedOnTheCallersThread();
     private final Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
     private final SessionPool pool = mock(SessionPool.class);
     private final AtomicInteger listings = new AtomicInteger();

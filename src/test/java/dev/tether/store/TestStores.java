@@ -24,12 +24,25 @@ public final class TestStores {
     private TestStores() {
     }
 
-    /** A migrated, empty H2 database in memory, alive until the JVM ends. */
+    /** A migrated, empty H2 database in memory, alive until the JVM ends, on the store's own threads as in the daemon. */
     public static Stores embedded() {
+        return embedded(true);
+    }
+
+    /**
+     * The same store with every statement on the thread that asks, for tests in virtual time: a hop to the store's
+     * own threads would let virtual time move on before a read came back.
+     */
+    public static Stores embeddedOnTheCallersThread() {
+        return embedded(false);
+    }
+
+    private static Stores embedded(boolean ownThreads) {
         String name = "test-" + UUID.randomUUID();
         Flyway.configure().dataSource("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "").load().migrate();
-        ConnectionFactory factory = EmbeddedStoreThreads.onOwnThreads(ConnectionFactories.get(ConnectionFactoryOptions.parse("r2dbc:h2:mem:///" + name + "?DB_CLOSE_DELAY=-1")
-                .mutate().option(ConnectionFactoryOptions.USER, "sa").option(ConnectionFactoryOptions.PASSWORD, "").build()));
+        ConnectionFactory h2 = ConnectionFactories.get(ConnectionFactoryOptions.parse("r2dbc:h2:mem:///" + name + "?DB_CLOSE_DELAY=-1")
+                .mutate().option(ConnectionFactoryOptions.USER, "sa").option(ConnectionFactoryOptions.PASSWORD, "").build());
+        ConnectionFactory factory = ownThreads ? EmbeddedStoreThreads.onOwnThreads(h2) : h2;
         DatabaseClient db = DatabaseClient.create(factory);
         R2dbcStore database = new R2dbcStore(db, new R2dbcTransactionManager(factory), JsonMapper.builder().build(),
                 SecretBox.random());
