@@ -14,6 +14,7 @@ import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.calls.SourceTools;
+import dev.tether.http.HttpSourceClient;
 import dev.tether.http.AuthTemplates;
 import dev.tether.http.HttpAnswer;
 import dev.tether.http.ToolResults;
@@ -29,10 +30,10 @@ import dev.tether.store.Integration;
 @Component
 final class GraphqlTools implements SourceTools {
 
-    private final dev.tether.http.HttpSourceClient http;
+    private final HttpSourceClient http;
     private final JsonMapper json;
 
-    GraphqlTools(dev.tether.http.HttpSourceClient http, JsonMapper json) {
+    GraphqlTools(HttpSourceClient http, JsonMapper json) {
         this.http = http;
         this.json = json;
     }

@@ -13,12 +13,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.ToDoubleFunction;
-import java.util.stream.Stream;
 
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.PackagedDaemon;
@@ -74,19 +71,19 @@ public final class SidecarStartBenchmark {
             Path data = freshData ? Files.createTempDirectory("tether-bench-sidecar") : kept;
             Sample sample = sample(jar, ui, data);
             if (freshData) {
-                delete(data);
+                Samples.delete(data);
             }
             System.out.printf("  start %d: ready line %.0f ms, first 200 %.0f ms, CPU %.0f ms, idle RSS %.0f MiB%n", i + 1,
                     sample.readyMillis(), sample.first200Millis(), sample.cpuMillis(), sample.idleMiB());
             samples.add(sample);
         }
         System.out.printf("p50 of %d: ready line %.2f s (%.2f-%.2f), first 200 %.2f s, CPU %.2f s, idle RSS %.0f MiB%n", runs,
-                p50(samples, Sample::readyMillis) / 1000, min(samples, Sample::readyMillis) / 1000,
-                max(samples, Sample::readyMillis) / 1000, p50(samples, Sample::first200Millis) / 1000,
-                p50(samples, Sample::cpuMillis) / 1000, p50(samples, Sample::idleMiB));
+                Samples.p50(samples, Sample::readyMillis) / 1000, Samples.min(samples, Sample::readyMillis) / 1000,
+                Samples.max(samples, Sample::readyMillis) / 1000, Samples.p50(samples, Sample::first200Millis) / 1000,
+                Samples.p50(samples, Sample::cpuMillis) / 1000, Samples.p50(samples, Sample::idleMiB));
         System.out.printf("load at the end: %s%n", Files.readString(Path.of("/proc/loadavg")).strip());
-        delete(ui);
-        delete(kept);
+        Samples.delete(ui);
+        Samples.delete(kept);
     }
 
     private Sample sample(Path jar, Path ui, Path data) throws Exception {
@@ -153,26 +150,5 @@ public final class SidecarStartBenchmark {
         return Files.readString(Path.of("/proc", Long.toString(pid), "status")).lines()
                 .filter(line -> line.startsWith("VmRSS:")).mapToLong(line -> Long.parseLong(line.replaceAll("\\D", "")))
                 .findFirst().orElseThrow() / 1024.0;
-    }
-
-    private static void delete(Path dir) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(file);
-            }
-        }
-    }
-
-    private static double p50(List<Sample> samples, ToDoubleFunction<Sample> figure) {
-        double[] sorted = samples.stream().mapToDouble(figure).sorted().toArray();
-        return sorted[sorted.length / 2];
-    }
-
-    private static double min(List<Sample> samples, ToDoubleFunction<Sample> figure) {
-        return samples.stream().mapToDouble(figure).min().orElseThrow();
-    }
-
-    private static double max(List<Sample> samples, ToDoubleFunction<Sample> figure) {
-        return samples.stream().mapToDouble(figure).max().orElseThrow();
     }
 }

@@ -6,11 +6,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.ToDoubleFunction;
 import java.util.stream.Stream;
 
 
@@ -87,14 +85,14 @@ public final class StartBenchmark {
                 }
                 System.out.printf("%-24s %-14s %28s %12s %12s %12s%n", way.name(),
                         seedDir == null ? "fresh" : (connections * tools) + " tools",
-                        String.format("%.2f s (%.2f-%.2f)", p50(samples, Sample::startMillis) / 1000,
-                                min(samples, Sample::startMillis) / 1000, max(samples, Sample::startMillis) / 1000),
-                        String.format("%.2f s", p50(samples, Sample::cpuMillis) / 1000),
-                        String.format("%.0f MiB", p50(samples, Sample::idleMiB)),
-                        String.format("%.0f MiB", p50(samples, Sample::afterGcMiB)));
+                        String.format("%.2f s (%.2f-%.2f)", Samples.p50(samples, Sample::startMillis) / 1000,
+                                Samples.min(samples, Sample::startMillis) / 1000, Samples.max(samples, Sample::startMillis) / 1000),
+                        String.format("%.2f s", Samples.p50(samples, Sample::cpuMillis) / 1000),
+                        String.format("%.0f MiB", Samples.p50(samples, Sample::idleMiB)),
+                        String.format("%.0f MiB", Samples.p50(samples, Sample::afterGcMiB)));
             }
         }
-        delete(stored);
+        Samples.delete(stored);
     }
 
     private Sample sample(Way way, Path seedDir) throws Exception {
@@ -110,7 +108,7 @@ public final class StartBenchmark {
             Thread.sleep(500);
             return new Sample(daemon.startedIn().toMillis(), cpu, idle, daemon.residentMiB());
         } finally {
-            delete(dataDir);
+            Samples.delete(dataDir);
         }
     }
 
@@ -145,26 +143,5 @@ public final class StartBenchmark {
         if (!process.waitFor(10, TimeUnit.MINUTES) || process.exitValue() != 0) {
             throw new IllegalStateException("bin/tether --train failed");
         }
-    }
-
-    private static void delete(Path dir) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(file);
-            }
-        }
-    }
-
-    private static double p50(List<Sample> samples, ToDoubleFunction<Sample> figure) {
-        double[] sorted = samples.stream().mapToDouble(figure).sorted().toArray();
-        return sorted[sorted.length / 2];
-    }
-
-    private static double min(List<Sample> samples, ToDoubleFunction<Sample> figure) {
-        return samples.stream().mapToDouble(figure).min().orElseThrow();
-    }
-
-    private static double max(List<Sample> samples, ToDoubleFunction<Sample> figure) {
-        return samples.stream().mapToDouble(figure).max().orElseThrow();
     }
 }
