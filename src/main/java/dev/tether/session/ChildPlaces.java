@@ -79,12 +79,16 @@ final class ChildPlaces {
     }
 
     private Mono<PooledRef<Object>> claim(String forWhat) {
-        return Mono.defer(() -> {
-            if (places.metrics().acquiredSize() >= properties.maxSessions()) {
+        // In line first, then ask for room: a session that goes idle after this start is in line sees it waiting
+        // (othersWait), and one that went idle before is found here. Asking before getting in line left a gap in
+        // which neither saw the other, and the start waited out start-wait beside an idle session.
+        Mono<Object> roomIfWaiting = Mono.fromRunnable(() -> {
+            if (othersWait()) {
                 makeRoom.run();
             }
-            return places.acquire(properties.startWait());
-        }).onErrorMap(PoolAcquireTimeoutException.class, late -> refusal(forWhat, "none came free within "
+        });
+        return places.acquire(properties.startWait()).zipWith(roomIfWaiting.thenReturn(""), (place, ignored) -> place)
+                .onErrorMap(PoolAcquireTimeoutException.class, late -> refusal(forWhat, "none came free within "
                         + properties.startWait() + " (tether.session.start-wait)"))
                 .onErrorMap(PoolAcquirePendingLimitException.class, full -> refusal(forWhat, properties.startWait().isZero()
                         ? "may not wait (tether.session.start-wait is 0)"
