@@ -4,6 +4,9 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.r2dbc.spi.Batch;
 import io.r2dbc.spi.Connection;
@@ -16,11 +19,12 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.stereotype.Component;
 import org.springframework.util.ClassUtils;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Runs an embedded H2 store on threads of its own ({@code tether-h2}, at most four): r2dbc-h2 runs H2, which is
+ * Runs an embedded H2 store on threads of its own ({@code tether-h2}): r2dbc-h2 runs H2, which is
  * synchronous, on whichever thread subscribes to a statement, which would otherwise be an event loop or a parallel
  * thread, blocked for the statement's file I/O. Every Publisher the R2DBC SPI answers (a connection, a statement's
  * results, a result's rows, a commit, a close) is subscribed to and asked for more on that scheduler, and what the SPI
@@ -31,8 +35,24 @@ import reactor.core.scheduler.Schedulers;
 @Component
 final class EmbeddedStoreThreads implements BeanPostProcessor {
 
-    /** Daemon threads: statements still running when the daemon exits are H2's to recover, as after a kill. */
-    private static final Scheduler H2 = Schedulers.newBoundedElastic(4, 100_000, "tether-h2", 60, true);
+    /**
+     * A thread for each statement in flight, made when one is needed and gone after a minute idle. Not a fixed
+     * number: a statement that waits for another transaction's lock holds its thread, and when the losers of an
+     * insert race held all four, the winner's commit found none and H2's lock timeout failed them all. The
+     * connection pool bounds the statements in flight ({@code spring.r2dbc.pool.max-size}), and so the threads.
+     * Trampolined: what one subscription asks runs in order. Daemon threads: statements still running when the
+     * daemon exits are H2's to recover, as after a kill.
+     */
+    private static final Scheduler H2 = Schedulers.fromExecutor(Executors.newCachedThreadPool(new ThreadFactory() {
+        private final AtomicInteger made = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable task) {
+            Thread thread = new Thread(task, "tether-h2-" + made.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        }
+    }), true);
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
@@ -80,6 +100,12 @@ final class EmbeddedStoreThreads implements BeanPostProcessor {
             }
             if (result == target) {
                 return proxy; // a statement's fluent bind(...)
+            }
+            // A Mono stays a Mono: a caller that reads one value of a Flux cancels it after that value, and the
+            // connection pool takes a cancel after its connection was handed over as "give it back", so two callers
+            // came to share one connection and its transaction (two inserts of one key were both answered 200).
+            if (result instanceof Mono<?> single) {
+                return single.map(EmbeddedStoreThreads::wrapped).subscribeOn(H2);
             }
             if (result instanceof Publisher<?> publisher) {
                 return Flux.from(publisher).map(EmbeddedStoreThreads::wrapped).subscribeOn(H2);

@@ -53,7 +53,7 @@ abstract class MemoryStoreContract {
     }
 
     private Replica replica(Database database) {
-        ConnectionFactory factory = EmbeddedStoreThreads.onOwnThreads(ConnectionFactories.get(ConnectionFactoryOptions.parse(database.r2dbcUrl()).mutate()
+        ConnectionFactory factory = TestStores.asTheDaemonHasIt(ConnectionFactories.get(ConnectionFactoryOptions.parse(database.r2dbcUrl()).mutate()
                 .option(ConnectionFactoryOptions.USER, database.user())
                 .option(ConnectionFactoryOptions.PASSWORD, database.password())
                 .build()));

@@ -2,6 +2,8 @@ package dev.tether.store;
 
 import java.util.UUID;
 
+import io.r2dbc.pool.ConnectionPool;
+import io.r2dbc.pool.ConnectionPoolConfiguration;
 import io.r2dbc.spi.ConnectionFactories;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.ConnectionFactoryOptions;
@@ -42,7 +44,7 @@ public final class TestStores {
         Flyway.configure().dataSource("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "").load().migrate();
         ConnectionFactory h2 = ConnectionFactories.get(ConnectionFactoryOptions.parse("r2dbc:h2:mem:///" + name + "?DB_CLOSE_DELAY=-1")
                 .mutate().option(ConnectionFactoryOptions.USER, "sa").option(ConnectionFactoryOptions.PASSWORD, "").build());
-        ConnectionFactory factory = ownThreads ? EmbeddedStoreThreads.onOwnThreads(h2) : h2;
+        ConnectionFactory factory = ownThreads ? asTheDaemonHasIt(h2) : h2;
         DatabaseClient db = DatabaseClient.create(factory);
         R2dbcStore database = new R2dbcStore(db, new R2dbcTransactionManager(factory), JsonMapper.builder().build(),
                 SecretBox.random());
@@ -52,6 +54,18 @@ public final class TestStores {
         CachedPolicies policies = new CachedPolicies(new R2dbcPolicies(db), changes);
         MemoryStore store = new MemoryStore(database, policies, changes);
         return new Stores(store, store, store, store, policies);
+    }
+
+    /**
+     * {@code factory} as the daemon has it: an H2 database pooled (Spring Boot's default) and on the store's own
+     * threads, two layers whose meeting once let two callers share a connection. PostgreSQL's as it is: its driver
+     * needs neither, and a pool per test database would hold connections the server counts against its limit.
+     */
+    public static ConnectionFactory asTheDaemonHasIt(ConnectionFactory factory) {
+        if (!"H2".equals(factory.getMetadata().getName())) {
+            return factory;
+        }
+        return EmbeddedStoreThreads.onOwnThreads(new ConnectionPool(ConnectionPoolConfiguration.builder(factory).build()));
     }
 
     /** The replicas' leases in the database {@code db} reaches (migrated by its owner). */
