@@ -46,6 +46,9 @@ final class Execution {
     private final int maxParkedCalls;
     private final Allocations allocations = new Allocations();
     private final Scheduler lane;
+    private final Scheduler stops;
+    /** Calls refused for {@link #maxPendingCalls} since the code last started one or saw one end. */
+    private int refusedInARow;
     private long outputBytes;
     private int inFlight;
     private Settled settled;
@@ -57,9 +60,13 @@ final class Execution {
     private volatile boolean pausedFor;
     private final Sinks.One<Boolean> closing = Sinks.one();
 
-    /** {@code lane}: where every entry into the code runs, one at a time ({@link ExecutionPool#lane()}). */
-    Execution(ExecutionProperties properties, Scheduler lane) {
+    /**
+     * {@code lane}: where every entry into the code runs, one at a time ({@link ExecutionPool#lane()}); {@code stops}:
+     * where the execution stops itself when its code will not ({@link ExecutionPool#stops()}).
+     */
+    Execution(ExecutionProperties properties, Scheduler lane, Scheduler stops) {
         this.lane = lane;
+        this.stops = stops;
         this.maxOutputBytes = properties.maxOutput().toBytes();
         this.maxPendingCalls = properties.maxPendingCalls();
         this.maxParkedCalls = properties.maxParkedCalls();
@@ -122,6 +129,7 @@ final class Execution {
 
     /** A call ended: out of flight, or out of the parked ones if it ended while its server's question waited. */
     private void landed(PendingCall call) {
+        refusedInARow = 0;
         if (!parked.removeIf(call::same)) {
             inFlight--;
         }
@@ -236,6 +244,11 @@ final class Execution {
         this.pausedFor = paused;
     }
 
+    /** Closed, and its code has left the context: what the code held is garbage now. */
+    boolean released() {
+        return closed && context == null && !lock.isLocked();
+    }
+
     boolean closed() {
         return closed;
     }
@@ -300,9 +313,17 @@ final class Execution {
     /** Starts a call; answers why not when the execution has too many started already (the prelude rejects it). */
     private Object invoke(Value... args) {
         if (inFlight + parked.size() >= maxPendingCalls) {
+            // Code that goes on starting calls as many times again after being refused is not awaiting any: a loop
+            // of 100,000 would build 100,000 promises and errors first. It is stopped (from another thread: this one
+            // runs the code) with the limit named.
+            if (++refusedInARow == maxPendingCalls) {
+                stops.schedule(() -> close("the execution was stopped: it started " + maxPendingCalls + " more tool calls after "
+                        + "reaching the limit of " + maxPendingCalls + " in flight (tether.execution.max-pending-calls) without awaiting any"));
+            }
             return "too many tool calls of this execution in flight: the limit is " + maxPendingCalls
                     + " (tether.execution.max-pending-calls); await some before starting more";
         }
+        refusedInARow = 0;
         // Executor's CLI calls tools["tools"]["github"]…: one name for a tool however the code reaches it
         PendingCall call = new PendingCall("tools." + ToolAddress.path(args[0].asString()), args[1].isNull() ? null : args[1].asString(),
                 args[2].asString(), args[3], args[4], null, false, null);

@@ -67,7 +67,7 @@ public final class Executions implements DisposableBean {
     /** Runs {@code code} until it completes or pauses for an approval. Cancelling ends it and its tool calls. */
     public Mono<ExecutionAnswer> execute(String code) {
         return pool.admit(Mono.defer(() -> {
-            Execution execution = new Execution(properties, pool.lane());
+            Execution execution = new Execution(properties, pool.lane(), pool.stops());
             // Opening (the engine too, on the first execution) is not the code's time: it runs before the drive.
             return Mono.usingWhen(Mono.fromRunnable(() -> memory.watch(execution)).thenReturn(execution),
                     opened -> Mono.fromSupplier(() -> opened.open(engine)).subscribeOn(opened.lane())

@@ -3,13 +3,16 @@ package dev.tether.execution;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -21,10 +24,15 @@ import reactor.core.scheduler.Schedulers;
 /**
  * Keeps executions' code from filling the daemon's heap. GraalJS's community edition cannot cap a context's heap, so
  * this watches from outside: every {@link #TICK} it reads the old generation (what survived collections: what code
- * holds, not its garbage). Past {@link #PRESSURE} of it, a full collection tells whether the pressure is real; if it
- * is, the execution that allocated the most is stopped when it allocated more than {@code tether.execution.max-memory}
- * (Executor gives QuickJS 64 MB), or whatever it allocated once the heap is past {@link #CRITICAL}. The code ends
- * with an error that says so; the daemon and the other executions go on.
+ * holds, not its garbage). Once it holds more than the daemon's own {@linkplain #baseline baseline} plus
+ * {@code tether.execution.max-memory} (Executor gives QuickJS 64 MB), or {@link #PRESSURE} of its maximum whichever
+ * comes first, a full collection tells whether the pressure is real; if it is, the executions that allocated the most
+ * (each at least a quarter of that budget) are stopped until what they allocated covers what the heap holds beyond
+ * the baseline, and past {@link #CRITICAL} at least the one that allocated the most whatever it allocated. One bomb
+ * ends alone; three at once end in one round. Allocation counts garbage, so only real pressure makes it count. The
+ * code ends with an error that says so; the daemon and the other executions go on. Once the stopped code has let go of its context, one
+ * more full collection lets the collector give the heap it grew back to the system (the launcher's
+ * {@code MaxHeapFreeRatio}): the daemon's resident memory returns to what it was before the bomb.
  */
 @Component
 final class MemoryWatch implements DisposableBean {
@@ -37,11 +45,18 @@ final class MemoryWatch implements DisposableBean {
     private static final long MIN_GC_INTERVAL_NANOS = Duration.ofMillis(500).toNanos();
 
     private final Set<Execution> live = ConcurrentHashMap.newKeySet();
+    private final Set<Execution> stopped = ConcurrentHashMap.newKeySet();
     private final long maxMemory;
-    private final MemoryPoolMXBean old = oldGeneration();
+    private final @Nullable MemoryPoolMXBean old = oldGeneration();
     private final Scheduler timer = Schedulers.newSingle("tether-js-memory", true);
     private final Disposable ticking;
+    /**
+     * What the old generation holds without code: what it held after the last full collection that ran while no
+     * execution was live (else the least after any), learnt after the first execution. Starts unknown.
+     */
+    private long baseline = Long.MAX_VALUE;
     private long lastGc;
+    private volatile boolean watched;
 
     MemoryWatch(ExecutionProperties properties) {
         this.maxMemory = properties.maxMemory().toBytes();
@@ -54,6 +69,7 @@ final class MemoryWatch implements DisposableBean {
     }
 
     void watch(Execution execution) {
+        watched = true;
         live.add(execution);
     }
 
@@ -64,49 +80,118 @@ final class MemoryWatch implements DisposableBean {
     private void tick() {
         try {
             live.removeIf(Execution::closed); // closed elsewhere: expired while paused, the daemon stopping
-            double filled = filled();
-            if (filled < PRESSURE || live.isEmpty()) {
+            shrinkOnceStoppedLetGo();
+            Heap heap = heap();
+            if (live.isEmpty()) {
+                if (baseline == Long.MAX_VALUE && watched) {
+                    collect(); // once, after the first execution: the baseline to measure code's memory against
+                }
                 return;
             }
-            List<Execution> heaviest = live.stream()
-                    .sorted(Comparator.comparingLong((Execution execution) -> execution.allocations().total()).reversed())
-                    .toList();
-            Execution top = heaviest.get(0);
-            long allocated = top.allocations().total();
-            if (allocated <= maxMemory && filled < CRITICAL) {
+            if (heap.used() < pressureLine(heap)) {
                 return;
             }
-            long now = System.nanoTime();
-            if (now - lastGc < MIN_GC_INTERVAL_NANOS) {
+            if (heaviest().isEmpty() && heap.filled() < CRITICAL || !collect()) {
                 return;
             }
-            lastGc = now;
-            System.gc(); // what is left is what code and the daemon hold
-            filled = filled();
-            if (filled < PRESSURE || allocated <= maxMemory && filled < CRITICAL) {
+            heap = heap(); // what is left is what code and the daemon hold
+            if (heap.used() < pressureLine(heap) && heap.filled() < CRITICAL) {
                 return;
             }
-            String reason = "the execution was stopped: it allocated " + (allocated >> 20) + " MB while the daemon's heap was "
-                    + Math.round(filled * 100) + "% full (tether.execution.max-memory is " + (maxMemory >> 20) + " MB)";
-            log.warn("{}", reason);
-            live.remove(top);
-            top.close(reason);
+            for (Execution execution : toStop(heap)) {
+                String reason = "the execution was stopped: it allocated " + (execution.allocations().total() >> 20)
+                        + " MB while the daemon's heap was " + Math.round(heap.filled() * 100) + "% full (tether.execution.max-memory is "
+                        + (maxMemory >> 20) + " MB)";
+                log.warn("{}", reason);
+                live.remove(execution);
+                stopped.add(execution);
+                execution.close(reason);
+            }
         }
         catch (RuntimeException ex) {
             log.warn("the memory watch failed a round: {}", ex.toString());
         }
     }
 
-    /** How full the old generation is, 0 to 1; the whole heap where no pool is the old generation. */
-    private double filled() {
-        if (old != null && old.getUsage().getMax() > 0) {
-            return (double) old.getUsage().getUsed() / old.getUsage().getMax();
-        }
-        Runtime runtime = Runtime.getRuntime();
-        return (double) (runtime.totalMemory() - runtime.freeMemory()) / runtime.maxMemory();
+    /** Where the old generation is under pressure: the baseline plus one execution's budget, or PRESSURE of it. */
+    private long pressureLine(Heap heap) {
+        long ofMax = (long) (heap.max() * PRESSURE);
+        return baseline == Long.MAX_VALUE ? ofMax : Math.min(ofMax, baseline + maxMemory);
     }
 
-    private static MemoryPoolMXBean oldGeneration() {
+    /** Live executions that allocated at least a quarter of the budget (the only ones stopped), the most first. */
+    private List<Execution> heaviest() {
+        return live.stream()
+                .filter(execution -> execution.allocations().total() >= maxMemory / 4)
+                .sorted(Comparator.comparingLong((Execution execution) -> execution.allocations().total()).reversed())
+                .toList();
+    }
+
+    /**
+     * Who is stopped under real pressure: the heaviest allocators, the most first, until what they allocated covers
+     * what the heap holds beyond the baseline (allocation is at least what code holds: one bomb alone is enough; three
+     * at once, which passed the line together, end together); past CRITICAL, at least the heaviest whatever it allocated.
+     */
+    private List<Execution> toStop(Heap heap) {
+        long excess = heap.used() - Math.min(baseline, heap.used());
+        List<Execution> stopping = new ArrayList<>();
+        long covered = 0;
+        for (Execution execution : heaviest()) {
+            if (covered >= excess && !stopping.isEmpty()) {
+                break;
+            }
+            stopping.add(execution);
+            covered += execution.allocations().total();
+        }
+        if (stopping.isEmpty() && heap.filled() >= CRITICAL) {
+            live.stream().max(Comparator.comparingLong(execution -> execution.allocations().total())).ifPresent(stopping::add);
+        }
+        return stopping;
+    }
+
+    /** A full collection, unless one ran too recently; what the old generation holds after it may be the baseline. */
+    private boolean collect() {
+        long now = System.nanoTime();
+        if (now - lastGc < MIN_GC_INTERVAL_NANOS) {
+            return false;
+        }
+        lastGc = now;
+        System.gc();
+        MemoryUsage after = old == null ? null : old.getCollectionUsage();
+        if (after != null && after.getUsed() > 0) {
+            baseline = live.isEmpty() ? after.getUsed() : Math.min(baseline, after.getUsed());
+        }
+        return true;
+    }
+
+    /**
+     * The serial collector keeps the heap a bomb grew until a full collection finds it free: once every stopped
+     * execution's code has let go of its context, one collection gives it back.
+     */
+    private void shrinkOnceStoppedLetGo() {
+        if (!stopped.isEmpty() && stopped.stream().allMatch(Execution::released) && collect()) {
+            stopped.clear();
+        }
+    }
+
+    /** What the old generation holds and may hold; the whole heap where no pool is the old generation. */
+    private Heap heap() {
+        if (old != null && old.getUsage().getMax() > 0) {
+            MemoryUsage usage = old.getUsage();
+            return new Heap(usage.getUsed(), usage.getMax());
+        }
+        Runtime runtime = Runtime.getRuntime();
+        return new Heap(runtime.totalMemory() - runtime.freeMemory(), runtime.maxMemory());
+    }
+
+    private record Heap(long used, long max) {
+
+        double filled() {
+            return (double) used / max;
+        }
+    }
+
+    private static @Nullable MemoryPoolMXBean oldGeneration() {
         return ManagementFactory.getMemoryPoolMXBeans().stream()
                 .filter(pool -> pool.getType() == MemoryType.HEAP)
                 .filter(pool -> pool.getName().contains("Old") || pool.getName().contains("Tenured"))

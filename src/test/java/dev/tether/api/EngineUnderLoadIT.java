@@ -138,39 +138,30 @@ class EngineUnderLoadIT {
                 .block(Duration.ofSeconds(30))).toMillis();
         assertThat(tether.post("/api/policies", Map.of("owner", "org", "pattern", "everything.*", "action", "require_approval"))
                 .status()).isEqualTo(200);
-        // 100,000 calls: 1,000 in flight, the rest refused in the code; the promises of all of them may also take the
-        // execution past its memory budget first. Either way it ends, with an answer that names the limit.
+        // 100,000 calls: 1,000 in flight, then refused in the code; code that goes on starting as many again without
+        // awaiting is stopped, with the limit named.
         long parked = timed(() -> {
             JsonNode answer = execute(tether, "let refused = 0; for (let i = 0; i < 100000; i++) "
                     + "tools.everything.org.default.get_sum({a: i, b: 1}).catch((e) => { if (/max-pending-calls/.test(e.message)) refused++ });"
                     + " await null; await null; return refused").path("structured");
-            assertThat(answer.path("result").asInt() >= 99_000 || answer.path("error").asString().contains("tether.execution.max-memory"))
-                    .as("100,000 parked calls end with the calls refused or the execution stopped, naming the limit: %s", answer)
-                    .isTrue();
+            assertThat(answer.path("error").asString()).as("100,000 parked calls end naming the limit: %s", answer)
+                    .contains("tether.execution.max-pending-calls");
         }).toMillis();
-        // Issue 18 asks 10 s for each. On the shared 2-core host at load average 12-15 (other builds) the three at once
-        // took 18.7 s and the 100,000 calls 14.4 s: the interpreted code is what the host leaves it. Bounded at 30 s here;
-        // the figures of a quiet host are in docs/performance.md.
-        Duration bound = Duration.ofSeconds(30);
-        bombMillis.forEach((code, millis) -> assertThat(millis).as(code).isLessThanOrEqualTo(bound.toMillis()));
-        assertThat(three).as("three at once (ms)").isLessThanOrEqualTo(bound.toMillis());
-        assertThat(parked).as("100,000 parked calls (ms)").isLessThanOrEqualTo(bound.toMillis());
-
-        System.gc();
-        Thread.sleep(3000);
+        Thread.sleep(3000); // the memory watch's collection after the last stop, and the launcher's native heap trim
         assertThat(tether.get("/api/health").body()).as("the daemon still serves").isEqualTo("ok");
         assertThat(execute(tether, "return 2").path("structured").path("result").asInt()).isEqualTo(2);
         assertThat(tether.post(TetherClient.healthPath("everything", "cold1"), null).json().path("status").asString()).isEqualTo("healthy");
         double rssAfter = daemon.residentMiB();
-        // Not asserted: issue 18 asks RSS back within 20 % and it is not (214 MiB before, 632 MiB after on 2026-12-03):
-        // the launcher's serial collector gives memory back only after a full collection, which nothing runs once the
-        // bombs are over. Printed below for docs/performance.md.
-
         System.out.printf("%n[engine under load] cold start %d ms unloaded, %d ms with %d loops; new executions %s ms; teardown %d ms%n"
                         + "[engine under load] warm health p50 %d ms unloaded, %d ms loaded; CPU in 1 s: %d ms spinning, %d ms 2 s after%n"
                         + "[engine under load] bombs %s ms, three at once %d ms, 100000 parked calls %d ms; RSS %.0f MiB before, %.0f MiB after%n",
                 coldStart.toMillis(), coldUnderLoad.toMillis(), LOOPS, newExecutions, teardown.toMillis(), median(warmUnloaded),
                 median(warmLoaded), busyCpu.toMillis(), idleCpu.toMillis(), bombMillis.values(), three, parked, rssBefore, rssAfter);
+        Duration bound = Duration.ofSeconds(10);
+        bombMillis.forEach((code, millis) -> assertThat(millis).as(code).isLessThanOrEqualTo(bound.toMillis()));
+        assertThat(three).as("three at once (ms)").isLessThanOrEqualTo(bound.toMillis());
+        assertThat(parked).as("100,000 parked calls (ms)").isLessThanOrEqualTo(bound.toMillis());
+        assertThat(rssAfter).as("RSS after the bombs (MiB), %.0f before", rssBefore).isLessThanOrEqualTo(rssBefore * 1.2);
     }
 
     private static String connect(TetherClient tether, String name) {

@@ -200,6 +200,11 @@ class ExecutionsTest {
         List<String> outcomes = flood.path("structured").path("result").valueStream().map(JsonNode::asString).toList();
         assertThat(outcomes).as(flood.toString()).hasSize(12).filteredOn("ok"::equals).hasSize(8);
         assertThat(outcomes.get(11)).contains("limit is 8").contains("tether.execution.max-pending-calls");
+        // Code that goes on starting calls as many times again after being refused awaits none: it is stopped.
+        JsonNode ignoring = execute("for (let i = 0; i < 100000; i++) tools." + slug + ".org.default.echo({text: 'n'}).catch(() => {});"
+                + " await null; return 'never'");
+        assertThat(ignoring.path("structured").path("error").asString()).as(ignoring.toString())
+                .contains("started 8 more tool calls after reaching the limit of 8").contains("tether.execution.max-pending-calls");
 
         JsonNode parked = execute("const refused = []; for (let i = 0; i < 3; i++) tools." + slug
                 + ".org.default.delete_everything({}).catch((e) => console.log(e.message)); await new Promise(() => {})");

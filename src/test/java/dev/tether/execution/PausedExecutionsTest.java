@@ -103,6 +103,6 @@ class PausedExecutionsTest {
     }
 
     private static Execution execution() {
-        return new Execution(ExecutionProperties.defaults(), Schedulers.immediate());
+        return new Execution(ExecutionProperties.defaults(), Schedulers.immediate(), Schedulers.immediate());
     }
 }
