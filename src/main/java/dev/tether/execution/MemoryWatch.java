@@ -30,9 +30,10 @@ import reactor.core.scheduler.Schedulers;
  * (each at least a quarter of that budget) are stopped until what they allocated covers what the heap holds beyond
  * the baseline, and past {@link #CRITICAL} at least the one that allocated the most whatever it allocated. One bomb
  * ends alone; three at once end in one round. Allocation counts garbage, so only real pressure makes it count. The
- * code ends with an error that says so; the daemon and the other executions go on. Once the stopped code has let go of its context, one
- * more full collection lets the collector give the heap it grew back to the system (the launcher's
- * {@code MaxHeapFreeRatio}): the daemon's resident memory returns to what it was before the bomb.
+ * code ends with an error that says so; the daemon and the other executions go on. Once the stopped code has let go
+ * of its context, one more full collection lets the collector give the heap it grew back to the system (the
+ * launcher's {@code MaxHeapFreeRatio}): the daemon's resident memory returns to what it was before the bomb. The same
+ * holds for code that ended by itself after allocating much (100,000 promises refused).
  */
 @Component
 final class MemoryWatch implements DisposableBean {
@@ -45,7 +46,8 @@ final class MemoryWatch implements DisposableBean {
     private static final long MIN_GC_INTERVAL_NANOS = Duration.ofMillis(500).toNanos();
 
     private final Set<Execution> live = ConcurrentHashMap.newKeySet();
-    private final Set<Execution> stopped = ConcurrentHashMap.newKeySet();
+    /** Executions that allocated much and ended (stopped or not), until their code lets go of its context. */
+    private final Set<Execution> ended = ConcurrentHashMap.newKeySet();
     private final long maxMemory;
     private final @Nullable MemoryPoolMXBean old = oldGeneration();
     private final Scheduler timer = Schedulers.newSingle("tether-js-memory", true);
@@ -75,6 +77,9 @@ final class MemoryWatch implements DisposableBean {
 
     void forget(Execution execution) {
         live.remove(execution);
+        if (execution.allocations().total() >= maxMemory / 4) {
+            ended.add(execution);
+        }
     }
 
     private void tick() {
@@ -104,7 +109,7 @@ final class MemoryWatch implements DisposableBean {
                         + (maxMemory >> 20) + " MB)";
                 log.warn("{}", reason);
                 live.remove(execution);
-                stopped.add(execution);
+                ended.add(execution);
                 execution.close(reason);
             }
         }
@@ -165,12 +170,18 @@ final class MemoryWatch implements DisposableBean {
     }
 
     /**
-     * The serial collector keeps the heap a bomb grew until a full collection finds it free: once every stopped
-     * execution's code has let go of its context, one collection gives it back.
+     * The serial collector keeps the heap a bomb grew until a full collection finds it free: once every execution
+     * that allocated much and ended has let go of its context, one collection gives it back, if the heap grew past
+     * twice the baseline (ordinary executions that churned garbage cost no collection).
      */
     private void shrinkOnceStoppedLetGo() {
-        if (!stopped.isEmpty() && stopped.stream().allMatch(Execution::released) && collect()) {
-            stopped.clear();
+        if (ended.isEmpty() || !ended.stream().allMatch(Execution::released)) {
+            return;
+        }
+        MemoryUsage usage = old == null ? null : old.getUsage();
+        boolean grown = baseline == Long.MAX_VALUE || usage == null || usage.getCommitted() > 2 * baseline;
+        if (!grown || collect()) {
+            ended.clear();
         }
     }
 
