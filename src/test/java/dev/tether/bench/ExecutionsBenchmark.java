@@ -21,7 +21,8 @@ import dev.tether.testsupport.PackagedDaemon;
  * What {@code POST /api/executions} costs on the packaged daemon: the first execution (which builds the GraalJS
  * engine), the latency of {@code return 1}, of code that calls nothing and of code that calls one tool, beside the same
  * call through {@code POST /api/tools/call}; executions per second from 1 and from 8 clients; memory bombs (how long
- * each takes to end, resident memory before and after); the jar's size. Run it with {@code bench/executions.sh}.
+ * each takes to end, 100,000 calls parked behind an approval among them, resident memory before and after); the jar's
+ * size; the load average, since the figures depend on what else the host runs. Run it with {@code bench/executions.sh}.
  *
  * <p>Arguments: {@code samples=200 seconds=10}.
  */
@@ -44,8 +45,8 @@ public final class ExecutionsBenchmark {
     private void run() throws Exception {
         Path jar = PackagedDaemon.jar().orElseThrow(() -> new IllegalStateException("build the jar first: ./mvnw -DskipTests package"));
         Path dataDir = Files.createTempDirectory("tether-bench-executions");
-        System.out.printf("Tether executions benchmark on Java %d, %d samples; jar %.1f MB%n", Runtime.version().feature(), samples,
-                Files.size(jar) / 1e6);
+        System.out.printf("Tether executions benchmark (client on Java %d), %d samples; jar %.1f MB; load average %s%n",
+                Runtime.version().feature(), samples, Files.size(jar) / 1e6, Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
         try (PackagedDaemon daemon = PackagedDaemon.start(jar, dataDir, List.of(), Map.of())) {
             System.out.printf("started in %d ms, RSS %.0f MiB before any execution%n", daemon.startedIn().toMillis(), daemon.residentMiB());
             BenchClient client = new BenchClient(daemon);
@@ -67,6 +68,7 @@ public final class ExecutionsBenchmark {
             throughput(client, 1);
             throughput(client, 8);
             bombs(client, daemon);
+            System.out.printf("load average at the end: %s%n", Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
         }
     }
 
@@ -114,6 +116,12 @@ public final class ExecutionsBenchmark {
         }
         threads.shutdown();
         System.out.printf("three array pushers at once: %d ms; RSS %.0f MiB%n", (System.nanoTime() - start) / 1_000_000, daemon.residentMiB());
+        client.post("/api/policies", Map.of("owner", "org", "pattern", "bench.*", "action", "require_approval"));
+        start = System.nanoTime();
+        JsonNode parked = client.post("/api/executions", Map.of("code", "for (let i = 0; i < 100000; i++) "
+                + "tools.bench.org.default.echo({text: 'x' + i}).catch(() => {}); await null; return 'never'"));
+        System.out.printf("100,000 calls parked behind an approval: %d ms, %s; RSS %.0f MiB%n", (System.nanoTime() - start) / 1_000_000,
+                parked.path("structured").path("error").asString(), daemon.residentMiB());
         Thread.sleep(5000);
         System.out.printf("RSS 5 s after the bombs: %.0f MiB%n", daemon.residentMiB());
     }
