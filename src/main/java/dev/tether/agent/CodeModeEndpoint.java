@@ -69,7 +69,7 @@ final class CodeModeEndpoint {
             message = messages.read(body);
         } catch (UnreadableMessageException unreadable) {
             return refuse(HttpStatus.BAD_REQUEST, McpSchema.ErrorCodes.PARSE_ERROR,
-                    protocol.json(body) ? "Parse error: Invalid JSON-RPC message" : "Parse error: Invalid JSON");
+                    CodeModeJson.json(body) ? "Parse error: Invalid JSON-RPC message" : "Parse error: Invalid JSON");
         }
         boolean initialize = message instanceof JSONRPCRequest request && McpSchema.METHOD_INITIALIZE.equals(request.method());
         if (initialize && sessionId == null) {
@@ -151,7 +151,7 @@ final class CodeModeEndpoint {
     }
 
     private ResponseEntity<String> jsonError(HttpStatus status, int code, String message) {
-        return json(status, protocol.error(null, code, message), null);
+        return json(status, CodeModeJson.error(null, code, message), null);
     }
 
     private static ResponseEntity<String> json(HttpStatus status, String body, @Nullable String sessionId) {
