@@ -1,4 +1,4 @@
-package dev.tether.agent;
+package dev.tether.agent.codemode;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -8,8 +8,9 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
-import dev.tether.agent.CodeModeJson.Paused;
-import dev.tether.agent.CodeModeSession.Answer;
+import dev.tether.agent.AgentProperties;
+import dev.tether.agent.codemode.CodeModeJson.Paused;
+import dev.tether.agent.codemode.CodeModeSession.Answer;
 import dev.tether.execution.ExecutionAnswer;
 import dev.tether.execution.Executions;
 import dev.tether.execution.ResumeAction;

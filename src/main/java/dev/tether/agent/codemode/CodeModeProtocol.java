@@ -1,4 +1,4 @@
-package dev.tether.agent;
+package dev.tether.agent.codemode;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,10 +15,12 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
-import dev.tether.agent.CodeModeJson.Paused;
-import dev.tether.agent.CodeModeSession.Answer;
-import dev.tether.agent.CodeModeTools.Checked;
-import dev.tether.agent.CodeModeTools.ResumeArguments;
+import dev.tether.agent.AgentProperties;
+import dev.tether.agent.AgentProtocol;
+import dev.tether.agent.codemode.CodeModeJson.Paused;
+import dev.tether.agent.codemode.CodeModeSession.Answer;
+import dev.tether.agent.codemode.CodeModeTools.Checked;
+import dev.tether.agent.codemode.CodeModeTools.ResumeArguments;
 import dev.tether.execution.ExecutionAnswer;
 import dev.tether.execution.ExecutionNotFoundException;
 import dev.tether.execution.Executions;

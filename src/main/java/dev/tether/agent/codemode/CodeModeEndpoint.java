@@ -1,4 +1,4 @@
-package dev.tether.agent;
+package dev.tether.agent.codemode;
 
 import java.util.Map;
 import java.util.UUID;
@@ -25,6 +25,9 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import dev.tether.agent.AgentEndpoint;
+import dev.tether.agent.AgentEvents;
+import dev.tether.agent.AgentProtocol;
 import dev.tether.agent.AgentProtocol.UnreadableMessageException;
 
 /**
