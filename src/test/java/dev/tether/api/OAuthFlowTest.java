@@ -5,17 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.AfterAll;
@@ -25,16 +20,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Primary;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 
 import dev.tether.api.ApiClient.Reply;
+import dev.tether.testsupport.MovableClock;
 import dev.tether.testsupport.OAuthExampleServer;
 import dev.tether.testsupport.TokenProxy;
 
@@ -49,6 +43,7 @@ import dev.tether.testsupport.TokenProxy;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = { "tether.api.token=" + OAuthFlowTest.TOKEN, "tether.docker.reap-interval=1h", "tether.oauth.timeout=6s" })
 @DirtiesContext
+@Import(MovableClock.AsTheDaemonsClock.class)
 class OAuthFlowTest {
 
     static final String TOKEN = "oauth-flow-test-token";
@@ -60,41 +55,6 @@ class OAuthFlowTest {
     private static OAuthExampleServer example;
     private static TokenProxy proxy;
     private static ExecutorOpenApi executor;
-
-    /** The daemon's clock: the system's, moved on by the test. */
-    static final class MovableClock extends Clock {
-
-        private final AtomicLong offsetMillis = new AtomicLong();
-
-        void advance(Duration by) {
-            offsetMillis.addAndGet(by.toMillis());
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.now().plusMillis(offsetMillis.get());
-        }
-    }
-
-    @TestConfiguration
-    static class Clocks {
-
-        @Bean
-        @Primary
-        MovableClock movableClock() {
-            return new MovableClock();
-        }
-    }
 
     @DynamicPropertySource
     static void dataDir(DynamicPropertyRegistry registry) {
