@@ -121,6 +121,39 @@ class ClientCredentialsOAuthTest {
                 .as("the new token's expiry is kept").isGreaterThan(firstExpiry);
     }
 
+    /**
+     * The token is revoked at the authorization server an hour before its recorded expiry: the server refuses it
+     * (401) to the warm session and to a new one alike, and calls made at once share one renewal.
+     */
+    @Test
+    void aTokenRevokedBeforeItsExpiryIsRenewedOnceAndTheCallsGoThrough() {
+        String slug = register("Revoking Service");
+        addClient("revoking", CLIENT_SECRET);
+        expect(api.post("/api/oauth/start", start("revoking", slug)), "post", "/oauth/start", 200);
+        String revoked = tokenId(whoami(slug));
+        authorizationServer.revoke(revoked);
+        int before = authorizationServer.tokenRequests();
+
+        List<CompletableFuture<Reply>> calls = IntStream.range(0, 10)
+                .mapToObj(i -> api.sendAsync("POST", "/api/executions", Map.of("code", whoamiCode(slug)))).toList();
+        for (int i = 0; i < calls.size(); i++) {
+            Reply reply = calls.get(i).orTimeout(BOUND.toSeconds(), TimeUnit.SECONDS).join();
+            assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
+            assertThat(reply.body()).as("call %d after the revocation", i).contains("token of " + CLIENT_ID);
+            assertThat(tokenId(reply.body())).as("call %d carries a new token", i).isNotEqualTo(revoked);
+        }
+        assertThat(authorizationServer.tokenRequests() - before).as("10 refused calls share one renewal").isEqualTo(1);
+
+        String renewed = tokenId(whoami(slug));
+        authorizationServer.revoke(renewed);
+        Reply relabelled = api.patch("/api/connections/org/" + slug + "/main", Map.of("identityLabel", "service account"));
+        assertThat(relabelled.status()).as("a changed connection's session starts afresh: " + relabelled).isEqualTo(200);
+        Reply refreshed = api.post("/api/connections/org/" + slug + "/main/refresh", null);
+        assertThat(refreshed.status()).as(refreshed.toString()).isEqualTo(200);
+        assertThat(refreshed.json().valueStream().map(tool -> tool.path("name").asString()))
+                .as("a catalog sync whose session handshake was refused renews the token too").containsExactly("whoami");
+    }
+
     @Test
     void aWrongSecretIsATaggedErrorThatNamesTheRefusalAndStoresNothing() {
         String slug = register("Refused Service");

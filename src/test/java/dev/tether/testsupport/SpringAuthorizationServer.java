@@ -83,10 +83,18 @@ public final class SpringAuthorizationServer implements AutoCloseable {
         return Integer.parseInt(count.group(1));
     }
 
+    /** Revokes the token with this id ({@code jti}): the MCP server refuses it from now on. */
+    public void revoke(String tokenId) {
+        send(HttpRequest.newBuilder(URI.create(origin() + "/revoked?jti=" + tokenId)).POST(HttpRequest.BodyPublishers.noBody()));
+    }
+
     private String get(String path) {
+        return send(HttpRequest.newBuilder(URI.create(origin() + path)));
+    }
+
+    private String send(HttpRequest.Builder request) {
         try {
-            return http.send(HttpRequest.newBuilder(URI.create(origin() + path)).timeout(Duration.ofSeconds(10)).build(),
-                    BodyHandlers.ofString()).body();
+            return http.send(request.timeout(Duration.ofSeconds(10)).build(), BodyHandlers.ofString()).body();
         }
         catch (IOException ex) {
             throw new UncheckedIOException(ex);

@@ -21,7 +21,9 @@ import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.oauth2.core.AuthorizationGrantType;
 import org.springframework.security.oauth2.core.ClientAuthenticationMethod;
+import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
+import org.springframework.security.oauth2.jwt.JwtValidators;
 import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
 import org.springframework.security.oauth2.server.authorization.client.InMemoryRegisteredClientRepository;
 import org.springframework.security.oauth2.server.authorization.client.RegisteredClient;
@@ -63,11 +65,13 @@ public class AuthServerApplication {
         return http.build();
     }
 
-    /** What the test reads: how many tokens were asked for. */
+    /** What the test reads and does: how many tokens were asked for; revoking one. */
     @Bean
     @Order(3)
-    SecurityFilterChain counters(HttpSecurity http) throws Exception {
-        http.securityMatcher("/token-requests").authorizeHttpRequests(requests -> requests.anyRequest().permitAll());
+    SecurityFilterChain testControls(HttpSecurity http) throws Exception {
+        http.securityMatcher("/token-requests", "/revoked")
+                .authorizeHttpRequests(requests -> requests.anyRequest().permitAll())
+                .csrf(csrf -> csrf.disable());
         return http.build();
     }
 
@@ -103,9 +107,14 @@ public class AuthServerApplication {
         return new ImmutableJWKSet<>(new JWKSet(key));
     }
 
-    /** The MCP server checks tokens against the key that signs them (one process, so no JWKS fetch). */
+    /**
+     * The MCP server checks tokens against the key that signs them (one process, so no JWKS fetch), and refuses
+     * one that was revoked before its expiry.
+     */
     @Bean
-    JwtDecoder jwtDecoder(KeyPair keys) {
-        return NimbusJwtDecoder.withPublicKey((RSAPublicKey) keys.getPublic()).build();
+    JwtDecoder jwtDecoder(KeyPair keys, RevokedTokens revoked) {
+        NimbusJwtDecoder decoder = NimbusJwtDecoder.withPublicKey((RSAPublicKey) keys.getPublic()).build();
+        decoder.setJwtValidator(new DelegatingOAuth2TokenValidator<>(JwtValidators.createDefault(), revoked));
+        return decoder;
     }
 }
