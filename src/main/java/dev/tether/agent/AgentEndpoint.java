@@ -31,7 +31,7 @@ import dev.tether.catalog.CatalogService;
 
 /**
  * MCP's streamable HTTP transport at {@code /mcp/tools}: every stored tool by its address ({@link AgentProtocol} says
- * what is spoken), for agents that want plain tools; Executor's code mode is {@code /mcp} ({@link CodeModeEndpoint}).
+ * what is spoken), for agents that want plain tools; Executor's code mode is {@code /mcp} ({@code agent.codemode}).
  * A POST is answered with one JSON message, or, for a call whose agent asked for progress and accepts {@code text/event-stream}, with
  * a stream of the call's progress and then its answer. {@code GET /mcp/tools} opens the session's stream of unasked
  * messages: {@code notifications/tools/list_changed} whenever the tools on offer may have changed. A stream ends

@@ -41,14 +41,14 @@ public final class AgentEvents {
      * {@code events} with keep-alive comments between them, ending when they end. The first comment goes out at
      * once, so that the agent has the response headers before the first event, however long that takes.
      */
-    Flux<ServerSentEvent<String>> keptAlive(Flux<ServerSentEvent<String>> events) {
+    public Flux<ServerSentEvent<String>> keptAlive(Flux<ServerSentEvent<String>> events) {
         return events.publish(shared -> Flux.merge(shared,
                 Flux.interval(Duration.ZERO, keepAlive)
                         .map(tick -> ServerSentEvent.<String>builder().comment("keep-alive").build())
                         .takeUntilOther(shared.then())));
     }
 
-    static ResponseEntity.BodyBuilder stream() {
+    public static ResponseEntity.BodyBuilder stream() {
         return ResponseEntity.ok().contentType(MediaType.TEXT_EVENT_STREAM).cacheControl(CacheControl.noStore());
     }
 }

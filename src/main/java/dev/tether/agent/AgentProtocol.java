@@ -55,7 +55,8 @@ public final class AgentProtocol {
     private static final String CANCELLED = "notifications/cancelled";
     private static final String PROGRESS = "notifications/progress";
 
-    static final List<String> PROTOCOL_VERSIONS = List.of(ProtocolVersions.MCP_2025_11_25,
+    /** The MCP versions Tether speaks, newest first: both servers answer the agent's if they know it, else the newest. */
+    public static final List<String> PROTOCOL_VERSIONS = List.of(ProtocolVersions.MCP_2025_11_25,
             ProtocolVersions.MCP_2025_06_18, ProtocolVersions.MCP_2025_03_26, ProtocolVersions.MCP_2024_11_05);
     private static final TypeRef<CallToolRequest> CALL = new TypeRef<>() {
     };
@@ -76,7 +77,7 @@ public final class AgentProtocol {
     }
 
     /** Reads one JSON-RPC message; fails with a message fit for the agent when {@code body} is none. */
-    JSONRPCMessage read(String body) throws UnreadableMessageException {
+    public JSONRPCMessage read(String body) throws UnreadableMessageException {
         try {
             return McpSchema.deserializeJsonRpcMessage(json, body == null ? "" : body);
         } catch (IOException | RuntimeException unreadable) { // Jackson 3 fails unchecked

@@ -7,7 +7,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 import org.springframework.core.io.buffer.DataBufferLimitException;
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -26,6 +25,7 @@ import dev.tether.api.input.ServerConfigs;
 import dev.tether.api.input.Slugs;
 import dev.tether.calls.builtin.BuiltinHandler;
 import dev.tether.calls.builtin.BuiltinHandlers;
+import dev.tether.http.BodyBytes;
 import dev.tether.http.HttpProperties;
 import dev.tether.openapi.OpenApiExtractionException;
 import dev.tether.openapi.OpenApiParseException;
@@ -260,18 +260,8 @@ final class OpenApiController implements BuiltinHandlers {
             // Refused before reading: the client sends no more than the server has to discard.
             return Mono.error(tooLarge());
         }
-        return DataBufferUtils.join(exchange.getRequest().getBody(), maxBody)
+        return BodyBytes.read(exchange.getRequest().getBody(), maxBody)
                 .onErrorMap(DataBufferLimitException.class, tooLarge -> tooLarge())
-                .map(buffer -> {
-                    try {
-                        byte[] bytes = new byte[buffer.readableByteCount()];
-                        buffer.read(bytes);
-                        return bytes;
-                    }
-                    finally {
-                        DataBufferUtils.release(buffer);
-                    }
-                })
                 .switchIfEmpty(Mono.error(() -> InvalidInputException.decode("the request has no body")))
                 .map(bytes -> {
                     Object parsed;

@@ -179,7 +179,7 @@ public final class ToolCalls {
                 .structuredContent(structured).isError(false).build();
     }
 
-    /** From the stored catalog; when it lacks the tool and is stale, from a sync awaited for the catalog grace. */
+    /** From the stored catalog; when it lacks the tool and is stale, from a sync awaited whole. */
     private Mono<StoredTool> find(ToolAddress parsed, String address) {
         return catalogs.tool(parsed.connection(), parsed.tool())
                 .switchIfEmpty(Mono.defer(() -> catalogSyncs.syncIfStale(parsed.connection())

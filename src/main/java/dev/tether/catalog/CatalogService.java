@@ -121,15 +121,17 @@ public final class CatalogService implements SmartLifecycle {
 
     /**
      * The tools of a connection whose catalog is stale (never synced, older than its config or the TTL), synced now
-     * and awaited for at most the grace; empty when the catalog is fresh, the connection unknown, or the sync slower
-     * than the grace (it goes on). A tool call that finds no tool in the stored catalog asks this before it says
-     * the tool does not exist: a server registered a moment ago has no catalog yet.
+     * and awaited whole (the sync has its own bounds); empty when the catalog is fresh or the connection unknown. A
+     * tool call that finds no tool in the stored catalog asks this before it says the tool does not exist: a server
+     * registered a moment ago has no catalog yet. Not the grace of a listing, which has the stored catalog to fall
+     * back on: a call has nothing, and a sync slower than the grace on a busy host made it say a tool of a
+     * just-added source did not exist.
      */
     public Mono<ConnectionTools> syncIfStale(ConnectionKey key) {
         return connections.find(key)
                 .flatMap(connection -> isStale(key))
                 .filter(Boolean::booleanValue)
-                .flatMap(stale -> sync(key).timeout(properties.grace(), Mono.empty()));
+                .flatMap(stale -> sync(key));
     }
 
     private Mono<ConnectionTools> currentTools(Connection connection) {

@@ -1,8 +1,6 @@
 package dev.tether.execution;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
@@ -14,6 +12,7 @@ import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
 import io.modelcontextprotocol.spec.McpSchema.ElicitResult;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
@@ -34,12 +33,8 @@ final class Execution {
         }
     }
 
-    /** How the code ended: its result as JSON and text, or an error text. */
-    record Settled(boolean ok, String resultJson, String resultText, String error) {
-    }
-
     private final ReentrantLock lock = new ReentrantLock();
-    private final List<String> logs = new ArrayList<>();
+    private final ConsoleOutput console;
     private final Deque<PendingCall> parked = new ArrayDeque<>();
     private final long maxOutputBytes;
     private final int maxPendingCalls;
@@ -49,7 +44,6 @@ final class Execution {
     private final Scheduler stops;
     /** Calls refused for {@link #maxPendingCalls} since the code last started one or saw one end. */
     private int refusedInARow;
-    private long outputBytes;
     private int inFlight;
     private Settled settled;
     private Sinks.Many<PendingCall> calls;
@@ -68,6 +62,7 @@ final class Execution {
         this.lane = lane;
         this.stops = stops;
         this.maxOutputBytes = properties.maxOutput().toBytes();
+        this.console = new ConsoleOutput(maxOutputBytes);
         this.maxPendingCalls = properties.maxPendingCalls();
         this.maxParkedCalls = properties.maxParkedCalls();
     }
@@ -104,7 +99,7 @@ final class Execution {
                 if (!ex.isSyntaxError()) {
                     throw ex;
                 }
-                settled = new Settled(false, null, null, syntaxError(ex));
+                settled = Settled.syntaxError(ex);
                 return;
             }
             run.execute(body);
@@ -198,9 +193,7 @@ final class Execution {
     }
 
     List<String> logs() {
-        synchronized (logs) {
-            return List.copyOf(logs);
-        }
+        return console.lines();
     }
 
     /**
@@ -271,7 +264,7 @@ final class Execution {
         lock.lock();
         try {
             if (closed) {
-                return new Step(new Settled(false, null, null, "Error: " + closedWhy), inFlight, null);
+                return new Step(Settled.failed("Error: " + closedWhy), inFlight, null);
             }
             allocations.entered();
             try {
@@ -281,13 +274,13 @@ final class Execution {
                 // Closed from another thread (time limit, client gone): the code was cancelled mid-entry, or the
                 // context was gone before it.
                 if (closed || ex instanceof PolyglotException polyglot && polyglot.isCancelled()) {
-                    return new Step(new Settled(false, null, null, "Error: " + closedWhy), inFlight, null);
+                    return new Step(Settled.failed("Error: " + closedWhy), inFlight, null);
                 }
                 if (!(ex instanceof PolyglotException polyglot)) {
                     throw ex;
                 }
                 // The code failed outside its promise (the heap ran out, a host callback broke): it ends here.
-                settled = new Settled(false, null, null, polyglot.isResourceExhausted()
+                settled = Settled.failed(polyglot.isResourceExhausted()
                         ? "Error: the execution ran out of memory (" + ex.getMessage() + ")" : "Error: " + ex.getMessage());
             }
             return new Step(settled, inFlight, parked.peek());
@@ -333,50 +326,15 @@ final class Execution {
     }
 
     /** Keeps a console line; answers why not when the output would grow past its limit. */
-    private Object log(Value... args) {
-        String line = "[" + args[0].asString() + "] " + args[1].asString();
-        long bytes = line.getBytes(StandardCharsets.UTF_8).length + 1L;
-        synchronized (logs) {
-            if (outputBytes + bytes > maxOutputBytes) {
-                return "console output exceeds the limit of " + maxOutputBytes + " bytes";
-            }
-            outputBytes += bytes;
-            logs.add(line);
-        }
-        return null;
+    private @Nullable Object log(Value... args) {
+        return console.add(args[0].asString(), args[1].asString());
     }
 
     /** The code's end: its value (written by Tether, see {@link ResultClone}) or the text of what it threw. */
-    private Object settle(Value... args) {
-        if (settled != null) {
-            return null;
-        }
-        if (!args[0].asBoolean()) {
-            settled = new Settled(false, null, null, args[2].asString());
-            return null;
-        }
-        try {
-            ResultClone.Written result = ResultClone.write(args[1], maxOutputBytes);
-            settled = new Settled(true, result.json(), result.text(), null);
-        }
-        catch (ResultClone.Refused refused) {
-            settled = new Settled(false, null, null, "Error: " + refused.getMessage());
-        }
-        catch (PolyglotException thrown) {
-            if (thrown.isCancelled() || thrown.isResourceExhausted() || thrown.isInterrupted()) {
-                throw thrown;
-            }
-            // A getter or a proxy of the result threw: the code ends with what it threw.
-            settled = new Settled(false, null, null, "Error: " + thrown.getMessage());
+    private @Nullable Object settle(Value... args) {
+        if (settled == null) {
+            settled = args[0].asBoolean() ? Settled.written(args[1], maxOutputBytes) : Settled.failed(args[2].asString());
         }
         return null;
-    }
-
-    /** Executor words a syntax error {@code <what> (line:column)}, lines counted in the code as sent. */
-    private static String syntaxError(PolyglotException ex) {
-        String first = String.valueOf(ex.getMessage()).lines().findFirst().orElse("syntax error");
-        String what = first.replaceFirst("^SyntaxError: [^:]*:\\d+:\\d+ ", "");
-        var location = ex.getSourceLocation();
-        return location == null ? what : what + " (" + Math.max(1, location.getStartLine() - 1) + ":" + location.getStartColumn() + ")";
     }
 }

@@ -9,7 +9,6 @@ import io.modelcontextprotocol.spec.McpSchema.ElicitFormRequest;
 import io.modelcontextprotocol.spec.McpSchema.ElicitUrlRequest;
 import org.jspecify.annotations.Nullable;
 
-import dev.tether.execution.Execution.Settled;
 import dev.tether.policy.Decision;
 
 /**
@@ -38,16 +37,11 @@ final class ExecutionAnswers {
                     "{\"status\":\"error\",\"error\":" + JsJson.quote(settled.error()) + ",\"logs\":" + JsJson.array(logs) + "}", true);
         }
         if (settled.resultJson().getBytes(StandardCharsets.UTF_8).length > maxOutputBytes) {
-            return completed(logs, failed("Error: the result is larger than the output limit of " + maxOutputBytes + " bytes"));
+            return completed(logs, Settled.failed("Error: the result is larger than the output limit of " + maxOutputBytes + " bytes"));
         }
         String structured = "{\"status\":\"completed\",\"result\":" + settled.resultJson() + ",\"logs\":" + JsJson.array(logs) + "}";
         String result = settled.resultText() == null || settled.resultText().isEmpty() ? "(no result)" : truncate(settled.resultText());
         return ExecutionAnswer.completed(result + logPart, structured, false);
-    }
-
-    /** An execution that ended with {@code error} ({@code Error: …}). */
-    static Settled failed(String error) {
-        return new Settled(false, null, null, error);
     }
 
     /** What the user is asked for a call that needs approval: as Executor, the tool's own approval description when it has one. */

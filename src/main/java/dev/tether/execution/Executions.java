@@ -20,7 +20,6 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import dev.tether.calls.ToolCalls;
-import dev.tether.execution.Execution.Settled;
 import dev.tether.execution.Execution.Step;
 import dev.tether.policy.Policies;
 import dev.tether.store.CatalogStore;
@@ -73,10 +72,10 @@ public final class Executions implements DisposableBean {
                     opened -> Mono.fromSupplier(() -> opened.open(engine)).subscribeOn(opened.lane())
                             .then(own(opened, () -> opened.start(code)))
                             .onErrorResume(JsUnavailableException.class, unavailable -> Mono.just(
-                                    completed(opened, ExecutionAnswers.failed("Error: " + unavailable.getMessage())))),
+                                    completed(opened, Settled.failed("Error: " + unavailable.getMessage())))),
                     opened -> Mono.empty(), (opened, error) -> close(opened), this::close);
         })).onErrorResume(ExecutionRefusedException.class,
-                refused -> Mono.just(answers.completed(List.of(), ExecutionAnswers.failed("Error: " + refused.getMessage()))));
+                refused -> Mono.just(answers.completed(List.of(), Settled.failed("Error: " + refused.getMessage()))));
     }
 
     /** What a paused execution waits for; fails with {@link ExecutionNotFoundException} when none has this id. */
@@ -114,7 +113,7 @@ public final class Executions implements DisposableBean {
                 return pool.admit(own(execution, () -> execution.answered(call, () -> question.answer().tryEmitValue(answer)),
                                 question.outcome()))
                         .onErrorResume(ExecutionRefusedException.class, refused -> close(execution).thenReturn(
-                                completed(execution, ExecutionAnswers.failed("Error: " + refused.getMessage()))));
+                                completed(execution, Settled.failed("Error: " + refused.getMessage()))));
             }
             execution.unpark(call);
             return pool.admit(own(execution, () -> action == ResumeAction.ACCEPT
@@ -122,7 +121,7 @@ public final class Executions implements DisposableBean {
                     : execution.reject(call, "Tool \"" + call.path() + "\" requires approval but the request was "
                             + (action == ResumeAction.CANCEL ? "cancelled" : "declined") + " by the user.")))
                     .onErrorResume(ExecutionRefusedException.class, refused -> close(execution).thenReturn(
-                            completed(execution, ExecutionAnswers.failed("Error: " + refused.getMessage()))));
+                            completed(execution, Settled.failed("Error: " + refused.getMessage()))));
         });
     }
 
@@ -194,7 +193,7 @@ public final class Executions implements DisposableBean {
                     .next()
                     .timeout(properties.timeout())
                     .onErrorResume(TimeoutException.class, timeout -> close(execution).thenReturn(completed(execution,
-                            ExecutionAnswers.failed("Error: the execution timed out after " + properties.timeout().toMillis() + "ms"))));
+                            Settled.failed("Error: the execution timed out after " + properties.timeout().toMillis() + "ms"))));
         });
     }
 
@@ -213,9 +212,9 @@ public final class Executions implements DisposableBean {
         if (step.parked() != null) {
             return Mono.fromCallable(() -> pause(execution, step.parked()))
                     .onErrorResume(PausedExecutions.TooManyPausedException.class,
-                            full -> Mono.just(completed(execution, ExecutionAnswers.failed("Error: " + full.getMessage()))));
+                            full -> Mono.just(completed(execution, Settled.failed("Error: " + full.getMessage()))));
         }
-        return Mono.just(completed(execution, ExecutionAnswers.failed("Error: the code awaits a promise that nothing will settle")));
+        return Mono.just(completed(execution, Settled.failed("Error: the code awaits a promise that nothing will settle")));
     }
 
     // ---- tool calls ------------------------------------------------------------------------------

@@ -9,9 +9,7 @@ import java.util.concurrent.TimeoutException;
 
 import io.netty.channel.ChannelOption;
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferLimitException;
-import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.stereotype.Component;
@@ -100,21 +98,9 @@ public final class HttpSourceClient implements DisposableBean {
     private static Mono<HttpAnswer> read(ClientResponse response, int maxBytes) {
         Map<String, String> headers = new LinkedHashMap<>();
         response.headers().asHttpHeaders().forEach((name, values) -> headers.put(name.toLowerCase(Locale.ROOT), String.join(", ", values)));
-        return DataBufferUtils.join(response.body(BodyExtractors.toDataBuffers()), maxBytes)
-                .map(HttpSourceClient::bytes)
+        return BodyBytes.read(response.body(BodyExtractors.toDataBuffers()), maxBytes)
                 .defaultIfEmpty(new byte[0])
                 .map(bytes -> new HttpAnswer(response.statusCode().value(), headers, bytes));
-    }
-
-    private static byte[] bytes(DataBuffer buffer) {
-        try {
-            byte[] bytes = new byte[buffer.readableByteCount()];
-            buffer.read(bytes);
-            return bytes;
-        }
-        finally {
-            DataBufferUtils.release(buffer);
-        }
     }
 
     private static void checkScheme(URI uri) {

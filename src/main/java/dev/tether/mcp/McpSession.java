@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -42,6 +43,7 @@ public final class McpSession {
     private final AtomicLong progressTokens = new AtomicLong();
     private final Redaction redaction;
     private final CallQuestions questions;
+    private final SentBearer bearer;
 
     /**
      * @param serverFailure never completes; errors as soon as the server is known to be gone (a stdio child
@@ -50,8 +52,9 @@ public final class McpSession {
      */
     McpSession(String server, McpAsyncClient client, McpClientTransport transport, Mono<Void> serverFailure,
             McpProperties properties, Sinks.Many<List<Tool>> toolsChanged, Sinks.Many<ProgressNotification> progress,
-            CallQuestions questions, Redaction redaction) {
+            CallQuestions questions, Redaction redaction, SentBearer bearer) {
         this.questions = questions;
+        this.bearer = bearer;
         this.redaction = redaction;
         this.server = server;
         this.client = client;
@@ -99,7 +102,7 @@ public final class McpSession {
      * after the first ends the listing with what arrived, marked incomplete; a failing first page fails.
      */
     public Mono<ToolCatalog> listTools() {
-        return masked(bounded(client.listTools(null), "discovery", properties.discoveryTimeout())
+        return masked(renewingOnRefusal(() -> bounded(client.listTools(null), "discovery", properties.discoveryTimeout()))
                 .flatMap(first -> collect(first, new ArrayList<>(), 1)));
     }
 
@@ -110,9 +113,22 @@ public final class McpSession {
      * hears it until the call ends.
      */
     public Mono<CallToolResult> callTool(String tool, Map<String, Object> arguments) {
-        return masked(Mono.deferContextual(context -> context.<ProgressListener>getOrEmpty(ProgressListener.class)
+        return masked(renewingOnRefusal(() -> Mono.deferContextual(context -> context.<ProgressListener>getOrEmpty(ProgressListener.class)
                 .map(listener -> callWithProgress(tool, arguments, listener))
-                .orElseGet(() -> call(new CallToolRequest(tool, arguments)))));
+                .orElseGet(() -> call(new CallToolRequest(tool, arguments))))));
+    }
+
+    /**
+     * A request the remote server refused for credentials (401, 403: a token revoked or rotated before its recorded
+     * expiry) goes once more with a renewed token, when the session has an OAuth grant to renew.
+     */
+    private <T> Mono<T> renewingOnRefusal(Supplier<Mono<T>> request) {
+        return Mono.defer(() -> {
+            long sentUnder = bearer.generation();
+            return request.get().onErrorResume(refused -> !(refused instanceof AuthorizationExpiredException)
+                            && RemoteServer.wantsCredentials(refused),
+                    refused -> bearer.renew(sentUnder).flatMap(renewed -> renewed ? request.get() : Mono.error(refused)));
+        });
     }
 
     /**

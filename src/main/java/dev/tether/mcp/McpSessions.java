@@ -84,14 +84,27 @@ public final class McpSessions {
             return Flux.defer(() -> children.using(childSpec(stdio), child -> {
                 childTeardowns.accept(child.onDispose().then());
                 ChildProcessTransport transport = new ChildProcessTransport(stdio.name(), child, json);
-                return live(session(stdio, transport, transport.failure()));
+                return live(session(stdio, transport, transport.failure(), SentBearer.none()));
             }));
         }
         RemoteServer remote = (RemoteServer) server;
+        return Flux.defer(() -> {
+            SentBearer bearer = new SentBearer(remote.bearer());
+            AtomicBoolean opened = new AtomicBoolean();
+            // A handshake refused for credentials (a token revoked before its recorded expiry) goes once more with a
+            // renewed token; a session that opened and failed later is the pool's to start again.
+            return remote(remote, bearer).doOnNext(session -> opened.set(true))
+                    .onErrorResume(refused -> !opened.get() && RemoteServer.wantsCredentials(refused),
+                            refused -> bearer.renew(0).flatMapMany(renewed -> renewed ? remote(remote, bearer) : Flux.error(refused)));
+        });
+    }
+
+    private Flux<McpSession> remote(RemoteServer remote, SentBearer bearer) {
         return switch (remote.transport()) {
-            case STREAMABLE_HTTP -> live(remote, "streamable HTTP", () -> session(remote, transports.streamableHttp(remote), Mono.never()));
-            case SSE -> live(remote, "SSE", () -> sseSession(remote, "SSE"));
-            case AUTO -> streamableHttpThenSse(remote);
+            case STREAMABLE_HTTP -> live(remote, "streamable HTTP",
+                    () -> session(remote, transports.streamableHttp(remote, bearer), Mono.never(), bearer));
+            case SSE -> live(remote, "SSE", () -> sseSession(remote, "SSE", bearer));
+            case AUTO -> streamableHttpThenSse(remote, bearer);
         };
     }
 
@@ -122,14 +135,14 @@ public final class McpSessions {
      * Streamable HTTP first; a server that does not speak it (the handshake fails) gets SSE. One that refused us
      * for credentials does speak it: asking again over SSE would only hide why it refused.
      */
-    private Flux<McpSession> streamableHttpThenSse(RemoteServer remote) {
+    private Flux<McpSession> streamableHttpThenSse(RemoteServer remote, SentBearer bearer) {
         return Flux.defer(() -> {
             AtomicBoolean opened = new AtomicBoolean();
-            return live(remote, "streamable HTTP", () -> session(remote, transports.streamableHttp(remote), Mono.never()))
+            return live(remote, "streamable HTTP", () -> session(remote, transports.streamableHttp(remote, bearer), Mono.never(), bearer))
                     .doOnNext(session -> opened.set(true))
                     .onErrorResume(error -> !opened.get() && !RemoteServer.wantsCredentials(error), error -> {
                         String sse = "SSE (streamable HTTP failed: " + describe(error) + ")";
-                        return live(remote, sse, () -> sseSession(remote, sse));
+                        return live(remote, sse, () -> sseSession(remote, sse, bearer));
                     });
         });
     }
@@ -138,12 +151,12 @@ public final class McpSessions {
      * The SDK's SSE transport only logs a failed connect (a refused connection, a 404 on the stream) and leaves
      * the handshake waiting for its timeout; watching the connect reports that failure to the session at once.
      */
-    private McpSession sseSession(RemoteServer remote, String transportName) {
-        ConnectWatch transport = new ConnectWatch(remote, transportName, transports.sse(remote));
-        return session(remote, transport, transport.failure());
+    private McpSession sseSession(RemoteServer remote, String transportName, SentBearer bearer) {
+        ConnectWatch transport = new ConnectWatch(remote, transportName, transports.sse(remote, bearer));
+        return session(remote, transport, transport.failure(), bearer);
     }
 
-    private McpSession session(McpServer server, McpClientTransport transport, Mono<Void> serverFailure) {
+    private McpSession session(McpServer server, McpClientTransport transport, Mono<Void> serverFailure, SentBearer bearer) {
         String name = server.name();
         Sinks.Many<List<Tool>> toolsChanged = Sinks.many().multicast().directBestEffort();
         Sinks.Many<ProgressNotification> progress = Sinks.many().multicast().directBestEffort();
@@ -166,7 +179,7 @@ public final class McpSessions {
                         Sinks.EmitFailureHandler.busyLooping(Duration.ofMillis(100)))))
                 .build();
         return new McpSession(name, client, transport, serverFailure, properties, toolsChanged, progress, questions,
-                Redaction.of(server));
+                Redaction.of(server), bearer);
     }
 
     static McpServerException unreachable(RemoteServer remote, String transport, Throwable error) {

@@ -23,33 +23,32 @@ final class RemoteTransports {
         this.json = json;
     }
 
-    McpClientTransport streamableHttp(RemoteServer remote) {
+    McpClientTransport streamableHttp(RemoteServer remote, SentBearer bearer) {
         URI endpoint = withQuery(remote);
         return HttpClientStreamableHttpTransport.builder(origin(endpoint))
                 .endpoint(pathAndQuery(endpoint))
                 .requestBuilder(headers(remote))
-                .asyncHttpRequestCustomizer(bearer(remote))
+                .asyncHttpRequestCustomizer(bearer(bearer))
                 .connectTimeout(properties.discoveryTimeout())
                 .jsonMapper(json)
                 .build();
     }
 
-    McpClientTransport sse(RemoteServer remote) {
+    McpClientTransport sse(RemoteServer remote, SentBearer bearer) {
         URI endpoint = withQuery(remote);
         return HttpClientSseClientTransport.builder(origin(endpoint))
                 .sseEndpoint(pathAndQuery(endpoint))
                 .requestBuilder(headers(remote))
-                .asyncHttpRequestCustomizer(bearer(remote))
+                .asyncHttpRequestCustomizer(bearer(bearer))
                 .connectTimeout(properties.discoveryTimeout())
                 .jsonMapper(json)
                 .build();
     }
 
     /** The token is asked for on every request, so that one refreshed meanwhile is the one sent. */
-    private static McpAsyncHttpClientRequestCustomizer bearer(RemoteServer remote) {
-        return remote.bearer().<McpAsyncHttpClientRequestCustomizer>map(source -> (builder, method, uri, body, context) ->
-                source.token().map(token -> builder.setHeader("Authorization", "Bearer " + token)))
-                .orElse(McpAsyncHttpClientRequestCustomizer.NOOP);
+    private static McpAsyncHttpClientRequestCustomizer bearer(SentBearer bearer) {
+        return !bearer.present() ? McpAsyncHttpClientRequestCustomizer.NOOP : (builder, method, uri, body, context) ->
+                bearer.token().map(token -> builder.setHeader("Authorization", "Bearer " + token));
     }
 
     private static HttpRequest.Builder headers(RemoteServer remote) {

@@ -1,6 +1,5 @@
 package dev.tether.oauth;
 
-import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -8,9 +7,7 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,9 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import tools.jackson.databind.JsonNode;
 
 import dev.tether.catalog.CatalogService;
 import dev.tether.session.SessionPool;
@@ -33,9 +28,8 @@ import dev.tether.store.OAuthGrant;
 import dev.tether.store.Owner;
 
 /**
- * Executor's OAuth operations: clients made by hand or by dynamic registration, and the flows that make a
- * connection through one. An authorization-code flow is a session keyed by its {@code state} (256 random bits),
- * holding the PKCE verifier; it is redeemable once, for {@code tether.oauth.session-ttl}, and can be cancelled.
+ * The flows that make a connection through an OAuth client ({@link OAuthClients} makes the clients). An
+ * authorization-code flow is a session keyed by its {@code state} (256 random bits), holding the PKCE verifier; it is redeemable once, for {@code tether.oauth.session-ttl}, and can be cancelled.
  * A client-credentials client connects at once. Sessions live in this daemon's memory: the browser comes back to
  * the daemon that started the flow.
  */
@@ -46,17 +40,6 @@ public final class OAuthFlows {
     private static final SecureRandom RANDOM = new SecureRandom();
     /** Flows in flight at most; a caller that starts more without finishing any gets an error, not our memory. */
     static final int MAX_SESSIONS = 1000;
-
-    /** Body of {@code POST /api/oauth/clients}. */
-    public record NewClient(Owner owner, String slug, String authorizationUrl, String tokenUrl, String grant, String clientId,
-            String clientSecret, Optional<String> resource) {
-    }
-
-    /** Body of {@code POST /api/oauth/clients/register-dynamic}. */
-    public record DynamicRegistration(Owner owner, String slug, String registrationEndpoint, String authorizationUrl,
-            String tokenUrl, Optional<String> resource, List<String> scopes, Optional<List<String>> tokenEndpointAuthMethodsSupported,
-            Optional<String> clientName, Optional<String> originIntegration) {
-    }
 
     /** Body of {@code POST /api/oauth/start}. */
     public record Start(String client, Owner clientOwner, Owner owner, String name, String integration, String template,
@@ -94,114 +77,25 @@ public final class OAuthFlows {
 
     private final OAuthClientStore clients;
     private final ConnectionStore connections;
-    private final OAuthDiscovery discovery;
     private final TokenEndpoint tokenEndpoint;
     private final OAuthTokens tokens;
-    private final OAuthHttp http;
     private final OAuthProperties properties;
-    private final LocalOrigin localOrigin;
     private final SessionPool mcpSessions;
     private final CatalogService catalogs;
     private final Clock clock;
     private final Map<String, Session> sessions = new ConcurrentHashMap<>();
     private final Map<String, Kept> outcomes = new ConcurrentHashMap<>();
 
-    OAuthFlows(OAuthClientStore clients, ConnectionStore connections, OAuthDiscovery discovery, TokenEndpoint tokenEndpoint,
-            OAuthTokens tokens, OAuthHttp http, OAuthProperties properties, LocalOrigin localOrigin, SessionPool mcpSessions,
-            CatalogService catalogs, Clock clock) {
+    OAuthFlows(OAuthClientStore clients, ConnectionStore connections, TokenEndpoint tokenEndpoint, OAuthTokens tokens,
+            OAuthProperties properties, SessionPool mcpSessions, CatalogService catalogs, Clock clock) {
         this.clients = clients;
         this.connections = connections;
-        this.discovery = discovery;
         this.tokenEndpoint = tokenEndpoint;
         this.tokens = tokens;
-        this.http = http;
         this.properties = properties;
-        this.localOrigin = localOrigin;
         this.mcpSessions = mcpSessions;
         this.catalogs = catalogs;
         this.clock = clock;
-    }
-
-    /** The redirect URI on Tether's own origin: the configured web base URL, else the origin the request came to. */
-    public String redirectUri(String requestOrigin) {
-        return properties.webBase().orElse(requestOrigin) + "/api/oauth/callback";
-    }
-
-    /** The redirect URI for a flow started without a request (from code): the configured web base URL, else this daemon's own origin. */
-    public String redirectUri() {
-        return redirectUri(localOrigin.get().orElseThrow(() -> new IllegalStateException("the API server is not bound yet")));
-    }
-
-    public Mono<ProbeResult> probe(String url) {
-        return discovery.probe(url);
-    }
-
-    public Flux<OAuthClient> clients() {
-        return clients.clients();
-    }
-
-    /** Saves a client given by hand; an endpoint Tether would not send secrets to is an {@link IllegalArgumentException}. */
-    public Mono<String> createClient(NewClient input) {
-        return Mono.fromCallable(() -> {
-                    String grant = input.grant();
-                    if (!grant.equals(OAuthClient.AUTHORIZATION_CODE) && !grant.equals(OAuthClient.CLIENT_CREDENTIALS)) {
-                        throw new IllegalArgumentException("`grant` must be authorization_code or client_credentials, was " + grant);
-                    }
-                    Endpoints.check(input.tokenUrl(), "tokenUrl");
-                    input.resource().ifPresent(resource -> Endpoints.check(resource, "resource"));
-                    if (grant.equals(OAuthClient.AUTHORIZATION_CODE)) {
-                        checkAuthorizationUrl(input.authorizationUrl(), input.tokenUrl());
-                    }
-                    return new OAuthClient(input.owner(), input.slug(), grant, input.authorizationUrl(), input.tokenUrl(),
-                            input.clientId(), Optional.of(input.clientSecret()), input.resource(), false, Optional.empty());
-                })
-                .flatMap(clients::saveClient)
-                .map(OAuthClient::slug);
-    }
-
-    public Mono<Boolean> removeClient(Owner owner, String slug) {
-        return clients.removeClient(owner, slug);
-    }
-
-    /**
-     * Registers Tether as a client of the authorization server (RFC 7591): a public PKCE client ({@code none}) unless
-     * the server allows only confidential ones, then {@code client_secret_post}.
-     */
-    public Mono<String> registerDynamic(DynamicRegistration input, String redirectUri) {
-        return Mono.defer(() -> {
-                    URI endpoint = Endpoints.check(input.registrationEndpoint(), "registrationEndpoint");
-                    Endpoints.check(input.tokenUrl(), "tokenUrl");
-                    checkAuthorizationUrl(input.authorizationUrl(), input.tokenUrl());
-                    input.resource().ifPresent(resource -> Endpoints.check(resource, "resource"));
-                    List<String> methods = input.tokenEndpointAuthMethodsSupported().orElse(List.of());
-                    String method = methods.isEmpty() || methods.contains("none") ? "none" : "client_secret_post";
-                    Map<String, Object> metadata = new LinkedHashMap<>();
-                    metadata.put("client_name", input.clientName().orElse("Tether"));
-                    metadata.put("redirect_uris", List.of(redirectUri));
-                    metadata.put("grant_types", List.of("authorization_code", "refresh_token"));
-                    metadata.put("response_types", List.of("code"));
-                    metadata.put("token_endpoint_auth_method", method);
-                    if (!input.scopes().isEmpty()) {
-                        metadata.put("scope", String.join(" ", input.scopes()));
-                    }
-                    return http.postJson(endpoint, metadata).map(reply -> {
-                        JsonNode body = http.json(endpoint, reply);
-                        if (!reply.ok()) {
-                            String error = OAuthDiscovery.text(body.path("error")).orElse("HTTP " + reply.status());
-                            throw new IllegalArgumentException("the registration endpoint refused: " + error
-                                    + OAuthDiscovery.text(body.path("error_description")).map(d -> ": " + d).orElse(""));
-                        }
-                        String clientId = OAuthDiscovery.text(body.path("client_id"))
-                                .orElseThrow(() -> new IllegalArgumentException("the registration endpoint answered without a client_id"));
-                        return new OAuthClient(input.owner(), input.slug(), OAuthClient.AUTHORIZATION_CODE, input.authorizationUrl(),
-                                input.tokenUrl(), clientId, OAuthDiscovery.text(body.path("client_secret")), input.resource(), true,
-                                input.originIntegration());
-                    });
-                })
-                .onErrorMap(error -> error instanceof IllegalArgumentException || error instanceof OAuthHttpException,
-                        error -> new OAuthException(OAuthException.REGISTER_DYNAMIC, "Dynamic Client Registration failed: " + error.getMessage()))
-                .flatMap(clients::saveClient)
-                .map(OAuthClient::slug);
     }
 
     /** Starts a flow: a connection at once for client credentials, else the authorization URL and its state. */
@@ -339,18 +233,6 @@ public final class OAuthFlows {
                 // A session of the connection still holds the old tokens: ended, the next one starts with these; the
                 // catalog is synced with what they may now list.
                 .flatMap(connection -> mcpSessions.retire(key).then(catalogs.changed(key.integration())).thenReturn(connection));
-    }
-
-    private static void checkAuthorizationUrl(String authorizationUrl, String tokenUrl) {
-        URI uri = Endpoints.check(authorizationUrl, "authorizationUrl");
-        String path = Endpoints.path(uri).toLowerCase(Locale.ROOT);
-        if (path.contains("/.well-known/")) {
-            throw new IllegalArgumentException("`authorizationUrl` must be the authorization endpoint, not a .well-known metadata URL");
-        }
-        if (Endpoints.origin(uri).equals(Endpoints.origin(Endpoints.parse(tokenUrl, "tokenUrl")))
-                && Endpoints.path(uri).equals(Endpoints.path(Endpoints.parse(tokenUrl, "tokenUrl")))) {
-            throw new IllegalArgumentException("`authorizationUrl` must not equal `tokenUrl`");
-        }
     }
 
     private static String random(int bytes) {

@@ -4,6 +4,12 @@
  * (RFC 7591), the authorization-code flow with PKCE and {@code state}, client credentials, and the bearer tokens
  * that remote sessions send, refreshed before they expire with one refresh per connection at a time.
  * Tokens and client secrets live sealed in the store and are never returned or logged.
+ *
+ * <p>Why it holds ~16 files: it is one protocol, and a third of them are its vocabulary (the exceptions a flow or a
+ * token request ends with, {@code ProbeResult}, {@code TokenResponse}), a few lines each. The work is in
+ * {@code OAuthClients}, {@code OAuthFlows}, {@code OAuthDiscovery}, {@code TokenEndpoint} and {@code OAuthTokens},
+ * which share the package-private HTTP exchange ({@code OAuthHttp}) and endpoint checks ({@code Endpoints}) that
+ * nothing outside OAuth may use to send secrets.
  */
 @org.jspecify.annotations.NullMarked
 package dev.tether.oauth;

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -17,10 +16,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
-import reactor.pool.InstrumentedPool;
-import reactor.pool.PoolAcquirePendingLimitException;
-import reactor.pool.PoolAcquireTimeoutException;
-import reactor.pool.PoolBuilder;
 import reactor.pool.PooledRef;
 
 import dev.tether.mcp.McpServerException;
@@ -31,7 +26,7 @@ import dev.tether.store.ConnectionKey;
  * One warm session of a connection, shared by every lease. The pool's subscription to the session
  * ({@link #start}) owns the child: it ends, and the child with it, when the session is retired (idle,
  * broken, deleted, a half-made session nobody joined within {@code tether.session.abandoned-start-linger}) or when
- * the server dies.
+ * the server dies. Askers wait their turn in its {@link LeaseLine}; its {@link IdleClock} says when it idled out.
  */
 final class PooledSession {
 
@@ -44,21 +39,18 @@ final class PooledSession {
     private final Scheduler timer;
     private final Sinks.One<McpSession> ready = Sinks.one();
     private final Sinks.Empty<Void> retirement = Sinks.empty();
-    private final InstrumentedPool<Object> leasePlaces;
+    private final LeaseLine line;
+    private final IdleClock idleClock;
     private final BooleanSupplier othersWait;
     /** Leases granted and not yet ended; with {@link #retiring}, guarded by {@code this}: a lease and a retirement never cross. */
     private int leases;
     private boolean retiring;
     /** Set when every asker of the start left ({@link #abandoned()}); guarded by {@code this}. */
     private boolean everyAskerLeft;
-    /** Armed while the session idles. A lease leaves it armed, so that a busy session schedules nothing per request. */
-    private final Disposable.Swap idleEviction = Disposables.swap();
-    private final AtomicBoolean idleClockArmed = new AtomicBoolean();
     private final Disposable.Swap lifetime = Disposables.swap();
     private final Disposable.Swap abandonment = Disposables.swap();
     private volatile boolean isReady;
     private volatile boolean ended;
-    private volatile long lastReleased;
 
     /**
      * @param opened          the session as {@code McpSessions.open} gives it: emits once ready, ends with the server
@@ -69,13 +61,8 @@ final class PooledSession {
             Scheduler timer, Consumer<ConnectionKey> onToolsChanged, BooleanSupplier othersWait) {
         this.key = key;
         this.othersWait = othersWait;
-        // The line for a lease at max-leases-per-session: reactor-pool's pending acquires, first come first served,
-        // each bounded by lease-wait on the pool's timer (none is scheduled for a lease granted at once).
-        this.leasePlaces = PoolBuilder.from(Mono.fromSupplier(Object::new))
-                .sizeBetween(0, properties.maxLeasesPerSession())
-                .maxPendingAcquire(properties.leaseWait().isZero() ? 0 : properties.maxLeaseWaiters())
-                .pendingAcquireTimer((task, delay) -> timer.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS))
-                .buildPool();
+        this.line = new LeaseLine(key, properties, timer);
+        this.idleClock = new IdleClock(timer, properties.idleTtl(), this::idle, () -> retireIfIdle("idle for " + properties.idleTtl()));
         this.configChangedAt = configChangedAt;
         this.properties = properties;
         this.timer = timer;
@@ -84,7 +71,6 @@ final class PooledSession {
         this.opened = opened.flatMap(session -> Flux.just(session).concatWith(session.toolsChanged()
                 .doOnNext(tools -> onToolsChanged.accept(key))
                 .thenMany(Flux.empty())));
-        this.lastReleased = timer.now(TimeUnit.MILLISECONDS);
     }
 
     /** Starts the server. The pool calls this once, after the session won its place in the pool. */
@@ -96,7 +82,7 @@ final class PooledSession {
                         ended = true;
                         retiring = true;
                     }
-                    idleEviction.dispose();
+                    idleClock.stop();
                     abandonment.dispose();
                     // Out of the pool before anyone hears of it: a waiter that retries must find room, not us.
                     onEnd.accept(this);
@@ -123,7 +109,7 @@ final class PooledSession {
      * leaves a healthy session for the next; a lease whose server failed or timed out retires the session.
      */
     <T> Mono<T> lease(Optional<Duration> readyWithin, Function<McpSession, Mono<T>> body) {
-        return Mono.usingWhen(place(), lease -> count(lease).then(session(readyWithin)).flatMap(body),
+        return Mono.usingWhen(line.place().map(Lease::new), lease -> count(lease).then(session(readyWithin)).flatMap(body),
                 this::end,
                 (lease, error) -> error instanceof McpServerException
                         ? retire("lease failed: " + error.getMessage()).then(end(lease)) : end(lease),
@@ -139,17 +125,6 @@ final class PooledSession {
         Lease(PooledRef<Object> place) {
             this.place = place;
         }
-    }
-
-    /** A place in line: reactor-pool's pending acquire, first come first served, bounded by lease-wait. */
-    private Mono<Lease> place() {
-        return leasePlaces.acquire(properties.leaseWait())
-                .map(Lease::new)
-                .onErrorMap(PoolAcquireTimeoutException.class, late -> refusal("none came free within "
-                        + properties.leaseWait() + " (tether.session.lease-wait)"))
-                .onErrorMap(PoolAcquirePendingLimitException.class, full -> refusal(properties.leaseWait().isZero()
-                        ? "may not wait (tether.session.lease-wait is 0)"
-                        : properties.maxLeaseWaiters() + " more are already waiting (tether.session.max-lease-waiters)"));
     }
 
     /**
@@ -208,7 +183,7 @@ final class PooledSession {
 
     /** Askers waiting for a lease now. */
     int waiting() {
-        return leasePlaces.metrics().pendingAcquireSize();
+        return line.waiting();
     }
 
     /** Ends the session unless it is in use or already going; true when it was idle and is now retiring. */
@@ -258,13 +233,7 @@ final class PooledSession {
     }
 
     long lastReleased() {
-        return lastReleased;
-    }
-
-    private SessionLimitException refusal(String why) {
-        return new SessionLimitException("tether.session.max-leases-per-session", "connection " + key + " already has "
-                + properties.maxLeasesPerSession() + " requests in flight (tether.session.max-leases-per-session) and "
-                + why);
+        return idleClock.lastReleased();
     }
 
     /**
@@ -294,40 +263,11 @@ final class PooledSession {
         }
     }
 
-    /**
-     * The session idles from now: it gives way at once when another session waits for a place, else its clock is
-     * armed unless it already is (it then finds the later release).
-     */
+    /** The session idles from now, unless another session waits for a place: it then gives way at once. */
     private void wentIdle() {
         if (othersWait.getAsBoolean() && retireIfIdle("another session waits for a place (tether.session.max-sessions)")) {
             return;
         }
-        lastReleased = timer.now(TimeUnit.MILLISECONDS);
-        armIdleClock(properties.idleTtl().toMillis());
-    }
-
-    private void armIdleClock(long delayMillis) {
-        if (idleClockArmed.compareAndSet(false, true)) {
-            idleEviction.update(timer.schedule(this::idleClockRang, delayMillis, TimeUnit.MILLISECONDS));
-        }
-    }
-
-    /**
-     * Leases came and went since the clock was armed: an idle session retires if its last release is a TTL old,
-     * else the clock waits out the rest; a session in use leaves it unarmed until its next release. Disarmed
-     * first, so that a release racing this finds the clock free to arm.
-     */
-    private void idleClockRang() {
-        idleClockArmed.set(false);
-        if (!idle()) {
-            return;
-        }
-        long rest = properties.idleTtl().toMillis() - (timer.now(TimeUnit.MILLISECONDS) - lastReleased);
-        if (rest > 0) {
-            armIdleClock(rest);
-        }
-        else {
-            retireIfIdle("idle for " + properties.idleTtl());
-        }
+        idleClock.released();
     }
 }

@@ -36,7 +36,7 @@ import dev.tether.store.IntegrationStore;
  * {@code tether.session.idle-ttl}. The pool counts at most {@code tether.session.max-sessions} children, its own
  * and the one-off sessions' ({@link #withUnpooledSession}), each from before its spawn until its teardown ended
  * ({@link ChildPlaces}, on reactor-pool); a session's leases are bounded by {@code max-leases-per-session}, with a
- * bounded line ({@link PooledSession}, on reactor-pool too).
+ * bounded line ({@link LeaseLine}, on reactor-pool too).
  *
  * <p>Ownership: this pool, one per daemon, owns every warm session and the subscription that keeps its child alive;
  * a lease borrows the session and never ends it, except that a lease whose server failed retires it. Nothing else

@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -136,12 +138,14 @@ class GraphqlSourcesTest {
         int calls = 12;
         int before = books.slowStarted();
         List<Disposable> inFlight = new ArrayList<>();
+        Queue<Object> answeredEarly = new ConcurrentLinkedQueue<>();
         for (int i = 0; i < calls; i++) {
             inFlight.add(tether.exchange(HttpMethod.POST, "/api/executions",
-                    Map.of("code", "return await tools.storm.org.default.query.slow()")).subscribe(reply -> { }, error -> { }));
+                    Map.of("code", "return await tools.storm.org.default.query.slow()")).subscribe(answeredEarly::add, answeredEarly::add));
         }
         Await.until(() -> books.slowStarted() - before == calls, Duration.ofSeconds(120),
-                () -> "all " + calls + " calls reach the upstream; " + (books.slowStarted() - before) + " did");
+                () -> "all " + calls + " calls reach the upstream; " + (books.slowStarted() - before) + " did; answered before: "
+                        + answeredEarly);
         assertThat(books.openConnections()).as("each call holds a connection to the upstream").isGreaterThanOrEqualTo(calls);
         inFlight.forEach(Disposable::dispose);
         Await.until(() -> books.openConnections() == 0, Duration.ofSeconds(20),

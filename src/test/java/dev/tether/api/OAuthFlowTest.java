@@ -5,17 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.AfterAll;
@@ -25,18 +20,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Primary;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 
 import dev.tether.api.ApiClient.Reply;
-import dev.tether.testsupport.OAuthExampleServer;
-import dev.tether.testsupport.TokenProxy;
+import dev.tether.testsupport.MovableClock;
+import dev.tether.testsupport.ProxiedOAuthExample;
 
 /**
  * The web UI's OAuth flow, driven over HTTP against the running daemon with the TypeScript SDK's OAuth example
@@ -49,6 +42,7 @@ import dev.tether.testsupport.TokenProxy;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = { "tether.api.token=" + OAuthFlowTest.TOKEN, "tether.docker.reap-interval=1h", "tether.oauth.timeout=6s" })
 @DirtiesContext
+@Import(MovableClock.AsTheDaemonsClock.class)
 class OAuthFlowTest {
 
     static final String TOKEN = "oauth-flow-test-token";
@@ -57,44 +51,8 @@ class OAuthFlowTest {
     @TempDir
     static Path dataDir;
 
-    private static OAuthExampleServer example;
-    private static TokenProxy proxy;
+    private static ProxiedOAuthExample oauth;
     private static ExecutorOpenApi executor;
-
-    /** The daemon's clock: the system's, moved on by the test. */
-    static final class MovableClock extends Clock {
-
-        private final AtomicLong offsetMillis = new AtomicLong();
-
-        void advance(Duration by) {
-            offsetMillis.addAndGet(by.toMillis());
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.now().plusMillis(offsetMillis.get());
-        }
-    }
-
-    @TestConfiguration
-    static class Clocks {
-
-        @Bean
-        @Primary
-        MovableClock movableClock() {
-            return new MovableClock();
-        }
-    }
 
     @DynamicPropertySource
     static void dataDir(DynamicPropertyRegistry registry) {
@@ -113,17 +71,13 @@ class OAuthFlowTest {
     @BeforeAll
     static void servers() {
         executor = ExecutorOpenApi.load();
-        example = OAuthExampleServer.start(dataDir.resolve("oauth-example.log"));
-        proxy = TokenProxy.in(URI.create(example.authorizationServer() + "/token"));
+        oauth = ProxiedOAuthExample.start(dataDir.resolve("oauth-example.log"));
     }
 
     @AfterAll
     static void stopServers() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (example != null) {
-            example.close();
+        if (oauth != null) {
+            oauth.close();
         }
     }
 
@@ -164,7 +118,7 @@ class OAuthFlowTest {
         assertThat(refreshed.json().valueStream().map(tool -> tool.path("name").asString())).contains("greet", "multi_greet");
 
         assertThat(greet(slug, "Tether")).contains("Hello, Tether!");
-        assertThat(proxy.refreshes()).as("a fresh token needs no refresh").isZero();
+        assertThat(oauth.proxy().refreshes()).as("a fresh token needs no refresh").isZero();
 
         Reply replayed = api.post("/api/oauth/complete", Map.of("state", state, "code", "spent"));
         expectError(replayed, "post", "/oauth/complete", 404, "OAuthSessionNotFoundError");
@@ -178,11 +132,11 @@ class OAuthFlowTest {
             assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
             assertThat(reply.body()).as("call %d after expiry", i).contains("Hello, caller " + i + "!");
         }
-        assertThat(proxy.refreshes()).as("20 calls at expiry share one refresh").isEqualTo(1);
+        assertThat(oauth.proxy().refreshes()).as("20 calls at expiry share one refresh").isEqualTo(1);
         assertThat(api.get("/api/connections/user/" + slug + "/main").json().path("expiresAt").asDouble())
                 .as("the refreshed token's expiry is kept").isGreaterThan(firstExpiry);
 
-        proxy.refuseRefresh(true);
+        oauth.proxy().refuseRefresh(true);
         clock.advance(Duration.ofHours(2));
         assertThat(greet(slug, "again")).doesNotContain("Hello");
         JsonNode health = api.post("/api/connections/user/" + slug + "/main/health", null).json();
@@ -190,11 +144,11 @@ class OAuthFlowTest {
         assertThat(health.path("detail").asString()).contains("re-authorization required");
         assertThat(api.get("/api/connections/user/" + slug + "/main").json().path("lastHealth").path("status").asString())
                 .isEqualTo("expired");
-        int refusedAt = proxy.refreshes();
+        int refusedAt = oauth.proxy().refreshes();
         api.post("/api/connections/user/" + slug + "/main/health", null);
-        assertThat(proxy.refreshes()).as("a refused grant is not asked again until the user authorizes").isEqualTo(refusedAt);
+        assertThat(oauth.proxy().refreshes()).as("a refused grant is not asked again until the user authorizes").isEqualTo(refusedAt);
 
-        proxy.refuseRefresh(false);
+        oauth.proxy().refuseRefresh(false);
         authorizeInBrowser(client, slug, "main");
         assertThat(api.post("/api/connections/user/" + slug + "/main/health", null).json().path("status").asString()).isEqualTo("healthy");
         assertThat(greet(slug, "back")).contains("Hello, back!");
@@ -239,8 +193,8 @@ class OAuthFlowTest {
         // token endpoints that answer garbage or not at all
         for (String path : List.of("/garbage", "/hang")) {
             String name = "cc" + path.replace('/', '-');
-            expect(api.post("/api/oauth/clients", Map.of("owner", "org", "slug", name, "authorizationUrl", proxy.url("/authorize"),
-                    "tokenUrl", proxy.url(path), "grant", "client_credentials", "clientId", "id", "clientSecret", "s3cret")),
+            expect(api.post("/api/oauth/clients", Map.of("owner", "org", "slug", name, "authorizationUrl", oauth.proxy().url("/authorize"),
+                    "tokenUrl", oauth.proxy().url(path), "grant", "client_credentials", "clientId", "id", "clientSecret", "s3cret")),
                     "post", "/oauth/clients", 200);
             Map<String, Object> body = new LinkedHashMap<>(start(name, slug, name));
             body.put("clientOwner", "org");
@@ -258,7 +212,7 @@ class OAuthFlowTest {
         assertThat(insecure.status()).as(insecure.toString()).isEqualTo(400);
         assertThat(insecure.message()).contains("tokenUrl").contains("https");
 
-        JsonNode noMetadata = expectError(api.post("/api/oauth/probe", Map.of("url", proxy.url("/mcp"))), "post", "/oauth/probe", 400,
+        JsonNode noMetadata = expectError(api.post("/api/oauth/probe", Map.of("url", oauth.proxy().url("/mcp"))), "post", "/oauth/probe", 400,
                 "OAuthProbeError");
         assertThat(noMetadata.path("message").asString()).contains("No OAuth authorization-server metadata");
     }
@@ -266,23 +220,23 @@ class OAuthFlowTest {
     // ---- the UI's steps -------------------------------------------------------------------
 
     private String register(String name) {
-        Reply added = api.post("/api/mcp/servers", Map.of("name", name, "endpoint", example.mcpUrl(), "remoteTransport", "streamable-http"));
+        Reply added = api.post("/api/mcp/servers", Map.of("name", name, "endpoint", oauth.example().mcpUrl(), "remoteTransport", "streamable-http"));
         assertThat(added.status()).as(added.toString()).isEqualTo(200);
         return added.json().path("slug").asString();
     }
 
     /** Probes the server and registers a client dynamically, with the token endpoint behind the counting proxy. */
     private String registerClient(String integration, String clientSlug) {
-        JsonNode probe = expect(api.post("/api/oauth/probe", Map.of("url", example.mcpUrl())), "post", "/oauth/probe", 200);
-        assertThat(probe.path("authorizationUrl").asString()).isEqualTo(example.authorizationServer() + "/authorize");
-        assertThat(probe.path("tokenUrl").asString()).isEqualTo(example.authorizationServer() + "/token");
-        assertThat(probe.path("resource").asString()).isEqualTo(example.mcpUrl());
+        JsonNode probe = expect(api.post("/api/oauth/probe", Map.of("url", oauth.example().mcpUrl())), "post", "/oauth/probe", 200);
+        assertThat(probe.path("authorizationUrl").asString()).isEqualTo(oauth.example().authorizationServer() + "/authorize");
+        assertThat(probe.path("tokenUrl").asString()).isEqualTo(oauth.example().authorizationServer() + "/token");
+        assertThat(probe.path("resource").asString()).isEqualTo(oauth.example().mcpUrl());
         Map<String, Object> registration = new LinkedHashMap<>();
         registration.put("owner", "user");
         registration.put("slug", clientSlug);
         registration.put("registrationEndpoint", probe.path("registrationEndpoint").asString());
         registration.put("authorizationUrl", probe.path("authorizationUrl").asString());
-        registration.put("tokenUrl", proxy.url("/token"));
+        registration.put("tokenUrl", oauth.proxy().url("/token"));
         registration.put("resource", probe.path("resource").asString());
         registration.put("scopes", List.of());
         registration.put("tokenEndpointAuthMethodsSupported", probe.path("tokenEndpointAuthMethodsSupported").valueStream()

@@ -20,9 +20,8 @@ import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 
 import dev.tether.api.ApiClient.Reply;
-import dev.tether.testsupport.OAuthExampleServer;
+import dev.tether.testsupport.ProxiedOAuthExample;
 import dev.tether.testsupport.ProtectedApi;
-import dev.tether.testsupport.TokenProxy;
 
 /**
  * An OpenAPI source with an {@code oauth2} method, connected through the OAuth flow against the TypeScript SDK's
@@ -42,8 +41,7 @@ class OAuthSourcesTest {
     @TempDir
     static Path dataDir;
 
-    private static OAuthExampleServer example;
-    private static TokenProxy proxy;
+    private static ProxiedOAuthExample oauth;
 
     @LocalServerPort
     int port;
@@ -57,36 +55,32 @@ class OAuthSourcesTest {
 
     @BeforeAll
     static void servers() {
-        example = OAuthExampleServer.start(dataDir.resolve("oauth-example.log"));
-        proxy = TokenProxy.in(URI.create(example.authorizationServer() + "/token"));
+        oauth = ProxiedOAuthExample.start(dataDir.resolve("oauth-example.log"));
     }
 
     @AfterAll
     static void stopServers() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (example != null) {
-            example.close();
+        if (oauth != null) {
+            oauth.close();
         }
     }
 
     @Test
     void anOpenApiSourceSendsTheTokenAndRenewsItOnceWhenRefused() {
         ApiClient tether = new ApiClient(port, TOKEN);
-        try (ProtectedApi api = ProtectedApi.checkingWith(URI.create(example.authorizationServer() + "/introspect"))) {
+        try (ProtectedApi api = ProtectedApi.checkingWith(URI.create(oauth.example().authorizationServer() + "/introspect"))) {
             Reply added = tether.post("/api/openapi/specs", Map.of("spec", Map.of("kind", "url", "url", api.baseUrl() + "/openapi.json"),
                     "slug", "protected", "authenticationTemplate", List.of(Map.of("slug", "oauth", "kind", "oauth2",
-                            "authorizationUrl", example.authorizationServer() + "/authorize", "tokenUrl", proxy.url("/token"),
+                            "authorizationUrl", oauth.example().authorizationServer() + "/authorize", "tokenUrl", oauth.proxy().url("/token"),
                             "scopes", List.of()))));
             assertThat(added.status()).as(added.toString()).isEqualTo(200);
             Map<String, Object> registration = new LinkedHashMap<>();
             registration.put("owner", "user");
             registration.put("slug", "protected-api");
-            registration.put("registrationEndpoint", example.authorizationServer() + "/register");
-            registration.put("authorizationUrl", example.authorizationServer() + "/authorize");
-            registration.put("tokenUrl", proxy.url("/token"));
-            registration.put("resource", example.mcpUrl());
+            registration.put("registrationEndpoint", oauth.example().authorizationServer() + "/register");
+            registration.put("authorizationUrl", oauth.example().authorizationServer() + "/authorize");
+            registration.put("tokenUrl", oauth.proxy().url("/token"));
+            registration.put("resource", oauth.example().mcpUrl());
             registration.put("scopes", List.of());
             Reply registered = tether.post("/api/oauth/clients/register-dynamic", registration);
             assertThat(registered.status()).as(registered.toString()).isEqualTo(200);
@@ -103,18 +97,18 @@ class OAuthSourcesTest {
             assertThat(answer.at("/data/active").asBoolean()).isTrue();
             assertThat(api.presented()).singleElement().satisfies(header -> assertThat(header).startsWith("Bearer "));
 
-            int refreshes = proxy.refreshes();
+            int refreshes = oauth.proxy().refreshes();
             api.refuseNext(1);
             JsonNode renewed = execute(tether, me);
             assertThat(renewed.path("ok").asBoolean()).as(renewed.toString()).isTrue();
-            assertThat(proxy.refreshes()).as("a token refused before its expiry is renewed once").isEqualTo(refreshes + 1);
+            assertThat(oauth.proxy().refreshes()).as("a token refused before its expiry is renewed once").isEqualTo(refreshes + 1);
             assertThat(api.presented()).as("the call is made once more").hasSize(3);
 
             api.refuseNext(5);
             JsonNode refused = execute(tether, me);
             assertThat(refused.at("/error/code").asString()).as(refused.toString()).isEqualTo("connection_rejected");
             assertThat(refused.at("/error/status").asInt()).isEqualTo(401);
-            assertThat(proxy.refreshes()).as("one renewal per refused call").isEqualTo(refreshes + 2);
+            assertThat(oauth.proxy().refreshes()).as("one renewal per refused call").isEqualTo(refreshes + 2);
             assertThat(api.presented()).as("and one retry, no more").hasSize(5);
         }
     }

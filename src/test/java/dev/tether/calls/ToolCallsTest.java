@@ -53,14 +53,15 @@ class ToolCallsTest extends HarnessedTest {
     }
 
     /** A server registered a moment ago has no catalog yet: the call syncs it (within the grace) and goes through. */
+    /** The sync outlasts a listing's grace (200 ms here, a server that takes a second to start): the call waits it out. */
     @Test
-    void aCallBeforeAnyRefreshSyncsTheCatalogOnDemand() {
+    void aCallBeforeAnyRefreshSyncsTheCatalogOnDemandHoweverLongTheSyncTakes() {
         harness = PoolHarness.builder(dir).build();
-        CatalogService catalog = harness.catalog(CatalogProperties.defaults());
+        CatalogService catalog = harness.catalog(new CatalogProperties(null, null, Duration.ofMillis(200)));
         BuiltinTools builtins = new BuiltinTools(JsonMapper.builder().build(), Stream::empty);
         calls = new ToolCalls(harness.pool(), new SourceCalls(harness.stores().integrations(), harness.stores().connections(), harness.stores().credentials(), List.of(), BearerTokens.NONE), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(),
                 harness.registry());
-        key = harness.connect("worker", harness.fixture("worker"));
+        key = harness.connect("worker", harness.fixture("worker", "--slow-start=1000"));
         assertThat(harness.stores().catalogs().catalog(key).blockOptional(BOUND)).as("no catalog yet").isEmpty();
 
         assertEcho("first call");

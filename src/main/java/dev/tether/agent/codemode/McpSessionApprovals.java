@@ -1,4 +1,4 @@
-package dev.tether.agent;
+package dev.tether.agent.codemode;
 
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -16,7 +16,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
-import dev.tether.agent.CodeModeSession.Answer;
+import dev.tether.agent.codemode.CodeModeSession.Answer;
 import dev.tether.execution.ResumeAction;
 
 /**

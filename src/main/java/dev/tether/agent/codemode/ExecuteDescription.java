@@ -1,4 +1,4 @@
-package dev.tether.agent;
+package dev.tether.agent.codemode;
 
 import java.text.Collator;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.tether.agent;
+package dev.tether.agent.codemode;
 
 import java.util.Map;
 import java.util.UUID;
@@ -25,6 +25,9 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import dev.tether.agent.AgentEndpoint;
+import dev.tether.agent.AgentEvents;
+import dev.tether.agent.AgentProtocol;
 import dev.tether.agent.AgentProtocol.UnreadableMessageException;
 
 /**
@@ -69,7 +72,7 @@ final class CodeModeEndpoint {
             message = messages.read(body);
         } catch (UnreadableMessageException unreadable) {
             return refuse(HttpStatus.BAD_REQUEST, McpSchema.ErrorCodes.PARSE_ERROR,
-                    protocol.json(body) ? "Parse error: Invalid JSON-RPC message" : "Parse error: Invalid JSON");
+                    CodeModeJson.json(body) ? "Parse error: Invalid JSON-RPC message" : "Parse error: Invalid JSON");
         }
         boolean initialize = message instanceof JSONRPCRequest request && McpSchema.METHOD_INITIALIZE.equals(request.method());
         if (initialize && sessionId == null) {
@@ -151,7 +154,7 @@ final class CodeModeEndpoint {
     }
 
     private ResponseEntity<String> jsonError(HttpStatus status, int code, String message) {
-        return json(status, protocol.error(null, code, message), null);
+        return json(status, CodeModeJson.error(null, code, message), null);
     }
 
     private static ResponseEntity<String> json(HttpStatus status, String body, @Nullable String sessionId) {
