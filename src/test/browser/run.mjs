@@ -38,7 +38,8 @@ async function runOn(browser, name, origin, authorization) {
     const seen = record(page);
     const shot = (step) => page.screenshot({ path: join(config.workDir, `${name}-${step.replace(/[^a-z0-9]+/gi, "-")}.png`) });
     try {
-      const failed = await walk(page, { command: "docker", args: config.fixtureArgs(`${config.runId}-${name}-walk`), log, shot, daemon: name });
+      const failed = await walk(page, { command: "docker", args: config.fixtureArgs(`${config.runId}-${name}-walk`),
+        everything: { command: config.everything[0], args: config.everything.slice(1).join(" ") }, log, shot, daemon: name });
       result.walk = { ok: failed.length === 0, failed };
     } catch (error) {
       result.walk = { ok: false, error: String(error?.message ?? error).split("\n")[0] };

@@ -102,7 +102,7 @@ export async function addStdioSource(page, name, command, args) {
  * The whole walk of the acceptance test. A step that fails is recorded and the walk goes on with the next (each
  * starts from a page it navigates to), so that one gap does not hide the others; answers the failed steps.
  */
-export async function walk(page, { command, args, log, shot, daemon }) {
+export async function walk(page, { command, args, everything, log, shot, daemon }) {
   const failed = [];
   const step = async (name, action, { essential = false } = {}) => {
     log(`step: ${name}`);
@@ -251,7 +251,109 @@ export async function walk(page, { command, args, log, shot, daemon }) {
   await step("delete the integration", async () => {
     await deleteIntegration(page, slug);
   });
+  await elicitations(page, step, everything);
   return failed;
+}
+
+/**
+ * server-everything's two questions (MCP elicitation) answered on the approval page `/resume/{executionId}`, as a
+ * user of Executor's web UI answers them: the form the page renders from the requested schema, filled in and
+ * approved; the link a URL question carries, approved; a decline of each. The page itself shows only "Approve sent"
+ * and the like, so each step reads what the server made of the answer from the resume call the page made.
+ */
+async function elicitations(page, step, everything) {
+  let tools;
+  await step("elicitation: add server-everything (stdio) through the form", async () => {
+    tools = `tools.${await addStdioSource(page, "Everything", everything.command, everything.args)}.org.default`;
+  });
+  const ask = async (code) => {
+    const paused = await page.evaluate(async (code) => {
+      const response = await fetch("/api/executions", {
+        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code }),
+      });
+      return { status: response.status, body: await response.json() };
+    }, code);
+    const executionId = paused.body?.structured?.executionId;
+    if (paused.body?.status !== "paused" || !executionId) throw new Error(`the execution did not pause: ${JSON.stringify(paused)}`);
+    await page.goto(`/resume/${executionId}`);
+    return executionId;
+  };
+  const answer = async (button) => {
+    const response = await apiAnswer(page, "POST", /^\/api\/executions\/[^/]+\/resume$/,
+      () => page.getByRole("button", { name: button, exact: true }).click());
+    const body = await response.json();
+    if (response.status() !== 200) throw new Error(`${button}: the resume answered ${response.status()} ${JSON.stringify(body)}`);
+    return body;
+  };
+  const expect = (what, value, predicate) => {
+    if (!predicate(value)) throw new Error(`${what}: ${JSON.stringify(value)}`);
+  };
+  // what the server-everything call answered, as the code got it: {ok, data: {content: [{text}]}}
+  const texts = (result) => (result?.data?.content ?? []).map((part) => part.text).join("\n");
+  /** After the answer, the page of an execution that is over says so: nothing is left paused (a page of its own,
+   *  so that its 404 is not counted among the walk's calls). */
+  const over = async (executionId) => {
+    const later = await page.context().newPage();
+    try {
+      await later.goto(`/resume/${executionId}`);
+      await later.getByText("This paused execution is no longer available").waitFor({ timeout: STEP_BOUND });
+    } finally {
+      await later.close();
+    }
+  };
+  const URL_ASKED = "https://example.org/consent";
+
+  await step("elicitation: a form, then a link, on one approval page", async () => {
+    const executionId = await ask(`const form = await ${tools}.trigger_elicitation_request({});
+      const link = await ${tools}.trigger_url_elicitation({ url: ${JSON.stringify(URL_ASKED)} });
+      return { form, link };`);
+    // the fields the page renders from the requested schema, with its defaults
+    await page.locator("#trusted-interaction-field-name").fill("Ada Lovelace", { timeout: STEP_BOUND });
+    expect("the integer field's default", await page.locator("#trusted-interaction-field-integer").inputValue(), (v) => v === "42");
+    await page.locator("#trusted-interaction-field-check").click();
+    await page.locator("#trusted-interaction-field-integer").fill("7");
+    await page.locator("#trusted-interaction-field-untitledSingleSelectEnum").selectOption("Joey");
+    await page.locator("#trusted-interaction-field-email").fill("ada@example.org");
+    // the code asks again: the resume answers the next pause, and the page shows that question in place
+    const next = await answer("Approve");
+    expect("the resume after the form", next, (n) => n.status === "paused" && n.structured?.interaction?.kind === "url"
+      && n.structured?.executionId);
+    const link = page.getByRole("link", { name: "Open link" });
+    await link.waitFor({ timeout: STEP_BOUND });
+    expect("the link the page shows", await link.getAttribute("href"), (href) => href === URL_ASKED);
+    const done = await answer("Approve");
+    expect("the resume after the link", done, (d) => d.status === "completed" && d.isError === false);
+    const form = texts(done.structured?.result?.form);
+    for (const line of ["✅ User provided the requested information!", "- Name: Ada Lovelace", "- Agreed to terms: true",
+      "- Email: ada@example.org", "- Favorite Integer: 7", '"untitledSingleSelectEnum": "Joey"',
+      '"titledSingleSelectEnum": "hero-1"']) {
+      expect(`the server's answer to the form lacks ${line}`, form, (text) => text.includes(line));
+    }
+    expect("the server's answer to the link", texts(done.structured?.result?.link),
+      (text) => text.includes("✅ User completed the URL elicitation flow.") && text.includes(`URL: ${URL_ASKED}`));
+    await page.getByText("Approve sent").waitFor({ timeout: STEP_BOUND });
+    await over(executionId);
+    await over(next.structured.executionId);
+  });
+  await step("elicitation: a form declined", async () => {
+    const executionId = await ask(`return await ${tools}.trigger_elicitation_request({})`);
+    await page.locator("#trusted-interaction-field-name").waitFor({ timeout: STEP_BOUND });
+    const done = await answer("Decline");
+    expect("the server's answer to the decline", texts(done.structured?.result),
+      (text) => text.includes("❌ User declined to provide the requested information."));
+    await page.getByText("Decline sent").waitFor({ timeout: STEP_BOUND });
+    await over(executionId);
+  });
+  await step("elicitation: a link declined", async () => {
+    await ask(`return await ${tools}.trigger_url_elicitation({ url: ${JSON.stringify(URL_ASKED)} })`);
+    await page.getByRole("link", { name: "Open link" }).waitFor({ timeout: STEP_BOUND });
+    const done = await answer("Decline");
+    expect("the server's answer to the decline", texts(done.structured?.result),
+      (text) => text.includes("❌ User declined to open the URL"));
+  });
+  await step("elicitation: delete server-everything", async () => {
+    await deleteIntegration(page, tools.split(".")[1]);
+  });
 }
 
 /** Deletes an integration through its page's Delete button and the confirmation. */

@@ -123,8 +123,12 @@ public final class McpSession {
      * expiry) goes once more with a renewed token, when the session has an OAuth grant to renew.
      */
     private <T> Mono<T> renewingOnRefusal(Supplier<Mono<T>> request) {
-        return request.get().onErrorResume(refused -> !(refused instanceof AuthorizationExpiredException) && RemoteServer.wantsCredentials(refused),
-                refused -> bearer.renew().flatMap(renewed -> renewed ? request.get() : Mono.error(refused)));
+        return Mono.defer(() -> {
+            long sentUnder = bearer.generation();
+            return request.get().onErrorResume(refused -> !(refused instanceof AuthorizationExpiredException)
+                            && RemoteServer.wantsCredentials(refused),
+                    refused -> bearer.renew(sentUnder).flatMap(renewed -> renewed ? request.get() : Mono.error(refused)));
+        });
     }
 
     /**

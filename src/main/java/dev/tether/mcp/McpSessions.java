@@ -95,7 +95,7 @@ public final class McpSessions {
             // renewed token; a session that opened and failed later is the pool's to start again.
             return remote(remote, bearer).doOnNext(session -> opened.set(true))
                     .onErrorResume(refused -> !opened.get() && RemoteServer.wantsCredentials(refused),
-                            refused -> bearer.renew().flatMapMany(renewed -> renewed ? remote(remote, bearer) : Flux.error(refused)));
+                            refused -> bearer.renew(0).flatMapMany(renewed -> renewed ? remote(remote, bearer) : Flux.error(refused)));
         });
     }
 

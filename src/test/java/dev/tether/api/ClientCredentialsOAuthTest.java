@@ -108,14 +108,7 @@ class ClientCredentialsOAuthTest {
         assertThat(authorizationServer.tokenRequests() - before).as("a fresh token is used as it is").isEqualTo(1);
 
         clock.advance(Duration.ofHours(2));
-        List<CompletableFuture<Reply>> calls = IntStream.range(0, 20)
-                .mapToObj(i -> api.sendAsync("POST", "/api/executions", Map.of("code", whoamiCode(slug)))).toList();
-        for (int i = 0; i < calls.size(); i++) {
-            Reply reply = calls.get(i).orTimeout(BOUND.toSeconds(), TimeUnit.SECONDS).join();
-            assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
-            assertThat(reply.body()).as("call %d after expiry", i).contains("token of " + CLIENT_ID);
-            assertThat(tokenId(reply.body())).as("call %d carries the new token", i).isNotEqualTo(tokenId(firstAnswer));
-        }
+        assertThat(whoamiAtOnce(slug, 20)).as("20 calls after expiry carry a new token").doesNotContain(tokenId(firstAnswer));
         assertThat(authorizationServer.tokenRequests() - before).as("20 calls at expiry share one new token").isEqualTo(2);
         assertThat(api.get("/api/connections/org/" + slug + "/main").json().path("expiresAt").asDouble())
                 .as("the new token's expiry is kept").isGreaterThan(firstExpiry);
@@ -134,14 +127,7 @@ class ClientCredentialsOAuthTest {
         authorizationServer.revoke(revoked);
         int before = authorizationServer.tokenRequests();
 
-        List<CompletableFuture<Reply>> calls = IntStream.range(0, 10)
-                .mapToObj(i -> api.sendAsync("POST", "/api/executions", Map.of("code", whoamiCode(slug)))).toList();
-        for (int i = 0; i < calls.size(); i++) {
-            Reply reply = calls.get(i).orTimeout(BOUND.toSeconds(), TimeUnit.SECONDS).join();
-            assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
-            assertThat(reply.body()).as("call %d after the revocation", i).contains("token of " + CLIENT_ID);
-            assertThat(tokenId(reply.body())).as("call %d carries a new token", i).isNotEqualTo(revoked);
-        }
+        assertThat(whoamiAtOnce(slug, 10)).as("10 calls after the revocation carry a new token").doesNotContain(revoked);
         assertThat(authorizationServer.tokenRequests() - before).as("10 refused calls share one renewal").isEqualTo(1);
 
         String renewed = tokenId(whoami(slug));
@@ -202,6 +188,18 @@ class ClientCredentialsOAuthTest {
         Reply reply = api.post("/api/executions", Map.of("code", whoamiCode(integration)));
         assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
         return reply.body();
+    }
+
+    /** {@code count} executions calling {@code whoami} at once, each answered; the token ids they reported. */
+    private List<String> whoamiAtOnce(String integration, int count) {
+        List<CompletableFuture<Reply>> calls = IntStream.range(0, count)
+                .mapToObj(i -> api.sendAsync("POST", "/api/executions", Map.of("code", whoamiCode(integration)))).toList();
+        return calls.stream().map(call -> {
+            Reply reply = call.orTimeout(BOUND.toSeconds(), TimeUnit.SECONDS).join();
+            assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
+            assertThat(reply.body()).as(reply.toString()).contains("token of " + CLIENT_ID);
+            return tokenId(reply.body());
+        }).toList();
     }
 
     private static String whoamiCode(String integration) {

@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The TypeScript MCP SDK's OAuth example, as its users run it: {@code simpleStreamableHttp.js --oauth} from
@@ -96,14 +95,6 @@ public final class OAuthExampleServer implements AutoCloseable {
 
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            }
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
+        OsProcesses.stop(process);
     }
 }

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -102,6 +103,19 @@ public final class OsProcesses {
             detail = " (state " + after[0] + ", ppid " + after[1] + ")";
         }
         return "pid " + pid + detail + ": " + commandLine(pid);
+    }
+
+    /** Stops a server a test started: SIGTERM, then SIGKILL when it has not exited within ten seconds. */
+    public static void stop(Process process) {
+        process.destroy();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static String stat(long pid) {

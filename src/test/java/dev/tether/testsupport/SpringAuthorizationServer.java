@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -52,7 +51,13 @@ public final class SpringAuthorizationServer implements AutoCloseable {
                     .redirectOutput(log.toFile())
                     .start();
             SpringAuthorizationServer server = new SpringAuthorizationServer(process, port);
-            server.awaitAnswering(log);
+            try {
+                server.awaitAnswering(log);
+            }
+            catch (AssertionError notAnswering) {
+                server.close();
+                throw notAnswering;
+            }
             return server;
         }
         catch (IOException ex) {
@@ -105,42 +110,32 @@ public final class SpringAuthorizationServer implements AutoCloseable {
         }
     }
 
-    private void awaitAnswering(Path log) throws IOException {
-        long deadline = System.nanoTime() + START_BOUND.toNanos();
-        while (true) {
+    private void awaitAnswering(Path log) {
+        Await.until(() -> {
             if (!process.isAlive()) {
-                fail("Spring Authorization Server exited with " + process.exitValue() + ": " + Files.readString(log));
+                fail("Spring Authorization Server exited with " + process.exitValue() + ": " + read(log));
             }
             try {
                 tokenRequests();
-                return;
+                return true;
             }
             catch (UncheckedIOException notYet) {
-                if (System.nanoTime() > deadline) {
-                    close();
-                    fail("Spring Authorization Server did not answer on " + port + " within " + START_BOUND + ": " + Files.readString(log));
-                }
-                try {
-                    Thread.sleep(200);
-                }
-                catch (InterruptedException ex) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(ex);
-                }
+                return false;
             }
+        }, START_BOUND, () -> "Spring Authorization Server answers on " + port + ": " + read(log));
+    }
+
+    private static String read(Path log) {
+        try {
+            return Files.readString(log);
+        }
+        catch (IOException ex) {
+            return "(its log is unreadable: " + ex + ")";
         }
     }
 
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            }
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
+        OsProcesses.stop(process);
     }
 }

@@ -81,6 +81,7 @@ class DesktopAppBrowserIT {
         config.put("sidecarPort", 47312);
         config.put("password", "browser-test-password");
         config.put("image", image);
+        config.put("everything", Fixture.everythingCommand()); // the elicitation steps' server, a plain node child
         config.put("runId", "b" + ProcessHandle.current().pid());
         config.put("stormIntegrations", 4);
         config.put("stormRounds", 10);
