@@ -8,74 +8,18 @@
 // daemon, reproduces the refresh storm there, stops it; then launches bin/executor-sidecar as the desktop app does
 // (EXECUTOR_* environment, a password, the copied UI) and does the same on Tether, through HTTP Basic auth. What
 // each run saw goes to config.output as JSON; the JUnit test judges it and counts what was left behind.
-import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync, createWriteStream } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { record, walk, storm } from "./walk.mjs";
+import { CHROMIUM_FLAGS, awaitAnswer, readyLine, sleep, start as startIn, stop } from "./servers.mjs";
 
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const here = dirname(fileURLToPath(import.meta.url));
 const log = (line) => console.log(`[browser ${new Date().toISOString().slice(11, 23)}] ${line}`);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const CHROMIUM_FLAGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"];
-
-/** Starts a server process; answers it with its output going to a log file. */
-function start(name, command, args, env) {
-  const out = createWriteStream(join(config.workDir, `${name}.log`));
-  const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"], detached: false });
-  child.stdout.pipe(out);
-  child.stderr.pipe(out);
-  child.exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  return child;
-}
-
-async function stop(child, boundMs = 15_000) {
-  if (child.exitCode !== null || child.signalCode !== null) return child.exited;
-  child.kill("SIGTERM");
-  const ended = await Promise.race([child.exited, sleep(boundMs).then(() => null)]);
-  if (ended) return ended;
-  child.kill("SIGKILL");
-  return child.exited;
-}
-
-async function awaitAnswer(url, headers, boundMs, child) {
-  const deadline = Date.now() + boundMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${url}: the server exited with ${child.exitCode}`);
-    try {
-      const response = await fetch(url, { headers });
-      if (response.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  throw new Error(`${url} did not answer 200 within ${boundMs} ms`);
-}
-
-/** Resolves with the port of the first EXECUTOR_READY:<port> line, as the desktop app reads it. */
-function readyLine(child, boundMs) {
-  return new Promise((resolve, reject) => {
-    let buffer = "";
-    const timer = setTimeout(() => reject(new Error(`no EXECUTOR_READY line within ${boundMs} ms`)), boundMs);
-    child.stdout.on("data", (chunk) => {
-      buffer += chunk.toString("utf8");
-      const match = buffer.match(/EXECUTOR_READY:(\d+)/);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the sidecar exited with ${code} before its ready line`));
-    });
-  });
-}
+const start = (name, command, args, env) => startIn(config.workDir, name, command, args, env);
 
 /** One browser context on a server's origin, its credentials sent with every request as the desktop app does. */
 async function session(browser, origin, authorization) {

@@ -23,6 +23,7 @@ import dev.tether.httpauth.AuthMethods;
 import dev.tether.httpauth.InvalidAuthMethodException;
 import dev.tether.mcp.McpSessions;
 import dev.tether.mcp.RemoteServer;
+import dev.tether.oauth.OAuthClients;
 import dev.tether.session.SessionPool;
 import dev.tether.store.Integration;
 import dev.tether.store.IntegrationNotFoundException;
@@ -81,15 +82,17 @@ final class McpServersController {
     private final McpSessions sessions;
     private final StdioGate stdioGate;
     private final Clock clock;
+    private final OAuthClients oauth;
 
     McpServersController(IntegrationStore integrations, SessionPool pool, CatalogService catalogs, McpSessions sessions,
-            StdioGate stdioGate, Clock clock) {
+            StdioGate stdioGate, Clock clock, OAuthClients oauth) {
         this.integrations = integrations;
         this.pool = pool;
         this.catalogs = catalogs;
         this.sessions = sessions;
         this.stdioGate = stdioGate;
         this.clock = clock;
+        this.oauth = oauth;
     }
 
     /** Registers the server, with no connection: as in Executor, the client then makes one with {@code POST /api/connections}. */
@@ -176,9 +179,17 @@ final class McpServersController {
                         .onErrorResume(error -> {
                             RemoteServerUnreachableException unreachable = new RemoteServerUnreachableException(error);
                             String host = server.endpoint().getHost();
-                            return unreachable.requiresAuthentication()
-                                    ? Mono.just(new ProbeView(false, true, false, false, host, Slugs.fromText(host), null, null))
-                                    : Mono.error(unreachable);
+                            if (!unreachable.requiresAuthentication()) {
+                                return Mono.<ProbeView>error(unreachable);
+                            }
+                            // As Executor: a server whose challenge leads to OAuth metadata is an OAuth one, and the web
+                            // UI then offers its sign-in (with dynamic registration when the metadata names an endpoint);
+                            // without such metadata it asks for a bearer header.
+                            return oauth.probe(server.endpoint().toString())
+                                    .map(found -> new ProbeView(false, true, true, found.registrationEndpoint().isPresent(), host,
+                                            Slugs.fromText(host), null, null))
+                                    .onErrorResume(noOAuth -> Mono.just(new ProbeView(false, true, false, false, host,
+                                            Slugs.fromText(host), null, null)));
                         }));
     }
 

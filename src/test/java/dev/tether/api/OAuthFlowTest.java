@@ -220,6 +220,12 @@ class OAuthFlowTest {
     // ---- the UI's steps -------------------------------------------------------------------
 
     private String register(String name) {
+        // the UI probes the URL first: an OAuth server gets its sign-in (and dynamic registration) offered
+        JsonNode probe = expect(api.post("/api/mcp/probe", Map.of("endpoint", oauth.example().mcpUrl())), "post", "/mcp/probe", 200);
+        assertThat(probe.path("requiresOAuth").asBoolean()).as(probe.toString()).isTrue();
+        assertThat(probe.path("supportsDynamicRegistration").asBoolean()).as(probe.toString()).isTrue();
+        assertThat(probe.path("requiresAuthentication").asBoolean()).isTrue();
+        assertThat(probe.path("connected").asBoolean()).isFalse();
         Reply added = api.post("/api/mcp/servers", Map.of("name", name, "endpoint", oauth.example().mcpUrl(), "remoteTransport", "streamable-http"));
         assertThat(added.status()).as(added.toString()).isEqualTo(200);
         return added.json().path("slug").asString();

@@ -59,7 +59,7 @@ class DesktopAppBrowserIT {
     void theDesktopAppsUiWorksOnTetherAsOnExecutorAndTheRefreshStormStrandsNothing() throws Exception {
         // kept after the run: the record, the servers' logs and a screenshot of each failed step
         Path work = Fixture.projectRoot().resolve("target/desktop-app-browser");
-        delete(work);
+        BrowserRuns.delete(work);
         Files.createDirectories(work);
         Path browser = Fixture.projectRoot().resolve("src/test/browser");
         Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "needs Debian's chromium (.ci/run installs it)");
@@ -91,7 +91,7 @@ class DesktopAppBrowserIT {
         Path configFile = work.resolve("config.json");
         Files.writeString(configFile, JSON.writeValueAsString(config));
 
-        Process run = new ProcessBuilder(isolated(List.of("node", "run.mjs", configFile.toString())))
+        Process run = new ProcessBuilder(BrowserRuns.isolated(List.of("node", "run.mjs", configFile.toString())))
                 .directory(browser.toFile()).redirectErrorStream(true)
                 .redirectOutput(work.resolve("run.log").toFile()).start(); // not inherited: it would garble failsafe's channel
         if (!run.waitFor(RUN_BOUND_MINUTES, TimeUnit.MINUTES)) {
@@ -158,19 +158,6 @@ class DesktopAppBrowserIT {
         assertThat(tether.path("left").path("clients").asInt(-1)).as("docker run clients Tether left").isZero();
         assertThat(result.path("sidecarExit").path("code").asInt(-1)).as("the sidecar stops cleanly on SIGTERM")
                 .isIn(0, 130, 143);
-    }
-
-    /** In a network namespace of its own when possible (see run.mjs); otherwise as it is. */
-    private static List<String> isolated(List<String> command) throws IOException, InterruptedException {
-        Process probe = new ProcessBuilder("unshare", "--net", "true").redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        if (!probe.waitFor(10, TimeUnit.SECONDS) || probe.exitValue() != 0) {
-            System.err.println("[WARNING] cannot make a network namespace: Chromium may see Docker's interface changes");
-            return command;
-        }
-        List<String> wrapped = new ArrayList<>(List.of("unshare", "--net", "sh", "-c", "ip link set lo up && exec \"$@\"", "sh"));
-        wrapped.addAll(command);
-        return wrapped;
     }
 
     /**
@@ -250,16 +237,6 @@ class DesktopAppBrowserIT {
         }
         return errors.stream().filter(error -> error.contains("Failed to load resource") || error.contains("FrontendHandledError")
                 || error.contains("RouteNotFound")).toList();
-    }
-
-    private static void delete(Path dir) throws IOException {
-        if (Files.exists(dir)) {
-            try (var paths = Files.walk(dir)) {
-                for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(path);
-                }
-            }
-        }
     }
 
     private static Set<String> union(Set<String> a, Set<String> b) {

@@ -1,0 +1,139 @@
+package dev.tether.webui;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.tether.testsupport.ExecutorCli;
+import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.NodeClients;
+import dev.tether.testsupport.PackagedDaemon;
+
+/**
+ * Issue 14's OAuth flow through Executor's real web UI in headless Chromium: {@code src/test/browser/oauth-walk.mjs}
+ * starts the TypeScript MCP SDK's OAuth example, copies the UI from a real {@code executor web} and walks it there,
+ * then on Tether as the desktop app's sidecar: add the remote server by its URL, "Add connection" with the OAuth
+ * method the probe declared, "Connect" (the UI probes, registers a client dynamically, starts the flow and opens the
+ * authorization URL in a popup, which the example approves at once and sends to the daemon's
+ * {@code /api/oauth/callback}), then the integration's Tools tab lists the server's tools. Executor is the judge:
+ * the walk must pass on it first, and Tether must make the same OAuth calls, all answered 2xx, with no error on
+ * the page.
+ */
+class OAuthBrowserIT {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final long RUN_BOUND_SECONDS = 300;
+    private static final List<String> TOOLS = List.of("greet", "multi_greet");
+
+    @Test
+    void theUisOAuthSignInConnectsARemoteServerAndItsToolsShow() throws Exception {
+        Path work = Fixture.projectRoot().resolve("target/oauth-browser"); // kept: the record, logs, screenshots
+        BrowserRuns.delete(work);
+        Files.createDirectories(work);
+        Path browser = Fixture.projectRoot().resolve("src/test/browser");
+        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "needs Debian's chromium (.ci/run installs it)");
+        Assumptions.assumeTrue(Files.isDirectory(browser.resolve("node_modules/playwright-core")),
+                "needs `npm ci` in src/test/browser (.ci/run runs it)");
+        Path cli = ExecutorCli.installed().orElseThrow(() -> new IllegalStateException("needs src/test/clients installed"));
+        PackagedDaemon.jarOrSkip();
+
+        // fixed ports: the run has a network namespace of its own, where nothing else listens
+        Map<String, Object> config = new LinkedHashMap<>();
+        config.put("workDir", work.resolve("run").toString());
+        config.put("uiDir", work.resolve("web-ui").toString());
+        config.put("output", work.resolve("result.json").toString());
+        config.put("chromium", CHROMIUM.toString());
+        config.put("executorCli", cli.toString());
+        config.put("executorPort", 47331);
+        config.put("token", "oauth-browser-token");
+        config.put("sidecar", Fixture.projectRoot().resolve("bin/executor-sidecar").toString());
+        config.put("sidecarPort", 47332);
+        config.put("password", "oauth-browser-password");
+        config.put("node", Fixture.nodeBinary().toString());
+        config.put("oauthExample", NodeClients.directory()
+                .resolve("node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js").toString());
+        config.put("mcpPort", 47333);
+        config.put("authPort", 47334);
+        config.put("mcpUrl", "http://localhost:47333/mcp");
+        config.put("tools", TOOLS);
+        Path configFile = work.resolve("config.json");
+        Files.writeString(configFile, JSON.writeValueAsString(config));
+
+        Process run = new ProcessBuilder(BrowserRuns.isolated(List.of("node", "oauth-walk.mjs", configFile.toString())))
+                .directory(browser.toFile()).redirectErrorStream(true)
+                .redirectOutput(work.resolve("run.log").toFile()).start(); // not inherited: it would garble failsafe's channel
+        if (!run.waitFor(RUN_BOUND_SECONDS, TimeUnit.SECONDS)) {
+            run.descendants().forEach(ProcessHandle::destroyForcibly);
+            run.destroyForcibly();
+            throw new AssertionError("the browser run did not end within " + RUN_BOUND_SECONDS + " s");
+        }
+        Files.readAllLines(work.resolve("run.log")).forEach(System.out::println);
+        JsonNode result = JSON.readTree(Files.readString(work.resolve("result.json")));
+        JsonNode executor = result.path("executor");
+        JsonNode tether = result.path("tether");
+
+        assertThat(failedSteps(executor)).as("the walk on the real Executor: %s", executor.path("steps")).isEmpty();
+        assertThat(failedSteps(tether)).as("the walk on Tether: %s", tether.path("steps")).isEmpty();
+        assertThat(tether.path("steps").size()).isEqualTo(executor.path("steps").size()).isEqualTo(3);
+        assertThat(popup(tether)).as("the popup went to the authorization server, then to Tether's callback")
+                .containsExactly("http://localhost:47334/authorize", "http://127.0.0.1:47332/api/oauth/callback");
+
+        List<String> failed = new ArrayList<>();
+        tether.path("calls").forEach(call -> {
+            if (call.path("status").asInt() < 200 || call.path("status").asInt() >= 300) {
+                failed.add(call.path("method").asString() + " " + call.path("route").asString() + " " + call.path("status").asInt());
+            }
+        });
+        assertThat(failed).as("calls that failed on Tether").isEmpty();
+        assertThat(tether.path("consoleErrors").size() + tether.path("pageErrors").size())
+                .as("errors on the page on Tether: %s %s", tether.path("consoleErrors"), tether.path("pageErrors")).isZero();
+        assertThat(oauthCalls(tether)).as("the OAuth calls the UI made").isEqualTo(oauthCalls(executor))
+                .contains("POST /api/mcp/probe", "POST /api/oauth/probe", "POST /api/oauth/clients/register-dynamic",
+                        "POST /api/oauth/start");
+    }
+
+    private static Set<String> failedSteps(JsonNode run) {
+        Set<String> failed = new TreeSet<>();
+        run.path("steps").forEach(step -> {
+            if (!step.path("ok").asBoolean()) {
+                failed.add(step.path("step").asString() + ": " + step.path("error").asString());
+            }
+        });
+        if (run.isMissingNode() || run.isNull()) {
+            failed.add("the walk did not run");
+        }
+        return failed;
+    }
+
+    private static List<String> popup(JsonNode run) {
+        List<String> visited = new ArrayList<>();
+        run.path("popups").path(0).forEach(url -> visited.add(url.asString()));
+        return visited;
+    }
+
+    /** The distinct OAuth and probe routes a run called (how often depends on the UI's refetching, not the daemon). */
+    private static Set<String> oauthCalls(JsonNode run) {
+        Set<String> routes = new TreeSet<>();
+        run.path("calls").forEach(call -> {
+            String route = call.path("route").asString();
+            if (route.startsWith("/api/oauth/") || route.endsWith("/probe")) {
+                routes.add(call.path("method").asString() + " " + route);
+            }
+        });
+        return routes;
+    }
+}
