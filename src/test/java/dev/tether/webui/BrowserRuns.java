@@ -3,22 +3,93 @@ package dev.tether.webui;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** What the browser ITs share to run a script of {@code src/test/browser}. */
+import org.junit.jupiter.api.Assumptions;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.tether.testsupport.ExecutorCli;
+import dev.tether.testsupport.Fixture;
+
+/**
+ * What the browser ITs share to run a script of {@code src/test/browser} against the real Executor and Tether as
+ * the desktop app's sidecar: its work directory, the settings every script reads, and the run itself.
+ */
 final class BrowserRuns {
 
+    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
     private BrowserRuns() {
+    }
+
+    /** {@code target/<name>}, emptied of an earlier run; kept after the run: the record, logs and screenshots. */
+    static Path workDir(String name) throws IOException {
+        Path work = Fixture.projectRoot().resolve("target").resolve(name);
+        delete(work);
+        Files.createDirectories(work);
+        return work;
+    }
+
+    /** The scripts' directory; the test is skipped without Chromium or the scripts' packages. */
+    static Path scripts() {
+        Path browser = Fixture.projectRoot().resolve("src/test/browser");
+        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "needs Debian's chromium (.ci/run installs it)");
+        Assumptions.assumeTrue(Files.isDirectory(browser.resolve("node_modules/playwright-core")),
+                "needs `npm ci` in src/test/browser (.ci/run runs it)");
+        return browser;
+    }
+
+    /**
+     * The settings every script reads: where to work, Chromium, the real Executor's CLI and port, the sidecar and
+     * its port, and the secrets both daemons are started with. Fixed ports: the run has a network namespace of its own.
+     */
+    static Map<String, Object> settings(Path work, int executorPort, int sidecarPort, String secretsPrefix) {
+        Path cli = ExecutorCli.installed().orElseThrow(() -> new IllegalStateException("needs src/test/clients installed"));
+        Map<String, Object> config = new LinkedHashMap<>();
+        config.put("workDir", work.resolve("run").toString());
+        config.put("uiDir", work.resolve("web-ui").toString());
+        config.put("output", work.resolve("result.json").toString());
+        config.put("chromium", CHROMIUM.toString());
+        config.put("executorCli", cli.toString());
+        config.put("executorPort", executorPort);
+        config.put("token", secretsPrefix + "-token");
+        config.put("sidecar", Fixture.projectRoot().resolve("bin/executor-sidecar").toString());
+        config.put("sidecarPort", sidecarPort);
+        config.put("password", secretsPrefix + "-password");
+        return config;
+    }
+
+    /**
+     * Runs {@code script} with {@code config} in its own network namespace, bounded; its output goes to
+     * {@code run.log} in the work directory (inherited, it would garble failsafe's channel). Answers its record.
+     */
+    static JsonNode run(String script, Path work, Map<String, Object> config, Duration bound) throws IOException, InterruptedException {
+        Path configFile = work.resolve("config.json");
+        Files.writeString(configFile, JSON.writeValueAsString(config));
+        Process run = new ProcessBuilder(isolated(List.of("node", script, configFile.toString())))
+                .directory(scripts().toFile()).redirectErrorStream(true)
+                .redirectOutput(work.resolve("run.log").toFile()).start();
+        if (!run.waitFor(bound.toSeconds(), TimeUnit.SECONDS)) {
+            run.descendants().forEach(ProcessHandle::destroyForcibly);
+            run.destroyForcibly();
+            throw new AssertionError("the browser run of " + script + " did not end within " + bound);
+        }
+        return JSON.readTree(Files.readString(work.resolve("result.json")));
     }
 
     /**
      * The command in a network namespace of its own, holding only loopback, when the machine allows one (Chromium
      * aborts requests with ERR_NETWORK_CHANGED whenever Docker adds or removes an interface); otherwise as it is.
      */
-    static List<String> isolated(List<String> command) throws IOException, InterruptedException {
+    private static List<String> isolated(List<String> command) throws IOException, InterruptedException {
         Process probe = new ProcessBuilder("unshare", "--net", "true").redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         if (!probe.waitFor(10, TimeUnit.SECONDS) || probe.exitValue() != 0) {
@@ -31,7 +102,7 @@ final class BrowserRuns {
     }
 
     /** Deletes a run's directory of an earlier run, if any. */
-    static void delete(Path dir) throws IOException {
+    private static void delete(Path dir) throws IOException {
         if (Files.exists(dir)) {
             try (var paths = Files.walk(dir)) {
                 for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {

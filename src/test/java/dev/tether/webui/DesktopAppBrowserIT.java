@@ -2,24 +2,19 @@ package dev.tether.webui;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
-import dev.tether.testsupport.ExecutorCli;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.PackagedDaemon;
 import dev.tether.testsupport.RequiresDocker;
@@ -35,9 +30,7 @@ import dev.tether.testsupport.TestImages;
 @RequiresDocker
 class DesktopAppBrowserIT {
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final long RUN_BOUND_MINUTES = 20;
+    private static final Duration RUN_BOUND = Duration.ofMinutes(20);
 
     /**
      * Calls the UI makes that Tether does not answer, each with what is missing. Kept explicit so nothing fails
@@ -57,29 +50,12 @@ class DesktopAppBrowserIT {
 
     @Test
     void theDesktopAppsUiWorksOnTetherAsOnExecutorAndTheRefreshStormStrandsNothing() throws Exception {
-        // kept after the run: the record, the servers' logs and a screenshot of each failed step
-        Path work = Fixture.projectRoot().resolve("target/desktop-app-browser");
-        BrowserRuns.delete(work);
-        Files.createDirectories(work);
-        Path browser = Fixture.projectRoot().resolve("src/test/browser");
-        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "needs Debian's chromium (.ci/run installs it)");
-        Assumptions.assumeTrue(Files.isDirectory(browser.resolve("node_modules/playwright-core")),
-                "needs `npm ci` in src/test/browser (.ci/run runs it)");
-        Path cli = ExecutorCli.installed().orElseThrow(() -> new IllegalStateException("needs src/test/clients installed"));
+        Path work = BrowserRuns.workDir("desktop-app-browser");
+        BrowserRuns.scripts();
         PackagedDaemon.jarOrSkip();
         String image = TestImages.nodeImage();
 
-        Map<String, Object> config = new LinkedHashMap<>();
-        config.put("workDir", work.resolve("run").toString());
-        config.put("uiDir", work.resolve("web-ui").toString());
-        config.put("output", work.resolve("result.json").toString());
-        config.put("chromium", CHROMIUM.toString());
-        config.put("executorCli", cli.toString());
-        config.put("executorPort", 47311);
-        config.put("token", "browser-test-token");
-        config.put("sidecar", Fixture.projectRoot().resolve("bin/executor-sidecar").toString());
-        config.put("sidecarPort", 47312);
-        config.put("password", "browser-test-password");
+        Map<String, Object> config = BrowserRuns.settings(work, 47311, 47312, "browser-test");
         config.put("image", image);
         config.put("everything", Fixture.everythingCommand()); // the elicitation steps' server, a plain node child
         config.put("runId", "b" + ProcessHandle.current().pid());
@@ -88,20 +64,9 @@ class DesktopAppBrowserIT {
         config.put("abandonAfterMs", 300);
         config.put("settleMs", 5000);
         config.put("tetherBoundMs", 30000);
-        Path configFile = work.resolve("config.json");
-        Files.writeString(configFile, JSON.writeValueAsString(config));
-
-        Process run = new ProcessBuilder(BrowserRuns.isolated(List.of("node", "run.mjs", configFile.toString())))
-                .directory(browser.toFile()).redirectErrorStream(true)
-                .redirectOutput(work.resolve("run.log").toFile()).start(); // not inherited: it would garble failsafe's channel
-        if (!run.waitFor(RUN_BOUND_MINUTES, TimeUnit.MINUTES)) {
-            run.descendants().forEach(ProcessHandle::destroyForcibly);
-            run.destroyForcibly();
-            throw new AssertionError("the browser run did not end within " + RUN_BOUND_MINUTES + " minutes");
-        }
+        JsonNode result = BrowserRuns.run("run.mjs", work, config, RUN_BOUND);
         Files.readAllLines(work.resolve("run.log")).stream().filter(line -> line.startsWith("[browser"))
                 .forEach(System.out::println);
-        JsonNode result = JSON.readTree(Files.readString(work.resolve("result.json")));
         JsonNode executor = result.path("executor");
         JsonNode tether = result.path("tether");
         System.out.printf("[desktop app] UI files copied: %d; sidecar ready after %d ms%n", result.path("uiFiles").asInt(),

@@ -4,20 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
-import dev.tether.testsupport.ExecutorCli;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.NodeClients;
 import dev.tether.testsupport.PackagedDaemon;
@@ -34,35 +30,16 @@ import dev.tether.testsupport.PackagedDaemon;
  */
 class OAuthBrowserIT {
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final long RUN_BOUND_SECONDS = 300;
+    private static final Duration RUN_BOUND = Duration.ofMinutes(5);
     private static final List<String> TOOLS = List.of("greet", "multi_greet");
 
     @Test
     void theUisOAuthSignInConnectsARemoteServerAndItsToolsShow() throws Exception {
-        Path work = Fixture.projectRoot().resolve("target/oauth-browser"); // kept: the record, logs, screenshots
-        BrowserRuns.delete(work);
-        Files.createDirectories(work);
-        Path browser = Fixture.projectRoot().resolve("src/test/browser");
-        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "needs Debian's chromium (.ci/run installs it)");
-        Assumptions.assumeTrue(Files.isDirectory(browser.resolve("node_modules/playwright-core")),
-                "needs `npm ci` in src/test/browser (.ci/run runs it)");
-        Path cli = ExecutorCli.installed().orElseThrow(() -> new IllegalStateException("needs src/test/clients installed"));
+        Path work = BrowserRuns.workDir("oauth-browser");
+        BrowserRuns.scripts();
         PackagedDaemon.jarOrSkip();
 
-        // fixed ports: the run has a network namespace of its own, where nothing else listens
-        Map<String, Object> config = new LinkedHashMap<>();
-        config.put("workDir", work.resolve("run").toString());
-        config.put("uiDir", work.resolve("web-ui").toString());
-        config.put("output", work.resolve("result.json").toString());
-        config.put("chromium", CHROMIUM.toString());
-        config.put("executorCli", cli.toString());
-        config.put("executorPort", 47331);
-        config.put("token", "oauth-browser-token");
-        config.put("sidecar", Fixture.projectRoot().resolve("bin/executor-sidecar").toString());
-        config.put("sidecarPort", 47332);
-        config.put("password", "oauth-browser-password");
+        Map<String, Object> config = BrowserRuns.settings(work, 47331, 47332, "oauth-browser");
         config.put("node", Fixture.nodeBinary().toString());
         config.put("oauthExample", NodeClients.directory()
                 .resolve("node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js").toString());
@@ -70,19 +47,8 @@ class OAuthBrowserIT {
         config.put("authPort", 47334);
         config.put("mcpUrl", "http://localhost:47333/mcp");
         config.put("tools", TOOLS);
-        Path configFile = work.resolve("config.json");
-        Files.writeString(configFile, JSON.writeValueAsString(config));
-
-        Process run = new ProcessBuilder(BrowserRuns.isolated(List.of("node", "oauth-walk.mjs", configFile.toString())))
-                .directory(browser.toFile()).redirectErrorStream(true)
-                .redirectOutput(work.resolve("run.log").toFile()).start(); // not inherited: it would garble failsafe's channel
-        if (!run.waitFor(RUN_BOUND_SECONDS, TimeUnit.SECONDS)) {
-            run.descendants().forEach(ProcessHandle::destroyForcibly);
-            run.destroyForcibly();
-            throw new AssertionError("the browser run did not end within " + RUN_BOUND_SECONDS + " s");
-        }
+        JsonNode result = BrowserRuns.run("oauth-walk.mjs", work, config, RUN_BOUND);
         Files.readAllLines(work.resolve("run.log")).forEach(System.out::println);
-        JsonNode result = JSON.readTree(Files.readString(work.resolve("result.json")));
         JsonNode executor = result.path("executor");
         JsonNode tether = result.path("tether");
 
