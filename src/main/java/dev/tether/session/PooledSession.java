@@ -77,15 +77,12 @@ final class PooledSession {
     void start(Consumer<PooledSession> onEnd) {
         lifetime.update(opened
                 .takeUntilOther(retirement.asMono())
+                // Out of the pool before anyone hears of the end: an asker told of a failed start who asks again
+                // must start afresh, not join this session and be told the same failure again. doOnError runs
+                // before the subscriber below passes the error on; doFinally only after.
+                .doOnError(error -> ended(onEnd))
                 .doFinally(signal -> {
-                    synchronized (this) {
-                        ended = true;
-                        retiring = true;
-                    }
-                    idleClock.stop();
-                    abandonment.dispose();
-                    // Out of the pool before anyone hears of it: a waiter that retries must find room, not us.
-                    onEnd.accept(this);
+                    ended(onEnd);
                     ready.tryEmitError(new SessionRetiredException(key, "it ended before it was ready"));
                 })
                 .subscribe(session -> {
@@ -100,6 +97,17 @@ final class PooledSession {
                     ready.tryEmitError(error);
                     log.debug("session of {} ended: {}", key, error.toString());
                 }));
+    }
+
+    /** The session is over: retiring for every new asker, its clocks stopped, out of the pool. Once or more. */
+    private void ended(Consumer<PooledSession> onEnd) {
+        synchronized (this) {
+            ended = true;
+            retiring = true;
+        }
+        idleClock.stop();
+        abandonment.dispose();
+        onEnd.accept(this);
     }
 
     /**
