@@ -4,11 +4,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -33,6 +35,7 @@ public final class ReplicaLease implements SmartLifecycle {
     private final InstanceLeases leases;
     private final String instance;
     private final ReplicaProperties properties;
+    private final Supplier<String> address;
     private final boolean shared;
     private final Scheduler clock;
     private final Instant startedAt;
@@ -40,14 +43,22 @@ public final class ReplicaLease implements SmartLifecycle {
     private final Periodic heartbeat = new Periodic();
 
     @Autowired
-    ReplicaLease(InstanceLeases leases, InstanceId instance, ReplicaProperties properties, StoreSharing sharing) {
-        this(leases, instance.value(), properties, sharing.isShared(), Schedulers.parallel());
+    ReplicaLease(InstanceLeases leases, InstanceId instance, ReplicaProperties properties, StoreSharing sharing,
+            Environment environment) {
+        this(leases, instance.value(), properties, () -> AdvertisedAddress.of(properties.address(), environment),
+                sharing.isShared(), Schedulers.parallel());
     }
 
     ReplicaLease(InstanceLeases leases, String instance, ReplicaProperties properties, boolean shared, Scheduler clock) {
+        this(leases, instance, properties, properties::address, shared, clock);
+    }
+
+    ReplicaLease(InstanceLeases leases, String instance, ReplicaProperties properties, Supplier<String> address, boolean shared,
+            Scheduler clock) {
         this.leases = leases;
         this.instance = instance;
         this.properties = properties;
+        this.address = address;
         this.shared = shared;
         this.clock = clock;
         this.startedAt = now(clock);
@@ -55,7 +66,7 @@ public final class ReplicaLease implements SmartLifecycle {
 
     /** Renews the lease once: until now plus {@code lease-ttl}. */
     Mono<Boolean> renew() {
-        return Mono.defer(() -> leases.renew(new Lease(instance, properties.address(), startedAt,
+        return Mono.defer(() -> leases.renew(new Lease(instance, address.get(), startedAt,
                         now(clock).plus(properties.leaseTtl()))))
                 .doOnNext(kept -> {
                     if (!kept && held.getAndSet(true)) {

@@ -16,23 +16,29 @@ import dev.tether.daemon.PropertyChecks;
  *                  and its containers removed by a peer; default 15 s
  * @param heartbeat how often a replica renews its lease and looks for peers' expired ones; default 5 s, and less
  *                  than a third of {@code lease-ttl}, so that two missed renewals do not yet cost the lease
- * @param address   how peers reach this replica, written in its lease; default the host name
+ * @param address   how peers reach this replica, written in its lease: {@code host} or {@code host:port}; default the
+ *                  host name, and without a port the API's own port is added
+ * @param forwardConnectTimeout how long a replica waits to connect to a connection's owner before it answers 503;
+ *                  default 2 s
  */
 @ConfigurationProperties("tether.replicas")
-public record ReplicaProperties(Duration leaseTtl, Duration heartbeat, String address) {
+public record ReplicaProperties(Duration leaseTtl, Duration heartbeat, String address, Duration forwardConnectTimeout) {
 
-    public ReplicaProperties(@Nullable Duration leaseTtl, @Nullable Duration heartbeat, @Nullable String address) {
+    public ReplicaProperties(@Nullable Duration leaseTtl, @Nullable Duration heartbeat, @Nullable String address,
+            @Nullable Duration forwardConnectTimeout) {
         this.leaseTtl = PropertyChecks.positive("tether.replicas.lease-ttl", leaseTtl, Duration.ofSeconds(15));
         this.heartbeat = PropertyChecks.positive("tether.replicas.heartbeat", heartbeat, Duration.ofSeconds(5));
         if (this.heartbeat.multipliedBy(3).compareTo(this.leaseTtl) > 0) {
             throw new IllegalArgumentException("tether.replicas.heartbeat must be at most a third of tether.replicas.lease-ttl, was "
                     + this.heartbeat + " against " + this.leaseTtl);
         }
-        this.address = address == null || address.isBlank() ? hostName() : address;
+        this.address = address == null || address.isBlank() ? hostName() : address.strip();
+        this.forwardConnectTimeout = PropertyChecks.positive("tether.replicas.forward-connect-timeout", forwardConnectTimeout,
+                Duration.ofSeconds(2));
     }
 
     public static ReplicaProperties defaults() {
-        return new ReplicaProperties(null, null, null);
+        return new ReplicaProperties(null, null, null, null);
     }
 
     private static String hostName() {

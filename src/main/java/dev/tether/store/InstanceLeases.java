@@ -18,6 +18,9 @@ public interface InstanceLeases {
     /** Removes this replica's lease at a graceful stop, so that peers need not wait for it to run out. */
     Mono<Void> release(String instance);
 
+    /** Leases still running at {@code now}: the replicas alive, this one's included once it has renewed. */
+    Flux<Lease> live(Instant now);
+
     /** Leases that ran out before {@code now}, oldest first. */
     Flux<Lease> expired(Instant now);
 

@@ -43,6 +43,14 @@ final class R2dbcInstanceLeases implements InstanceLeases {
     }
 
     @Override
+    public Flux<Lease> live(Instant now) {
+        return db.sql("SELECT instance_id, address, started_at, expires_at FROM instance_lease WHERE expires_at >= :now")
+                .bind("now", now.toEpochMilli())
+                .map(R2dbcInstanceLeases::lease)
+                .all();
+    }
+
+    @Override
     public Flux<Lease> expired(Instant now) {
         return db.sql("SELECT instance_id, address, started_at, expires_at FROM instance_lease WHERE expires_at < :now "
                         + "ORDER BY expires_at")

@@ -77,8 +77,8 @@ class ArchitectureTest {
             allow("agent.codemode", "agent", "execution", "store"),
             allow("api.input", "store"),
             allow("api", "api.input", "calls", "calls.builtin", "catalog", "daemon", "detect", "execution", "graphql", "health",
-                    "http", "httpauth", "liveness", "mcp", "oauth", "onepassword", "openapi", "policy", "process", "providers", "security",
-                    "session", "store", "views"),
+                    "http", "httpauth", "liveness", "mcp", "oauth", "onepassword", "openapi", "policy", "process", "providers", "replicas",
+                    "security", "session", "store", "views"),
             allow("", "daemon"));
 
     private static Map.Entry<String, Set<String>> allow(String pkg, String... uses) {

@@ -1,0 +1,147 @@
+package dev.tether.replicas;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import dev.tether.daemon.Periodic;
+import dev.tether.docker.InstanceId;
+import dev.tether.store.ConnectionKey;
+import dev.tether.store.InstanceLeases;
+import dev.tether.store.InstanceLeases.Lease;
+import dev.tether.store.StoreSharing;
+
+/**
+ * Which replica owns a connection's warm session: of the replicas whose leases are alive, the one that scores highest
+ * for that connection (rendezvous hashing), so every replica that sees the same leases picks the same owner, and a
+ * replica that leaves moves only its own connections. The live leases are read every {@code tether.replicas.heartbeat}
+ * and kept in memory: asking costs no row. On an embedded store, or before any lease is read, every connection is
+ * this replica's own.
+ */
+@Component
+public final class ConnectionOwners implements SmartLifecycle {
+
+    /** Where a peer owner answers: its instance id and the {@code host:port} of its lease. */
+    public record Peer(String instance, String address) {
+    }
+
+    private static final Logger log = LoggerFactory.getLogger(ConnectionOwners.class);
+
+    private final InstanceLeases leases;
+    private final String instance;
+    private final ReplicaProperties properties;
+    private final boolean shared;
+    private final Scheduler clock;
+    private final Periodic refresh = new Periodic();
+    private volatile List<Peer> live = List.of();
+
+    @Autowired
+    ConnectionOwners(InstanceLeases leases, InstanceId instance, ReplicaProperties properties, StoreSharing sharing,
+            MeterRegistry registry) {
+        this(leases, instance.value(), properties, sharing.isShared(), Schedulers.parallel());
+        Gauge.builder("tether.replicas.live", this, owners -> owners.live.size())
+                .description("replicas with a live lease, as this replica last read them (0 on an embedded store)")
+                .register(registry);
+    }
+
+    ConnectionOwners(InstanceLeases leases, String instance, ReplicaProperties properties, boolean shared, Scheduler clock) {
+        this.leases = leases;
+        this.instance = instance;
+        this.properties = properties;
+        this.shared = shared;
+        this.clock = clock;
+    }
+
+    /** Whether ownership can ever be another replica's: false on an embedded store, where nothing is forwarded. */
+    public boolean shared() {
+        return shared;
+    }
+
+    /** This replica's instance id, which a forwarded request carries so that its receiver serves it. */
+    public String instance() {
+        return instance;
+    }
+
+    /** The peer that owns {@code connection}; empty when this replica owns it (or knows of no peer). */
+    public Optional<Peer> remoteOwner(ConnectionKey connection) {
+        List<Peer> peers = live;
+        if (peers.size() < 2) {
+            return Optional.empty();
+        }
+        String key = connection.toString();
+        Peer owner = peers.stream().max(Comparator.comparingLong((Peer peer) -> score(key, peer.instance()))
+                .thenComparing(Peer::instance)).orElseThrow();
+        return owner.instance().equals(instance) ? Optional.empty() : Optional.of(owner);
+    }
+
+    /** The owner among {@code instances} by rendezvous hashing, as {@link #remoteOwner} picks it. */
+    static String owner(String connection, Collection<String> instances) {
+        return instances.stream().max(Comparator.comparingLong((String id) -> score(connection, id))
+                .thenComparing(Comparator.naturalOrder())).orElseThrow();
+    }
+
+    /** Reads the live leases once; a lease without a port (written before the server bound one) is not yet a peer. */
+    Mono<Integer> refresh() {
+        return Flux.defer(() -> leases.live(Instant.ofEpochMilli(clock.now(TimeUnit.MILLISECONDS))))
+                .filter(lease -> AdvertisedAddress.hasPort(lease.address()))
+                .map(lease -> new Peer(lease.instance(), lease.address()))
+                .collectSortedList(Comparator.comparing(Peer::instance))
+                .doOnNext(peers -> {
+                    if (!peers.equals(live)) {
+                        log.info("replicas alive: {}", peers.stream().map(peer -> peer.instance() + "@" + peer.address()).toList());
+                    }
+                    live = List.copyOf(peers);
+                })
+                .map(List::size);
+    }
+
+    /**
+     * FNV-1a over connection and instance, then a 64-bit finaliser (SplitMix64's), so that instance ids that differ in
+     * one character still spread connections evenly. Stable across JVMs and versions: every replica must agree.
+     */
+    static long score(String connection, String instance) {
+        long hash = 0xcbf29ce484222325L;
+        for (byte b : (connection + "\n" + instance).getBytes(StandardCharsets.UTF_8)) {
+            hash ^= b & 0xff;
+            hash *= 0x100000001b3L;
+        }
+        hash = (hash ^ (hash >>> 30)) * 0xbf58476d1ce4e5b9L;
+        hash = (hash ^ (hash >>> 27)) * 0x94d049bb133111ebL;
+        return hash ^ (hash >>> 31);
+    }
+
+    @Override
+    public void start() {
+        if (!shared) {
+            return;
+        }
+        refresh.start(properties.heartbeat(), properties.heartbeat(), clock, this::refresh,
+                error -> log.warn("cannot read the live replicas yet, keeping {}: {}", live.size(), error.toString()));
+    }
+
+    @Override
+    public void stop() {
+        refresh.stop();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return refresh.isRunning();
+    }
+}
