@@ -9,13 +9,13 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import com.github.dockerjava.api.model.Container;
 import org.junit.jupiter.api.AfterEach;
@@ -28,18 +28,19 @@ import reactor.core.publisher.Mono;
 import dev.tether.testsupport.Await;
 import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.HaproxyRoundRobin;
 import dev.tether.testsupport.PackagedDaemon;
 import dev.tether.testsupport.PostgresDatabase;
 import dev.tether.testsupport.RequiresDocker;
 import dev.tether.testsupport.RequiresPostgres;
 
 /**
- * Three packaged daemons on one PostgreSQL and one Docker engine, as replicas behind a round-robin load balancer (the
- * round robin is this test's client): the bug report's storm of health checks and tool calls, many abandoned at
- * 250 ms, spread over the three. Each connection's warm child lives on its owner replica only, so the sampled
- * {@code docker ps} never shows two containers of one connection; calls through a replica that does not own the
- * connection succeed (forwarded); once the sessions idle out, no container is left. Prints the forwarding overhead
- * (warm tool call p50 through a non-owner against the owner) for docs/performance.md.
+ * Three packaged daemons on one PostgreSQL and one Docker engine behind Debian's HAProxy, round robin: the bug
+ * report's storm (20 connections x 10 rounds of health checks and tool calls, every request abandoned at 250 ms) on
+ * cold sessions. Each connection's warm child lives on its owner replica only, so the sampled {@code docker ps} never
+ * shows two containers of one connection; requests that wait succeed wherever they land, and calls through a replica
+ * that does not own the connection succeed (forwarded); once the sessions idle out, no container is left. Prints the
+ * forwarding overhead (warm tool call p50 through a non-owner against the owner) for docs/performance.md.
  */
 @RequiresDocker
 @RequiresPostgres
@@ -50,8 +51,8 @@ class ConnectionOwnershipIT {
     private static final String RUN_LABEL = "tether.test.run";
     private static final String CONNECTION_LABEL = "tether.test.connection";
     private static final int REPLICAS = 3;
-    private static final int CONNECTIONS = 10;
-    private static final int ROUNDS = 8;
+    private static final int CONNECTIONS = 20;
+    private static final int ROUNDS = 10;
     private static final Duration ABANDON = Duration.ofMillis(250);
     private static final Duration IDLE_TTL = Duration.ofSeconds(6);
     private static final Duration BOUND = Duration.ofSeconds(60);
@@ -61,10 +62,14 @@ class ConnectionOwnershipIT {
 
     private final List<PackagedDaemon> daemons = Collections.synchronizedList(new ArrayList<>());
     private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
+    private HaproxyRoundRobin haproxy;
 
     @AfterEach
     void stop() throws InterruptedException {
         sampler.shutdownNow();
+        if (haproxy != null) {
+            haproxy.close();
+        }
         for (PackagedDaemon daemon : daemons) {
             daemon.close();
         }
@@ -72,7 +77,7 @@ class ConnectionOwnershipIT {
     }
 
     @Test
-    void oneContainerPerConnectionAcrossThreeReplicasUnderAStorm() throws Exception {
+    void oneContainerPerConnectionAcrossThreeReplicasBehindHaproxyUnderAStorm() throws Exception {
         PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
         Map<String, String> store = new HashMap<>(postgres.daemonEnvironment(postgres.createSchema("ownership")));
         store.put("TETHER_AOT", "off"); // three launchers at once must not train one cache together
@@ -82,88 +87,86 @@ class ConnectionOwnershipIT {
             starting.add(CompletableFuture.supplyAsync(() -> start(dataDir, store)));
         }
         List<PackagedDaemon> replicas = starting.stream().map(CompletableFuture::join).toList();
-        List<TetherClient> clients = replicas.stream().map(daemon -> new TetherClient(daemon.port(), TOKEN)).toList();
+        List<TetherClient> direct = replicas.stream().map(daemon -> new TetherClient(daemon.port(), TOKEN)).toList();
+        haproxy = HaproxyRoundRobin.start(dir.resolve("haproxy"), replicas.stream().map(PackagedDaemon::port).toList());
+        TetherClient balanced = new TetherClient(haproxy.port(), TOKEN);
         Map<String, Integer> replicaOfInstance = new HashMap<>();
         for (int i = 0; i < REPLICAS; i++) {
             replicaOfInstance.put(replicas.get(i).instanceId(), i);
         }
-        Await.until(() -> clients.stream().allMatch(client -> client.metrics().sum("tether_replicas_live") == REPLICAS), BOUND,
+        Await.until(() -> direct.stream().allMatch(client -> client.metrics().sum("tether_replicas_live") == REPLICAS), BOUND,
                 () -> "every replica sees the three leases");
 
         List<String> slugs = new ArrayList<>();
         for (int i = 0; i < CONNECTIONS; i++) {
-            slugs.add(clients.get(0).register("everything-" + i, Fixture.everythingDockerCommand(
+            slugs.add(balanced.register("everything-" + i, Fixture.everythingDockerCommand(
                     List.of("--label", RUN_LABEL + "=" + RUN, "--label", CONNECTION_LABEL + "=" + i))));
         }
-        Await.until(() -> clients.stream().allMatch(client -> client.get("/api/connections").json().size() == CONNECTIONS),
+        Await.until(() -> direct.stream().allMatch(client -> client.get("/api/connections").json().size() == CONNECTIONS),
                 BOUND, () -> "every replica has read the connections");
 
         Map<Integer, Integer> mostAtOnce = new ConcurrentHashMap<>();
-        sampler.scheduleWithFixedDelay(() -> sample(mostAtOnce), 0, 150, TimeUnit.MILLISECONDS);
+        Map<Integer, Set<String>> instancesOf = new ConcurrentHashMap<>();
+        sampler.scheduleWithFixedDelay(() -> sample(mostAtOnce, instancesOf), 0, 150, TimeUnit.MILLISECONDS);
 
-        // Each connection synced and called once through every replica: two of the three are not its owner.
+        // The bug report's storm on cold sessions: every connection in every round, health checks and tool calls
+        // alternating, each request abandoned at 250 ms; HAProxy sends each to the next replica.
+        long stormStart = System.nanoTime();
+        for (int round = 0; round < ROUNDS; round++) {
+            int r = round;
+            Flux.range(0, CONNECTIONS)
+                    .flatMap(i -> request(balanced, slugs.get(i), i + r, "storm " + r).take(ABANDON), CONNECTIONS)
+                    .then()
+                    .block(BOUND);
+        }
+        System.out.printf("[ownership] storm: %d connections x %d rounds through HAProxy over %d replicas in %d ms, every"
+                + " request abandoned at %d ms%n", CONNECTIONS, ROUNDS, REPLICAS,
+                Duration.ofNanos(System.nanoTime() - stormStart).toMillis(), ABANDON.toMillis());
+
+        // Then requests that wait for their answers, through HAProxy: every one succeeds, wherever it lands.
+        List<TetherClient.Reply> refreshed = Flux.fromIterable(slugs)
+                .flatMap(slug -> balanced.exchange(HttpMethod.POST, "/api/connections/org/" + slug + "/default/refresh", null), 4)
+                .collectList().block(BOUND);
+        assertThat(refreshed).hasSize(CONNECTIONS).allSatisfy(reply -> assertThat(reply.status()).as(reply.toString()).isEqualTo(200));
+        List<TetherClient.Reply> answered = Flux.range(0, 2 * CONNECTIONS)
+                .flatMap(i -> request(balanced, slugs.get(i % CONNECTIONS), i / CONNECTIONS + i, "answered"), CONNECTIONS)
+                .collectList().block(BOUND);
+        assertThat(answered).hasSize(2 * CONNECTIONS)
+                .allSatisfy(reply -> assertThat(reply.status()).as(reply.toString()).isEqualTo(200));
+
+        // Each connection called through every replica directly: two of the three are not its owner and forward.
+        assertThat(instancesOf).as("connections seen with a container").hasSize(CONNECTIONS);
+        assertThat(instancesOf.values()).as("replicas that ran a connection's containers").allMatch(instances -> instances.size() == 1);
         Map<String, Integer> ownerOf = new HashMap<>();
         for (int i = 0; i < CONNECTIONS; i++) {
-            String slug = slugs.get(i);
-            TetherClient first = clients.get(i % REPLICAS);
-            assertThat(first.post("/api/connections/org/" + slug + "/default/refresh", null).status()).as("refresh of " + slug)
-                    .isEqualTo(200);
-            List<Container> running = DockerContainers.withLabel(CONNECTION_LABEL, Integer.toString(i)).stream()
-                    .filter(container -> RUN.equals(container.getLabels().get(RUN_LABEL))).toList();
-            assertThat(running).as("containers of " + slug).hasSize(1);
-            ownerOf.put(slug, replicaOfInstance.get(running.get(0).getLabels().get("tether.instance")));
+            ownerOf.put(slugs.get(i), replicaOfInstance.get(instancesOf.get(i).iterator().next()));
         }
-        int throughOthers = 0;
+        assertThat(Set.copyOf(ownerOf.values())).as("owners: every replica owns some of %d connections", CONNECTIONS)
+                .hasSize(REPLICAS);
         for (String slug : slugs) {
             for (int replica = 0; replica < REPLICAS; replica++) {
-                TetherClient.Reply reply = clients.get(replica).post("/api/tools/call", echo(slug, "through " + replica));
+                TetherClient.Reply reply = direct.get(replica).post("/api/tools/call", echo(slug, "through " + replica));
                 assertThat(reply.status()).as("call of %s through replica %d (owner %d): %s", slug, replica, ownerOf.get(slug), reply)
                         .isEqualTo(200);
                 assertThat(reply.body()).contains("through " + replica);
-                throughOthers += replica == ownerOf.get(slug) ? 0 : 1;
             }
         }
-        assertThat(throughOthers).isEqualTo(CONNECTIONS * (REPLICAS - 1));
-        assertThat(clients.stream().mapToDouble(client -> client.metrics().sum("tether_replicas_forwarded_total", "outcome", "answered"))
-                .sum()).as("requests forwarded").isGreaterThanOrEqualTo(throughOthers);
-        printForwardingOverhead(clients, slugs.get(0), ownerOf.get(slugs.get(0)));
-
-        // The storm: every connection in every round, round robin over the replicas; even rounds are abandoned at 250 ms.
-        AtomicInteger next = new AtomicInteger();
-        AtomicInteger answered = new AtomicInteger();
-        long stormStart = System.nanoTime();
-        for (int round = 0; round < ROUNDS; round++) {
-            boolean abandon = round % 2 == 0;
-            int r = round;
-            List<TetherClient.Reply> replies = Flux.range(0, CONNECTIONS)
-                    .flatMap(i -> {
-                        TetherClient client = clients.get(next.getAndIncrement() % REPLICAS);
-                        String slug = slugs.get(i);
-                        Mono<TetherClient.Reply> request = (i + r) % 2 == 0
-                                ? client.healthLater(slug)
-                                : client.exchange(HttpMethod.POST, "/api/tools/call", echo(slug, "round " + r));
-                        return abandon ? request.take(ABANDON) : request;
-                    }, CONNECTIONS)
-                    .collectList()
-                    .block(BOUND);
-            assertThat(replies).isNotNull();
-            if (!abandon) {
-                assertThat(replies).as("round %d", round).hasSize(CONNECTIONS)
-                        .allSatisfy(reply -> assertThat(reply.status()).as(reply.toString()).isEqualTo(200));
-                answered.addAndGet(replies.size());
-            }
-        }
-        System.out.printf("[ownership] storm: %d connections x %d rounds over %d replicas in %d ms, %d answered, the rest"
-                + " abandoned at %d ms%n", CONNECTIONS, ROUNDS, REPLICAS,
-                Duration.ofNanos(System.nanoTime() - stormStart).toMillis(), answered.get(), ABANDON.toMillis());
+        assertThat(direct.stream().mapToDouble(client -> client.metrics().sum("tether_replicas_forwarded_total", "outcome", "answered"))
+                .sum()).as("requests forwarded").isGreaterThanOrEqualTo(CONNECTIONS * (REPLICAS - 1));
+        printForwardingOverhead(direct, slugs.get(0), ownerOf.get(slugs.get(0)));
 
         long idle = System.nanoTime();
         DockerContainers.awaitNoneWithLabel(RUN_LABEL, RUN, IDLE_TTL.plus(BOUND));
-        System.out.printf("[ownership] no container %d ms after the storm (idle TTL %d s); most containers of one connection"
-                + " at once: %s%n", Duration.ofNanos(System.nanoTime() - idle).toMillis(), IDLE_TTL.toSeconds(), mostAtOnce);
+        System.out.printf("[ownership] no container %d ms after the last request (idle TTL %d s); most containers of one"
+                + " connection at once: %s%n", Duration.ofNanos(System.nanoTime() - idle).toMillis(), IDLE_TTL.toSeconds(), mostAtOnce);
         sampler.shutdownNow();
         assertThat(mostAtOnce).as("connections seen with a container").hasSize(CONNECTIONS);
         assertThat(mostAtOnce.values()).as("containers of one connection at once, cluster-wide").allMatch(most -> most == 1);
+    }
+
+    /** A health check or a tool call of {@code slug}, by the parity of {@code turn}. */
+    private static Mono<TetherClient.Reply> request(TetherClient client, String slug, int turn, String message) {
+        return turn % 2 == 0 ? client.healthLater(slug) : client.exchange(HttpMethod.POST, "/api/tools/call", echo(slug, message));
     }
 
     private PackagedDaemon start(Path dataDir, Map<String, String> store) {
@@ -180,12 +183,18 @@ class ConnectionOwnershipIT {
         }
     }
 
-    /** One look at the engine: how many containers (not yet gone) each connection has; keeps the most seen. */
-    private static void sample(Map<Integer, Integer> mostAtOnce) {
+    /**
+     * One look at the engine: how many containers (not yet gone) each connection has, keeping the most seen, and which
+     * replicas' ({@code tether.instance}) they are.
+     */
+    private static void sample(Map<Integer, Integer> mostAtOnce, Map<Integer, Set<String>> instancesOf) {
         Map<Integer, Integer> now = new HashMap<>();
         for (Container container : DockerContainers.withLabel(RUN_LABEL, RUN)) {
             if (!"exited".equals(container.getState()) && !"dead".equals(container.getState())) {
-                now.merge(Integer.parseInt(container.getLabels().get(CONNECTION_LABEL)), 1, Integer::sum);
+                int connection = Integer.parseInt(container.getLabels().get(CONNECTION_LABEL));
+                now.merge(connection, 1, Integer::sum);
+                instancesOf.computeIfAbsent(connection, any -> ConcurrentHashMap.newKeySet())
+                        .add(container.getLabels().get("tether.instance"));
             }
         }
         now.forEach((connection, count) -> mostAtOnce.merge(connection, count, Math::max));

@@ -1,0 +1,109 @@
+package dev.tether.testsupport;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Debian's HAProxy ({@code apt-get install haproxy}, which {@code .ci/run} does) in front of replicas on loopback,
+ * round robin, in HTTP mode as a Kubernetes ingress or a cloud load balancer would be: one loopback port, every
+ * request to the next replica. A client that leaves closes its connection, and HAProxy closes the one to the replica.
+ * Without HAProxy the test that needs it is skipped, unless CI requires it.
+ */
+public final class HaproxyRoundRobin implements AutoCloseable {
+
+    private static final Path BINARY = Path.of("/usr/sbin/haproxy");
+
+    private final Process process;
+    private final int port;
+    private final Path log;
+
+    private HaproxyRoundRobin(Process process, int port, Path log) {
+        this.process = process;
+        this.port = port;
+        this.log = log;
+    }
+
+    /** Starts HAProxy on a free loopback port, with {@code backends} (loopback ports) in this order; returns once it listens. */
+    public static HaproxyRoundRobin start(Path dir, List<Integer> backends) throws IOException {
+        if (!Files.isExecutable(BINARY)) {
+            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+                fail("no " + BINARY + ", and CI requires it (.ci/run installs Debian's haproxy)");
+            }
+            Assumptions.abort("needs HAProxy: apt-get install haproxy");
+        }
+        int port = Fixture.freeLoopbackPort();
+        String servers = IntStream.range(0, backends.size())
+                .mapToObj(i -> "    server replica" + i + " 127.0.0.1:" + backends.get(i) + " check inter 1s fall 2 rise 1")
+                .collect(Collectors.joining("\n"));
+        Path config = dir.resolve("haproxy.cfg");
+        Files.createDirectories(dir);
+        Files.writeString(config, """
+                global
+                    maxconn 4096
+                defaults
+                    mode http
+                    timeout connect 2s
+                    timeout client 120s
+                    timeout server 120s
+                    option abortonclose
+                frontend tether
+                    bind 127.0.0.1:%d
+                    default_backend replicas
+                backend replicas
+                    balance roundrobin
+                    option httpchk GET /api/health
+                %s
+                """.formatted(port, servers));
+        Path log = dir.resolve("haproxy.log");
+        Process process = new ProcessBuilder(BINARY.toString(), "-db", "-f", config.toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        HaproxyRoundRobin haproxy = new HaproxyRoundRobin(process, port, log);
+        Await.until(haproxy::listening, Duration.ofSeconds(10), () -> "HAProxy listens on " + port + ": " + haproxy.output());
+        return haproxy;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    private boolean listening() {
+        if (!process.isAlive()) {
+            fail("HAProxy exited with " + process.exitValue() + ": " + output());
+        }
+        try (Socket ignored = new Socket("127.0.0.1", port)) {
+            return true;
+        }
+        catch (IOException notYet) {
+            return false;
+        }
+    }
+
+    private String output() {
+        try {
+            return Files.readString(log);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}
