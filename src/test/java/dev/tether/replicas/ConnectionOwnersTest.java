@@ -1,0 +1,107 @@
+package dev.tether.replicas;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+import io.r2dbc.spi.ConnectionFactories;
+import io.r2dbc.spi.ConnectionFactoryOptions;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.r2dbc.core.DatabaseClient;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+import dev.tether.store.ConnectionKey;
+import dev.tether.store.InstanceLeases;
+import dev.tether.store.InstanceLeases.Lease;
+import dev.tether.store.Owner;
+import dev.tether.store.TestStores;
+
+/**
+ * Rendezvous ownership over the lease table (H2 in memory, migrated as the daemon's): every replica that reads the
+ * same leases picks the same owner, connections spread evenly, a replica that leaves moves only its own share, and
+ * an expired lease or one without a port owns nothing.
+ */
+class ConnectionOwnersTest {
+
+    private static final Duration BOUND = Duration.ofSeconds(10);
+
+    private final VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+
+    @AfterEach
+    void stopClock() {
+        clock.dispose();
+    }
+
+    @Test
+    void connectionsSpreadEvenlyAndOnlyTheLeaversShareMoves() {
+        List<String> three = List.of("inst-a", "inst-b", "inst-c");
+        Map<String, String> owners = new HashMap<>();
+        IntStream.range(0, 3000).forEach(i -> owners.put("org/server" + i + "/default",
+                ConnectionOwners.owner("org/server" + i + "/default", three)));
+        for (String instance : three) {
+            assertThat(owners.values().stream().filter(instance::equals).count()).as("connections owned by " + instance)
+                    .isBetween(850L, 1150L);
+        }
+        List<String> two = List.of("inst-b", "inst-a"); // order does not matter
+        owners.forEach((connection, owner) -> {
+            String after = ConnectionOwners.owner(connection, two);
+            if (!owner.equals("inst-c")) {
+                assertThat(after).as(connection + " stays where it was").isEqualTo(owner);
+            }
+        });
+    }
+
+    @Test
+    void ownershipFollowsTheLiveLeases() {
+        InstanceLeases leases = migratedLeases();
+        Instant now = Instant.ofEpochMilli(clock.now(TimeUnit.MILLISECONDS));
+        leases.renew(new Lease("inst-a", "127.0.0.1:4001", now, now.plusSeconds(60))).block(BOUND);
+        leases.renew(new Lease("inst-b", "10.0.0.2:4002", now, now.plusSeconds(5))).block(BOUND);
+        leases.renew(new Lease("inst-c", "pod-c", now, now.plusSeconds(60))).block(BOUND); // no port yet: no peer
+        ConnectionOwners a = new ConnectionOwners(leases, "inst-a", ReplicaProperties.defaults(), true, clock);
+        ConnectionKey ofA = ownedBy("inst-a", List.of("inst-a", "inst-b"));
+        ConnectionKey ofB = ownedBy("inst-b", List.of("inst-a", "inst-b"));
+
+        assertThat(a.remoteOwner(ofB)).as("before the leases are read, everything is served here").isEmpty();
+        assertThat(a.refresh().block(BOUND)).isEqualTo(2);
+        assertThat(a.remoteOwner(ofB)).contains(new ConnectionOwners.Peer("inst-b", "10.0.0.2:4002"));
+        assertThat(a.remoteOwner(ofA)).isEmpty();
+
+        clock.advanceTimeBy(Duration.ofSeconds(6)); // b's lease runs out, not yet claimed by anyone
+        assertThat(a.refresh().block(BOUND)).isEqualTo(1);
+        assertThat(a.remoteOwner(ofB)).as("b's connection moves here once b's lease has run out").isEmpty();
+
+        ConnectionOwners embedded = new ConnectionOwners(leases, "inst-a", ReplicaProperties.defaults(), false, clock);
+        assertThat(embedded.shared()).isFalse();
+        assertThat(embedded.remoteOwner(ofB)).isEmpty();
+    }
+
+    @Test
+    void anAdvertisedAddressNamesAPort() {
+        assertThat(List.of("pod:4788", "10.1.2.3:80", "[fd00::1]:4788")).allMatch(AdvertisedAddress::hasPort);
+        assertThat(List.of("pod", "pod:", "pod:0", "fd00::1", "pod:http")).noneMatch(AdvertisedAddress::hasPort);
+    }
+
+    private static ConnectionKey ownedBy(String instance, List<String> instances) {
+        return IntStream.range(0, 1000).mapToObj(i -> new ConnectionKey(Owner.ORG, "server" + i, "default"))
+                .filter(key -> ConnectionOwners.owner(key.toString(), instances).equals(instance))
+                .findFirst().orElseThrow();
+    }
+
+    private static InstanceLeases migratedLeases() {
+        String name = "owners-" + UUID.randomUUID();
+        Flyway.configure().dataSource("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "").load().migrate();
+        return TestStores.leases(DatabaseClient.create(ConnectionFactories.get(ConnectionFactoryOptions
+                .parse("r2dbc:h2:mem:///" + name + "?DB_CLOSE_DELAY=-1").mutate()
+                .option(ConnectionFactoryOptions.USER, "sa").option(ConnectionFactoryOptions.PASSWORD, "").build())));
+    }
+}
