@@ -3,25 +3,42 @@ package dev.tether.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.http.HttpMethod;
 
 import dev.tether.TetherApplication;
+import dev.tether.replicas.ConnectionOwners;
+import dev.tether.store.ConnectionKey;
+import dev.tether.store.Owner;
 import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.Fixture.RefusingPort;
 import dev.tether.testsupport.PostgresDatabase;
 import dev.tether.testsupport.RequiresPostgres;
 
 /**
  * Two daemons on one PostgreSQL, as replicas behind a load balancer: each holds the store in memory, and each
- * follows what the other writes (integrations, connections, verdicts, deletions) through the change log.
+ * follows what the other writes (integrations, connections, verdicts, deletions) through the change log; each
+ * connection's requests are served by its owner replica, whichever replica is asked.
  */
 @InProcess
 @RequiresPostgres
@@ -34,10 +51,12 @@ class ReplicasTest {
     Path dir;
 
     private final List<ConfigurableApplicationContext> replicas = new ArrayList<>();
+    private final List<RefusingPort> ports = new ArrayList<>();
 
     @AfterEach
     void stopReplicas() {
         replicas.forEach(ConfigurableApplicationContext::close);
+        ports.forEach(RefusingPort::close);
     }
 
     @Test
@@ -61,11 +80,97 @@ class ReplicasTest {
         assertThat(b.get("/api/connections").json().size()).isZero();
     }
 
+    /**
+     * A connection owned by B, asked through A: A forwards the sync, the check and the call, so only B spawns its
+     * child; a call whose client leaves is cancelled on B's child too ({@code notifications/cancelled}); and a request
+     * already forwarded once is served where it lands, never passed on again.
+     */
+    @Test
+    void aConnectionsRequestsReachItsOwnerWhicheverReplicaIsAsked() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("owners");
+        TetherClient a = start(postgres, schema, dir.resolve("a"));
+        TetherClient b = start(postgres, schema, dir.resolve("b"));
+        ConnectionOwners ownersA = replicas.get(0).getBean(ConnectionOwners.class);
+        String instanceB = replicas.get(1).getBean(ConnectionOwners.class).instance();
+        await().atMost(BOUND).until(() -> live(0) == 2 && live(1) == 2);
+        Path record = dir.resolve("record.txt");
+        String slug = registerOwnedBy(a, instanceB, ownersA, Fixture.command("--record=" + record));
+
+        assertThat(a.post("/api/connections/org/" + slug + "/default/refresh", null).status()).isEqualTo(200);
+        assertThat(a.post(TetherClient.healthPath(slug, "default"), null).json().path("status").asString()).isEqualTo("healthy");
+        assertThat(a.post("/api/tools/call", Map.of("address", "tools." + slug + ".org.default.echo", "args", Map.of("text", "hi")))
+                .body()).contains("hi");
+        assertThat(spawned(0)).as("children A spawned").isZero();
+        assertThat(spawned(1)).as("children B spawned").isEqualTo(1);
+
+        a.exchange(HttpMethod.POST, "/api/tools/call", Map.of("address", "tools." + slug + ".org.default.hang", "args", Map.of()))
+                .take(Duration.ofMillis(500)).block(BOUND);
+        await().atMost(BOUND).until(() -> Files.readString(record).contains("notifications/cancelled"));
+        assertThat(b.post(TetherClient.healthPath(slug, "default"), null).status()).as("B's session stays warm").isEqualTo(200);
+        assertThat(spawned(1)).isEqualTo(1);
+
+        HttpResponse<String> forwarded = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create(a.baseUrl() + TetherClient.healthPath(slug, "default")))
+                .header("Authorization", "Bearer " + TOKEN).header("X-Tether-Forwarded-By", instanceB)
+                .POST(HttpRequest.BodyPublishers.noBody()).timeout(BOUND).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(forwarded.statusCode()).isEqualTo(200);
+        assertThat(spawned(0)).as("a request already forwarded is served where it lands").isEqualTo(1);
+    }
+
+    /** An owner whose lease is alive but who does not answer: a clear 503 naming it, until its lease runs out. */
+    @Test
+    void anOwnerThatDoesNotAnswerFailsClearlyUntilItsLeaseRunsOut() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("owners");
+        TetherClient a = start(postgres, schema, dir.resolve("a"));
+        RefusingPort silent = Fixture.refusingLoopbackPort();
+        ports.add(silent);
+        long now = System.currentTimeMillis();
+        try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
+            db.createStatement().execute("INSERT INTO instance_lease (instance_id, address, started_at, expires_at) VALUES"
+                    + " ('ghost001', '127.0.0.1:" + silent.socket().getLocalPort() + "', " + now + ", " + (now + 4000) + ")");
+        }
+        ConnectionOwners ownersA = replicas.get(0).getBean(ConnectionOwners.class);
+        await().atMost(BOUND).until(() -> live(0) == 2);
+        String slug = registerOwnedBy(a, "ghost001", ownersA, Fixture.command());
+
+        TetherClient.Reply refused = a.post(TetherClient.healthPath(slug, "default"), null);
+        assertThat(refused.status()).isEqualTo(503);
+        assertThat(refused.json().path("_tag").asString()).isEqualTo("ReplicaUnreachableError");
+        assertThat(refused.json().path("message").asString()).contains("ghost001", "127.0.0.1:" + silent.socket().getLocalPort());
+
+        await().atMost(BOUND).untilAsserted(() -> assertThat(a.post(TetherClient.healthPath(slug, "default"), null)
+                .json().path("status").asString()).as("served here once the ghost's lease ran out").isEqualTo("healthy"));
+    }
+
+    /** Registers connections through {@code client} until one is owned by {@code instance}; returns its slug. */
+    private static String registerOwnedBy(TetherClient client, String instance, ConnectionOwners owners, List<String> command) {
+        for (int i = 0; i < 40; i++) {
+            String slug = client.register("owned-" + i, command);
+            ConnectionKey key = new ConnectionKey(Owner.ORG, slug, "default");
+            if (owners.remoteOwner(key).map(ConnectionOwners.Peer::instance).filter(instance::equals).isPresent()) {
+                return slug;
+            }
+        }
+        throw new AssertionError("no connection of 40 is owned by " + instance);
+    }
+
+    private double live(int replica) {
+        return replicas.get(replica).getBean(MeterRegistry.class).get("tether.replicas.live").gauge().value();
+    }
+
+    private double spawned(int replica) {
+        return replicas.get(replica).getBean(MeterRegistry.class).find("tether.children.spawned").counters().stream()
+                .mapToDouble(Counter::count).sum();
+    }
+
     private TetherClient start(PostgresDatabase postgres, String schema, Path dataDir) {
         ConfigurableApplicationContext context = new SpringApplicationBuilder(TetherApplication.class).run(
                 "--server.port=0", "--tether.data-dir=" + dataDir, "--tether.api.token=" + TOKEN,
                 "--tether.docker.reap-interval=1h", "--spring.main.banner-mode=off",
-                "--tether.store.change-poll=200ms",
+                "--tether.store.change-poll=200ms", "--tether.replicas.address=127.0.0.1",
+                "--tether.replicas.heartbeat=200ms", "--tether.replicas.lease-ttl=1s",
                 "--spring.r2dbc.url=" + postgres.r2dbcUrl(schema), "--spring.r2dbc.username=" + postgres.user(),
                 "--spring.r2dbc.password=" + postgres.password(),
                 "--spring.flyway.url=" + postgres.jdbcUrl(schema), "--spring.flyway.user=" + postgres.user(),
