@@ -159,6 +159,31 @@ abstract class MemoryStoreContract {
     }
 
     @Test
+    void aVerdictAnotherReplicaReachedIsPassedOnOnceReadAndOnlyThat() {
+        Database database = migrated();
+        Replica a = replica(database);
+        Replica b = replica(database);
+        ConnectionKey key = new ConnectionKey(Owner.ORG, "watched", "default");
+        a.memory().create(stdio("watched", 1)).then(a.memory().create(connection(key), Map.of())).block(BOUND);
+        polled(() -> assertThat(b.memory().find(key).block(BOUND)).isNotNull());
+        List<Optional<HealthVerdict>> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        reactor.core.Disposable listening = b.memory().verdictsOfPeers().subscribe(connection -> heard.add(connection.lastHealth()));
+        try {
+            a.memory().saveHealth(key, HealthVerdict.degraded(10, "down")).block(BOUND);
+            polled(() -> assertThat(heard).containsExactly(Optional.of(HealthVerdict.degraded(10, "down"))));
+
+            // b's own verdict, and a's label change that leaves the verdict as it was, are no peer's verdicts.
+            b.memory().saveHealth(key, HealthVerdict.healthy(11)).block(BOUND);
+            a.memory().update(connection(key), Optional.empty()).block(BOUND);
+            polled(() -> assertThat(a.memory().find(key).block(BOUND).lastHealth()).contains(HealthVerdict.healthy(11)));
+            assertThat(heard).hasSize(1);
+        }
+        finally {
+            listening.dispose();
+        }
+    }
+
+    @Test
     void policiesAreReadOnceAndAgainAfterAChangeThroughAnyReplica() {
         Database database = migrated();
         Replica a = replica(database);
