@@ -2,7 +2,6 @@ package dev.tether.agent;
 
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.modelcontextprotocol.spec.McpSchema;
@@ -28,6 +27,7 @@ import reactor.core.publisher.Sinks;
 
 import dev.tether.agent.AgentProtocol.UnreadableMessageException;
 import dev.tether.catalog.CatalogService;
+import dev.tether.replicas.ReplicaIds;
 
 /**
  * MCP's streamable HTTP transport at {@code /mcp/tools}: every stored tool by its address ({@link AgentProtocol} says
@@ -49,10 +49,12 @@ public final class AgentEndpoint {
     private final AgentProtocol protocol;
     private final AgentEvents events;
     private final CatalogService catalogs;
+    private final ReplicaIds names;
     /** The open {@code GET /mcp} stream of each session, ended by {@code DELETE /mcp}. */
     private final Map<String, Sinks.Empty<Void>> streams = new ConcurrentHashMap<>();
 
-    AgentEndpoint(AgentProtocol protocol, AgentEvents events, CatalogService catalogs) {
+    AgentEndpoint(AgentProtocol protocol, AgentEvents events, CatalogService catalogs, ReplicaIds names) {
+        this.names = names;
         this.protocol = protocol;
         this.events = events;
         this.catalogs = catalogs;
@@ -76,7 +78,7 @@ public final class AgentEndpoint {
             return Mono.just(ResponseEntity.accepted().build()); // a response: Tether never asks the agent anything
         }
         String answeredSession = McpSchema.METHOD_INITIALIZE.equals(request.method()) && session == null
-                ? UUID.randomUUID().toString() : session;
+                ? names.session() : session;
         if (acceptsEvents(accept) && protocol.wantsProgress(request)) {
             Flux<ServerSentEvent<String>> stream = events.keptAlive(protocol.answer(request, session, true).map(events::message));
             return Mono.just(withSession(AgentEvents.stream(), answeredSession).body(stream));

@@ -1,7 +1,6 @@
 package dev.tether.agent;
 
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
@@ -22,6 +21,7 @@ import reactor.util.concurrent.Queues;
 
 import dev.tether.agent.AgentProtocol.UnreadableMessageException;
 import dev.tether.catalog.CatalogService;
+import dev.tether.replicas.ReplicaIds;
 
 /**
  * MCP's HTTP+SSE transport of protocol 2024-11-05, for agents that predate streamable HTTP: {@code GET /sse}
@@ -39,9 +39,11 @@ public final class LegacySseEndpoint {
     private final AgentProtocol protocol;
     private final AgentEvents events;
     private final CatalogService catalogs;
+    private final ReplicaIds names;
     private final Map<String, Sinks.Many<JSONRPCRequest>> sessions = new ConcurrentHashMap<>();
 
-    LegacySseEndpoint(AgentProtocol protocol, AgentEvents events, CatalogService catalogs) {
+    LegacySseEndpoint(AgentProtocol protocol, AgentEvents events, CatalogService catalogs, ReplicaIds names) {
+        this.names = names;
         this.protocol = protocol;
         this.events = events;
         this.catalogs = catalogs;
@@ -51,7 +53,7 @@ public final class LegacySseEndpoint {
     @GetMapping("/sse")
     ResponseEntity<Flux<ServerSentEvent<String>>> open() {
         return AgentEvents.stream().body(Flux.defer(() -> {
-            String session = UUID.randomUUID().toString();
+            String session = names.session();
             Sinks.Many<JSONRPCRequest> requests = Sinks.many().unicast().onBackpressureBuffer(Queues.<JSONRPCRequest>get(MAX_WAITING).get());
             sessions.put(session, requests);
             Flux<JSONRPCMessage> answers = requests.asFlux().flatMap(request -> protocol.answer(request, session, true));

@@ -29,6 +29,7 @@ import dev.tether.health.HealthService;
 import dev.tether.session.SessionPool;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
+import dev.tether.store.ConnectionNames;
 import dev.tether.store.ConnectionNotFoundException;
 import dev.tether.store.ConnectionStore;
 import dev.tether.store.IntegrationNotFoundException;
@@ -208,7 +209,8 @@ final class ConnectionsController {
 
     private static Connection connection(CreateConnectionRequest request) {
         ConnectionKey key = new ConnectionKey(Inputs.owner(request.owner(), "owner"),
-                Inputs.requireText(request.integration(), "integration"), Inputs.requireText(request.name(), "name"));
+                Inputs.requireText(request.integration(), "integration"),
+                ConnectionNames.identifier(Inputs.requireText(request.name(), "name")));
         String template = Inputs.requireText(request.template(), "template");
         long given = Stream.of(request.value(), request.values(), request.from()).filter(v -> v != null).count();
         if (given != 1) {

@@ -22,6 +22,7 @@ import reactor.core.scheduler.Schedulers;
 import dev.tether.calls.ToolCalls;
 import dev.tether.execution.Execution.Step;
 import dev.tether.policy.Policies;
+import dev.tether.replicas.ReplicaIds;
 import dev.tether.store.CatalogStore;
 
 /**
@@ -48,19 +49,19 @@ public final class Executions implements DisposableBean {
 
     @Autowired
     Executions(JsEngine engine, ToolCalls calls, CatalogStore catalogs, Policies policies, ExecutionProperties properties,
-            ExecutionPool pool, MemoryWatch memory) {
-        this(engine, calls, catalogs, policies, properties, pool, memory, Schedulers.parallel());
+            ExecutionPool pool, MemoryWatch memory, ReplicaIds names) {
+        this(engine, calls, catalogs, policies, properties, pool, memory, names, Schedulers.parallel());
     }
 
     Executions(JsEngine engine, ToolCalls calls, CatalogStore catalogs, Policies policies, ExecutionProperties properties,
-            ExecutionPool pool, MemoryWatch memory, Scheduler timer) {
+            ExecutionPool pool, MemoryWatch memory, ReplicaIds names, Scheduler timer) {
         this.engine = engine;
         this.toolCalls = new CallsFromCode(calls, catalogs, policies);
         this.properties = properties;
         this.pool = pool;
         this.memory = memory;
         this.answers = new ExecutionAnswers(properties.maxOutput().toBytes());
-        this.paused = new PausedExecutions(properties.maxPaused(), properties.pausedExpiry(), timer);
+        this.paused = new PausedExecutions(properties.maxPaused(), properties.pausedExpiry(), timer, names);
     }
 
     /** Runs {@code code} until it completes or pauses for an approval. Cancelling ends it and its tool calls. */

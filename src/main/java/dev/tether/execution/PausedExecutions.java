@@ -11,9 +11,11 @@ import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
 
+import dev.tether.replicas.ReplicaIds;
+
 /**
  * Executions waiting for an approval or for the answer to a server's question, by pause id ({@code exec_1}, {@code exec_2}, … as Executor 1.5.9 numbers
- * them). Bounded in number; each expires after {@code expiry} and is then closed. A paused execution holds a
+ * them, with the replica's instance id beside other replicas: {@link ReplicaIds}). Bounded in number; each expires after {@code expiry} and is then closed. A paused execution holds a
  * context and the code's pending promise, never a thread.
  */
 final class PausedExecutions {
@@ -34,6 +36,7 @@ final class PausedExecutions {
 
     private final Map<String, Entry> paused = new LinkedHashMap<>();
     private final AtomicLong ids = new AtomicLong();
+    private final ReplicaIds names;
     private final int limit;
     private final Duration expiry;
     private final Scheduler timer;
@@ -41,14 +44,15 @@ final class PausedExecutions {
     private record Entry(Pause pause, Disposable expiry) {
     }
 
-    PausedExecutions(int limit, Duration expiry, Scheduler timer) {
+    PausedExecutions(int limit, Duration expiry, Scheduler timer, ReplicaIds names) {
+        this.names = names;
         this.limit = limit;
         this.expiry = expiry;
         this.timer = timer;
     }
 
     String nextId() {
-        return "exec_" + ids.incrementAndGet();
+        return names.pause(ids.incrementAndGet());
     }
 
     /** Keeps a pause until it is taken or expires; fails with {@link TooManyPausedException} when full. */

@@ -128,9 +128,13 @@ public final class HealthService implements SmartLifecycle {
         }
     }
 
-    /** Every verdict reached from now on, of single and batch checks alike, each once. */
+    /**
+     * Every verdict reached from now on, of single and batch checks alike, each once; beside other replicas on one
+     * store, theirs too (generation 0), as soon as this replica reads them from the store.
+     */
     public Flux<HealthEvent> events() {
-        return verdicts.asFlux();
+        return Flux.merge(verdicts.asFlux(), connections.verdictsOfPeers()
+                .map(connection -> new HealthEvent(0, connection.key(), connection.lastHealth().orElseThrow())));
     }
 
     private Optional<HealthVerdict> fresh(Connection connection, Optional<Duration> ifStale) {

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -90,12 +89,12 @@ public final class McpSessions {
         RemoteServer remote = (RemoteServer) server;
         return Flux.defer(() -> {
             SentBearer bearer = new SentBearer(remote.bearer());
-            AtomicBoolean opened = new AtomicBoolean();
+            long handshakeUnder = bearer.generation();
             // A handshake refused for credentials (a token revoked before its recorded expiry) goes once more with a
-            // renewed token; a session that opened and failed later is the pool's to start again.
-            return remote(remote, bearer).doOnNext(session -> opened.set(true))
-                    .onErrorResume(refused -> !opened.get() && RemoteServer.wantsCredentials(refused),
-                            refused -> bearer.renew(0).flatMapMany(renewed -> renewed ? remote(remote, bearer) : Flux.error(refused)));
+            // renewed token. Only the handshake can fail here: an open remote session's Flux never errors (live).
+            return remote(remote, bearer)
+                    .onErrorResume(RemoteServer::wantsCredentials, refused -> bearer.renew(handshakeUnder)
+                            .flatMapMany(renewed -> renewed ? remote(remote, bearer) : Flux.error(refused)));
         });
     }
 
@@ -136,15 +135,11 @@ public final class McpSessions {
      * for credentials does speak it: asking again over SSE would only hide why it refused.
      */
     private Flux<McpSession> streamableHttpThenSse(RemoteServer remote, SentBearer bearer) {
-        return Flux.defer(() -> {
-            AtomicBoolean opened = new AtomicBoolean();
-            return live(remote, "streamable HTTP", () -> session(remote, transports.streamableHttp(remote, bearer), Mono.never(), bearer))
-                    .doOnNext(session -> opened.set(true))
-                    .onErrorResume(error -> !opened.get() && !RemoteServer.wantsCredentials(error), error -> {
-                        String sse = "SSE (streamable HTTP failed: " + describe(error) + ")";
-                        return live(remote, sse, () -> sseSession(remote, sse, bearer));
-                    });
-        });
+        return live(remote, "streamable HTTP", () -> session(remote, transports.streamableHttp(remote, bearer), Mono.never(), bearer))
+                .onErrorResume(error -> !RemoteServer.wantsCredentials(error), error -> {
+                    String sse = "SSE (streamable HTTP failed: " + describe(error) + ")";
+                    return live(remote, sse, () -> sseSession(remote, sse, bearer));
+                });
     }
 
     /**

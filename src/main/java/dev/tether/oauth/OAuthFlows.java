@@ -21,6 +21,7 @@ import dev.tether.catalog.CatalogService;
 import dev.tether.session.SessionPool;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
+import dev.tether.store.ConnectionNames;
 import dev.tether.store.ConnectionStore;
 import dev.tether.store.OAuthClient;
 import dev.tether.store.OAuthClientStore;
@@ -216,7 +217,7 @@ public final class OAuthFlows {
 
     /** Stores the tokens and makes the connection, or replaces the tokens of the one that is there (re-authorization). */
     private Mono<Connection> mint(Start target, OAuthClient client, TokenResponse token) {
-        ConnectionKey key = new ConnectionKey(target.owner(), target.integration(), target.name());
+        ConnectionKey key = new ConnectionKey(target.owner(), target.integration(), ConnectionNames.identifier(target.name()));
         OAuthTokens.Tokens minted = new OAuthTokens.Tokens(token.accessToken(), token.refreshToken(),
                 token.expiresIn().map(seconds -> clock.millis() + seconds * 1000));
         OAuthGrant grant = new OAuthGrant(client.slug(), target.clientOwner(), token.scope(), minted.expiresAt());

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import org.slf4j.Logger;
@@ -40,6 +41,8 @@ public final class ReplicaLease implements SmartLifecycle {
     private final Scheduler clock;
     private final Instant startedAt;
     private final AtomicBoolean held = new AtomicBoolean();
+    /** Until when the last renewal that reached the store keeps the lease; {@link Instant#MIN} before it and after the stop. */
+    private final AtomicReference<Instant> heldUntil = new AtomicReference<>(Instant.MIN);
     private final Periodic heartbeat = new Periodic();
 
     @Autowired
@@ -66,8 +69,10 @@ public final class ReplicaLease implements SmartLifecycle {
 
     /** Renews the lease once: until now plus {@code lease-ttl}. */
     Mono<Boolean> renew() {
-        return Mono.defer(() -> leases.renew(new Lease(instance, address.get(), startedAt,
-                        now(clock).plus(properties.leaseTtl()))))
+        return Mono.defer(() -> {
+                    Lease lease = new Lease(instance, address.get(), startedAt, now(clock).plus(properties.leaseTtl()));
+                    return leases.renew(lease).doOnNext(kept -> heldUntil.set(lease.expiresAt()));
+                })
                 .doOnNext(kept -> {
                     if (!kept && held.getAndSet(true)) {
                         log.warn("replica {} found its lease taken: a peer took it for dead after {} of silence and removed "
@@ -88,8 +93,18 @@ public final class ReplicaLease implements SmartLifecycle {
                 error -> log.warn("replica {} could not renew its lease: {}", instance, error.toString()));
     }
 
+    /**
+     * Whether peers take this replica for alive: always on a store that is not shared; on a shared one, from the
+     * first renewal until the lease would run out unrenewed (the store unreachable) or is given back at the stop.
+     * Readiness follows it, so that a load balancer sends no work to a replica whose children a peer may remove.
+     */
+    public boolean holds() {
+        return !shared || now(clock).isBefore(heldUntil.get());
+    }
+
     @Override
     public void stop(Runnable callback) {
+        heldUntil.set(Instant.MIN);
         if (!heartbeat.isRunning()) {
             callback.run();
             return;

@@ -27,4 +27,10 @@ public interface ConnectionStore {
 
     /** Persists a verdict as the connection's {@code lastHealth}; emits false when the connection is gone. */
     Mono<Boolean> saveHealth(ConnectionKey key, HealthVerdict verdict);
+
+    /**
+     * Connections whose verdict another replica sharing the store reached, as this replica learns of them (from now
+     * on); never anything on a store no other replica shares.
+     */
+    Flux<Connection> verdictsOfPeers();
 }

@@ -12,6 +12,7 @@ import org.springframework.context.annotation.Primary;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 /**
  * The store as every other part of Tether sees it: integrations, connections, parsed catalogs and policies held
@@ -20,8 +21,9 @@ import reactor.core.publisher.Mono;
  * <ul>
  * <li>Everything is loaded on first use (the lifecycle starts that before the server takes requests).
  * <li>Every write goes through here: to the database first, then into memory, then into the change log
- *     ({@code store_change}) that replicas sharing a PostgreSQL poll every {@code tether.store.change-poll} to
- *     reload exactly the rows another replica changed.
+ *     ({@code store_change}), from which replicas sharing a PostgreSQL reload exactly the rows another replica
+ *     changed, as each change is announced ({@link StoreUpkeep}). A verdict so learnt is passed on to this
+ *     replica's health listeners ({@link #verdictsOfPeers()}).
  * <li>Health verdicts are the exception: they are in memory at once and reach the database behind, at most
  *     {@code tether.store.write-behind} later and only the newest per connection. A graceful stop flushes what is
  *     pending; a {@code kill -9} loses at most the verdicts of that last interval.
@@ -54,6 +56,7 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
     private final Map<ConnectionKey, Connection> connections = new ConcurrentHashMap<>();
     private final Map<ConnectionKey, Optional<Indexed>> catalogs = new ConcurrentHashMap<>();
     private final Map<ConnectionKey, HealthVerdict> pendingVerdicts = new ConcurrentHashMap<>();
+    private final Sinks.Many<Connection> verdictsOfPeers = Sinks.many().multicast().directBestEffort();
     private final Mono<Boolean> loaded;
 
     MemoryStore(R2dbcStore store, CachedPolicies policies, StoreChanges changes) {
@@ -268,10 +271,21 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
                 .then();
     }
 
+    @Override
+    public Flux<Connection> verdictsOfPeers() {
+        return verdictsOfPeers.asFlux();
+    }
+
     private Mono<?> reloadConnection(ConnectionKey key) {
         return store.find(key).map(Optional::of).defaultIfEmpty(Optional.empty())
-                .doOnNext(found -> found.ifPresentOrElse(c -> connections.put(key,
-                                Optional.ofNullable(pendingVerdicts.get(key)).map(c::withHealth).orElse(c)),
+                .doOnNext(found -> found.ifPresentOrElse(c -> {
+                            Connection known = connections.put(key,
+                                    Optional.ofNullable(pendingVerdicts.get(key)).map(c::withHealth).orElse(c));
+                            if (c.lastHealth().isPresent() && !pendingVerdicts.containsKey(key)
+                                    && (known == null || !known.lastHealth().equals(c.lastHealth()))) {
+                                verdictsOfPeers.tryEmitNext(c);
+                            }
+                        },
                         () -> {
                             connections.remove(key);
                             catalogs.remove(key);

@@ -146,6 +146,12 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
         return keyed(spec, key).map(rows -> rows > 0);
     }
 
+    /** The database hears of no replica: {@link MemoryStore} does, from the change log. */
+    @Override
+    public Flux<Connection> verdictsOfPeers() {
+        return Flux.empty();
+    }
+
     // ---- credentials -----------------------------------------------------------------------
 
     @Override

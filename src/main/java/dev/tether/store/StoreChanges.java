@@ -39,6 +39,7 @@ final class StoreChanges {
     private volatile long lastPrune;
 
     private final boolean shared;
+    private final String recordStatement;
 
     /** A log for a store other replicas may share. */
     StoreChanges(DatabaseClient db) {
@@ -54,6 +55,10 @@ final class StoreChanges {
     private StoreChanges(DatabaseClient db, boolean shared) {
         this.db = db;
         this.shared = shared;
+        String insert = "INSERT INTO store_change (kind, item, origin, changed_at) VALUES (:kind, :item, :origin, :at)";
+        // On PostgreSQL the row announces itself (ChangeSignals), so that peers read it now rather than at a poll.
+        this.recordStatement = ChangeSignals.announces(db) ? "WITH added AS (" + insert + " RETURNING seq) SELECT pg_notify('"
+                + ChangeSignals.CHANNEL + "', seq::text) FROM added" : insert;
     }
 
     /**
@@ -84,9 +89,9 @@ final class StoreChanges {
         if (!shared) {
             return Mono.empty();
         }
-        return db.sql("INSERT INTO store_change (kind, item, origin, changed_at) VALUES (:kind, :item, :origin, :at)")
+        return db.sql(recordStatement)
                 .bind("kind", kind).bind("item", item).bind("origin", origin).bind("at", System.currentTimeMillis())
-                .fetch().rowsUpdated().then();
+                .then();
     }
 
     /** The newest change now, where reading starts. */

@@ -10,15 +10,17 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.retry.Retry;
 
 import dev.tether.daemon.Periodic;
 
 /**
  * The in-memory store's timers: loading it before the server takes requests, writing health verdicts behind every
- * {@code tether.store.write-behind}, reading the change log every {@code tether.store.change-poll} for what other
- * replicas wrote, and a last bounded flush at a graceful stop.
+ * {@code tether.store.write-behind}, reading the change log for what other replicas wrote (on PostgreSQL as each
+ * change is announced, elsewhere every {@code tether.store.change-poll}), and a last bounded flush at a graceful stop.
  */
 @Component
 final class StoreUpkeep implements SmartLifecycle {
@@ -28,21 +30,24 @@ final class StoreUpkeep implements SmartLifecycle {
 
     private final MemoryStore memory;
     private final StoreChanges changes;
+    private final ChangeSignals signals;
     private final StoreProperties properties;
     private final Scheduler timer;
     private final Periodic writeBehind = new Periodic();
     private final Periodic changeLog = new Periodic();
     private final AtomicBoolean started = new AtomicBoolean();
     private volatile @Nullable Disposable loading;
+    private volatile @Nullable Disposable listening;
 
     @Autowired
-    StoreUpkeep(MemoryStore memory, StoreChanges changes, StoreProperties properties) {
-        this(memory, changes, properties, Schedulers.parallel());
+    StoreUpkeep(MemoryStore memory, StoreChanges changes, ChangeSignals signals, StoreProperties properties) {
+        this(memory, changes, signals, properties, Schedulers.parallel());
     }
 
-    StoreUpkeep(MemoryStore memory, StoreChanges changes, StoreProperties properties, Scheduler timer) {
+    StoreUpkeep(MemoryStore memory, StoreChanges changes, ChangeSignals signals, StoreProperties properties, Scheduler timer) {
         this.memory = memory;
         this.changes = changes;
+        this.signals = signals;
         this.properties = properties;
         this.timer = timer;
     }
@@ -58,9 +63,28 @@ final class StoreUpkeep implements SmartLifecycle {
         if (!changes.shared()) {
             return; // nobody else writes this store: no change log to read
         }
+        if (signals.available()) {
+            listening = listen().subscribe();
+            return;
+        }
         changeLog.start(properties.changePoll(), properties.changePoll(), timer,
                 () -> memory.catchUp().then(changes.prune(CHANGE_LOG_KEPT)),
                 error -> log.warn("cannot read the store's change log: {}", error.toString()));
+    }
+
+    /**
+     * Reads the log at each announcement (one read for any number announced meanwhile), and once listening begins,
+     * for what was written while nobody listened. A lost connection is listened to again after {@code change-poll},
+     * a pause that grows to 30 times that while the database stays out of reach.
+     */
+    private Flux<Void> listen() {
+        Duration first = properties.changePoll();
+        return signals.wakeups()
+                .onBackpressureLatest()
+                .concatMap(wakeup -> memory.catchUp().then(changes.prune(CHANGE_LOG_KEPT)), 1)
+                .retryWhen(Retry.backoff(Long.MAX_VALUE, first).maxBackoff(first.multipliedBy(30)).transientErrors(true).scheduler(timer)
+                        .doBeforeRetry(lost -> log.warn("lost the store's change announcements, listening again: {}",
+                                lost.failure().toString())));
     }
 
     /** Flushes the pending verdicts, bounded by {@code tether.store.flush-timeout}, before the database closes. */
@@ -69,6 +93,10 @@ final class StoreUpkeep implements SmartLifecycle {
         Disposable load = loading;
         if (load != null) {
             load.dispose();
+        }
+        Disposable listen = listening;
+        if (listen != null) {
+            listen.dispose();
         }
         writeBehind.stop();
         changeLog.stop();

@@ -114,8 +114,9 @@ class AcknowledgedWritesIT {
                 case 0 -> new Write("integration", name, tether -> tether.exchange(HttpMethod.POST, "/api/mcp/servers",
                         Map.of("transport", "stdio", "name", "Server " + name, "slug", name,
                                 "command", "node", "args", List.of("server.js"), "env", Map.of("TOKEN", "t-" + name))));
-                case 1 -> new Write("connection", name, tether -> tether.exchange(HttpMethod.POST, "/api/connections",
-                        Map.of("owner", "user", "name", name, "integration", base, "template", "API_TOKEN",
+                // A connection's name is stored as an identifier (r0w1), as Executor stores it.
+                case 1 -> new Write("connection", name.replace("_", ""), tether -> tether.exchange(HttpMethod.POST, "/api/connections",
+                        Map.of("owner", "user", "name", name.replace("_", ""), "integration", base, "template", "API_TOKEN",
                                 "value", "v-" + name)));
                 default -> new Write("policy", name.replace('_', '.') + ".*", tether -> tether.exchange(HttpMethod.POST,
                         "/api/policies", Map.of("owner", "user", "pattern", name.replace('_', '.') + ".*",

@@ -226,6 +226,16 @@ class ExecutorParityTest {
         same(differences, "auth of an unknown server", real.post("/api/mcp/servers/nope/auth", merged),
                 tether.post("/api/mcp/servers/nope/auth", merged));
 
+        // A connection's name is made an identifier as Executor makes it: words, lower-cased, camel-cased.
+        for (String name : List.of("My Work-Account", "localLocalhost", "2fa key", "--")) {
+            Map<String, Object> body = Map.of("owner", "org", "name", name, "integration", "everything", "template", "none",
+                    "values", Map.of());
+            same(differences, "connection named " + name, real.post("/api/connections", body),
+                    providerAsExecutors(tether.post("/api/connections", body)));
+        }
+        same(differences, "connections of everything", real.get("/api/connections?integration=everything"),
+                providerAsExecutors(tether.get("/api/connections?integration=everything")));
+
         for (ApiClient daemon : List.of(real, tether)) {
             JsonNode providers = daemon.get("/api/providers").json();
             assertThat(providers.isArray() && providers.size() > 0 && providers.get(0).isString()).as(providers.toString()).isTrue();
@@ -242,6 +252,11 @@ class ExecutorParityTest {
             differences.add(what + "\n  executor: " + expected.status() + " " + expected.body() + "\n  tether:   " + actual.status() + " "
                     + actual.body());
         }
+    }
+
+    /** Tether's credential provider is its sealed store, {@code executor} where Executor's is {@code file} (docs/api.md). */
+    private static Reply providerAsExecutors(Reply reply) {
+        return new Reply(reply.status(), reply.headers(), reply.body().replace("\"provider\":\"executor\"", "\"provider\":\"file\""));
     }
 
     private static Reply customSlugsBlanked(Reply reply) {

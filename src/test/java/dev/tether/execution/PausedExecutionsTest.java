@@ -16,18 +16,23 @@ import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
+import dev.tether.replicas.ReplicaIds;
+
 /**
  * Paused executions are bounded in number and expire, closed when they do (a server's question is then answered
  * {@code cancel} and its call stopped); timed in virtual time.
  */
 class PausedExecutionsTest {
 
+    /** Names as a replica alone on its store gives them: Executor's own. */
+    private static final ReplicaIds NAMES = new ReplicaIds("0a1b2c3d", false);
+
     private static final Duration EXPIRY = Duration.ofMinutes(15);
 
     @Test
     void pauseExpiresAndItsExecutionIsClosed() {
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
-        PausedExecutions paused = new PausedExecutions(4, EXPIRY, time);
+        PausedExecutions paused = new PausedExecutions(4, EXPIRY, time, NAMES);
         Execution execution = execution();
         String id = paused.nextId();
         paused.put(pause(id, execution));
@@ -46,7 +51,7 @@ class PausedExecutionsTest {
     @Test
     void expiredQuestionIsAnsweredCancelAndItsCallStopped() {
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
-        PausedExecutions paused = new PausedExecutions(4, EXPIRY, time);
+        PausedExecutions paused = new PausedExecutions(4, EXPIRY, time, NAMES);
         Execution execution = execution();
         execution.attach(Sinks.many().unicast().onBackpressureBuffer());
         Sinks.One<ElicitResult> answer = Sinks.one();
@@ -71,7 +76,7 @@ class PausedExecutionsTest {
     @Test
     void resumedPauseNoLongerExpires() {
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
-        PausedExecutions paused = new PausedExecutions(4, EXPIRY, time);
+        PausedExecutions paused = new PausedExecutions(4, EXPIRY, time, NAMES);
         Execution execution = execution();
         String id = paused.nextId();
         paused.put(pause(id, execution));
@@ -83,7 +88,7 @@ class PausedExecutionsTest {
 
     @Test
     void pausesAreBoundedAndIdsCountUpAsExecutorsDo() {
-        PausedExecutions paused = new PausedExecutions(2, EXPIRY, VirtualTimeScheduler.create());
+        PausedExecutions paused = new PausedExecutions(2, EXPIRY, VirtualTimeScheduler.create(), NAMES);
         String first = paused.nextId();
         String second = paused.nextId();
         assertThat(first).isEqualTo("exec_1");

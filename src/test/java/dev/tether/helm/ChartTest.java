@@ -1,6 +1,7 @@
 package dev.tether.helm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -42,6 +43,8 @@ class ChartTest {
     void defaultsServeActuatorOnTheManagementPortAndShipTheDashboard() throws IOException {
         List<Map<String, Object>> manifests = render(template());
         assertThat(kinds(manifests)).containsExactlyInAnyOrder("Deployment", "Service", "PersistentVolumeClaim", "ConfigMap");
+        assertThat(at(one(manifests, "Deployment"), "spec")).containsEntry("replicas", 1);
+        assertThat(at(one(manifests, "Deployment"), "spec", "strategy")).containsEntry("type", "Recreate");
 
         Map<String, Object> container = container(manifests);
         Map<String, String> env = env(container);
@@ -89,6 +92,53 @@ class ChartTest {
         assertThat(portNames(at(one(manifests, "Service"), "spec"), "ports")).containsExactly("http");
         assertThat(at(one(manifests, "Deployment"), "spec", "template", "metadata", "annotations"))
                 .containsEntry("prometheus.io/port", "8080");
+    }
+
+    @Test
+    void severalReplicasShareAPostgresStoreTheTokenAndTheSecretKey() {
+        TemplateCommand template = template().set("replicaCount", "3").set("store.postgres.host", "db.data")
+                .set("store.postgres.existingSecret", "tether-db").set("auth.existingSecret", "tether-token")
+                .set("store.secretKey.existingSecret", "tether-key");
+        List<Map<String, Object>> manifests = render(template);
+        assertThat(kinds(manifests)).as("no volume claim: a ReadWriteOnce volume cannot follow three pods")
+                .containsExactlyInAnyOrder("Deployment", "Service", "ConfigMap", "PodDisruptionBudget");
+
+        Map<String, Object> spec = at(one(manifests, "Deployment"), "spec");
+        assertThat(spec).containsEntry("replicas", 3);
+        assertThat(at(spec, "strategy")).containsEntry("type", "RollingUpdate");
+        assertThat(at(spec, "strategy", "rollingUpdate")).containsEntry("maxUnavailable", 0);
+        Map<String, Object> container = container(manifests);
+        assertThat(env(container)).containsEntry("TETHER_STORE_R2DBC_URL", "r2dbc:postgresql://db.data:5432/tether")
+                .containsEntry("TETHER_STORE_JDBC_URL", "jdbc:postgresql://db.data:5432/tether")
+                .containsEntry("SPRING_R2DBC_USERNAME", "tether").containsEntry("TETHER_REPLICAS_ADDRESS", "$(POD_IP)");
+        assertThat(secretRefs(container)).containsEntry("SPRING_R2DBC_PASSWORD", "tether-db/password")
+                .containsEntry("SPRING_FLYWAY_PASSWORD", "tether-db/password")
+                .containsEntry("TETHER_API_TOKEN", "tether-token/token").containsEntry("TETHER_STORE_SECRET_KEY", "tether-key/secret-key");
+        assertThat(names(container, "env")).as("POD_IP is defined before the variable that refers to it")
+                .containsSubsequence("POD_IP", "TETHER_REPLICAS_ADDRESS");
+        assertThat(at(container, "readinessProbe", "httpGet")).as("readiness includes the replica's lease")
+                .containsEntry("path", "/actuator/health/readiness");
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> volumes = (List<Map<String, Object>>) at(spec, "template", "spec").get("volumes");
+        assertThat(volumes).singleElement().satisfies(volume -> assertThat(volume).containsKey("emptyDir"));
+
+        Map<String, Object> budget = at(one(manifests, "PodDisruptionBudget"), "spec");
+        assertThat(budget).containsEntry("maxUnavailable", 1);
+        assertThat(at(spec, "template", "metadata", "labels")).containsAllEntriesOf(at(budget, "selector", "matchLabels"));
+    }
+
+    @Test
+    void replicasThatWouldNotShareTheirStateDoNotRender() {
+        assertThatThrownBy(() -> template().set("replicaCount", "2").call())
+                .hasMessageContaining("replicaCount > 1 needs a shared PostgreSQL store: set store.postgres.host");
+        assertThatThrownBy(() -> template().set("replicaCount", "2").set("store.postgres.host", "db")
+                .set("store.postgres.existingSecret", "tether-db").call())
+                .hasMessageContaining("set auth.existingSecret");
+        assertThatThrownBy(() -> template().set("replicaCount", "2").set("store.postgres.host", "db")
+                .set("store.postgres.existingSecret", "tether-db").set("auth.existingSecret", "tether-token").call())
+                .hasMessageContaining("set store.secretKey.existingSecret");
+        assertThatThrownBy(() -> template().set("store.postgres.host", "db").call())
+                .hasMessageContaining("store.postgres.host needs store.postgres.existingSecret");
     }
 
     private static TemplateCommand template() {
@@ -160,6 +210,22 @@ class ChartTest {
     private static Map<String, String> env(Map<String, Object> container) {
         return ((List<Map<String, Object>>) container.get("env")).stream().filter(variable -> variable.containsKey("value"))
                 .collect(Collectors.toMap(variable -> (String) variable.get("name"), variable -> (String) variable.get("value")));
+    }
+
+    /** Variables taken from Secrets, as {@code secret/key}. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, String> secretRefs(Map<String, Object> container) {
+        return ((List<Map<String, Object>>) container.get("env")).stream()
+                .filter(variable -> variable.get("valueFrom") instanceof Map<?, ?> from && from.containsKey("secretKeyRef"))
+                .collect(Collectors.toMap(variable -> (String) variable.get("name"), variable -> {
+                    Map<String, Object> ref = at(variable, "valueFrom", "secretKeyRef");
+                    return ref.get("name") + "/" + ref.get("key");
+                }));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String> names(Map<String, Object> container, String key) {
+        return ((List<Map<String, Object>>) container.get(key)).stream().map(entry -> (String) entry.get("name")).toList();
     }
 
     @SuppressWarnings("unchecked")

@@ -3,6 +3,9 @@ package dev.tether.replicas;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -16,6 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.r2dbc.core.DatabaseClient;
 import reactor.core.publisher.Flux;
 import reactor.test.scheduler.VirtualTimeScheduler;
@@ -59,13 +63,15 @@ class DeadReplicaReaperTest {
     private final VirtualTimeScheduler clockB = VirtualTimeScheduler.create();
     private final VirtualTimeScheduler clockC = VirtualTimeScheduler.create();
     private InstanceLeases leases;
+    private PostgresDatabase postgres;
+    private String schema;
     private ContainerReaper containers;
     private DockerEngine engine;
 
     @BeforeEach
     void setUp() {
-        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
-        String schema = postgres.createSchema("replicas_test");
+        postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        schema = postgres.createSchema("replicas_test");
         Flyway.configure().dataSource(postgres.jdbcUrl(schema), postgres.user(), postgres.password()).load().migrate();
         leases = TestStores.leases(DatabaseClient.create(ConnectionFactories.get(ConnectionFactoryOptions
                 .parse(postgres.r2dbcUrl(schema)).mutate()
@@ -135,6 +141,7 @@ class DeadReplicaReaperTest {
 
         assertThat(lease.isRunning()).isFalse();
         assertThat(reaper.isRunning()).isFalse();
+        assertThat(new LeaseReadinessIndicator(lease).health().getStatus()).as("ready without a lease to hold").isEqualTo(Status.UP);
         assertThat(leases.expired(Instant.now().plus(Duration.ofDays(1))).collectList().block(BOUND)).isEmpty();
     }
 
@@ -152,6 +159,40 @@ class DeadReplicaReaperTest {
         Await.until(() -> stopped.getCount() == 0, BOUND, () -> "the stop completes");
         assertThat(leases.expired(Instant.now().plus(Duration.ofDays(1))).collectList().block(BOUND)).as("released").isEmpty();
         assertThat(lease.isRunning()).isFalse();
+    }
+
+    @Test
+    void readinessFollowsTheLeaseFromTheFirstRenewalUntilTheStoreIsLostForLongerThanTheLease() throws SQLException {
+        ReplicaLease lease = new ReplicaLease(leases, "ready001", PROPERTIES, true, clockA);
+        LeaseReadinessIndicator readiness = new LeaseReadinessIndicator(lease);
+        assertThat(readiness.health().getStatus()).as("before the first renewal").isEqualTo(Status.DOWN);
+
+        lease.start();
+        clockA.advanceTime();
+        Await.until(() -> readiness.health().getStatus().equals(Status.UP), BOUND, () -> "ready once the lease is written");
+
+        // The store is lost (its table gone): renewals fail, and the lease written last runs out.
+        try (Connection connection = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
+            connection.createStatement().execute("DROP TABLE instance_lease");
+        }
+        clockA.advanceTimeBy(PROPERTIES.leaseTtl().minusSeconds(1));
+        assertThat(readiness.health().getStatus()).as("still within the lease written last").isEqualTo(Status.UP);
+        clockA.advanceTimeBy(Duration.ofSeconds(1));
+        assertThat(readiness.health().getStatus()).as("the lease ran out unrenewed").isEqualTo(Status.DOWN);
+        assertThat(readiness.health().getDetails()).containsEntry("reason", "no live lease on the shared store");
+        lease.stop();
+    }
+
+    @Test
+    void aReplicaStoppingIsNotReadyAtOnce() {
+        ReplicaLease lease = new ReplicaLease(leases, "stop0001", PROPERTIES, true, clockA);
+        lease.start();
+        clockA.advanceTime();
+        Await.until(lease::holds, BOUND, () -> "the lease is written");
+
+        lease.stop(() -> { });
+
+        assertThat(lease.holds()).as("from the stop on, before the lease is given back").isFalse();
     }
 
     /** A container labelled as Tether labels its children's, running an idle node. */

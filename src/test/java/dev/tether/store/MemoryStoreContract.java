@@ -32,7 +32,7 @@ abstract class MemoryStoreContract {
     /** One key for every replica of a test, as replicas sharing a database share their key. */
     private static final SecretBox SECRETS = SecretBox.random();
 
-    private static final Duration BOUND = Duration.ofSeconds(20);
+    protected static final Duration BOUND = Duration.ofSeconds(20);
 
     /** Where a test's database is; {@code jdbcUrl} migrates it, {@code r2dbcUrl} is what the stores use. */
     protected record Database(String jdbcUrl, String r2dbcUrl, String user, String password) {
@@ -40,7 +40,7 @@ abstract class MemoryStoreContract {
 
     protected abstract Database newDatabase();
 
-    private final VirtualTimeScheduler clock = VirtualTimeScheduler.create();
+    protected final VirtualTimeScheduler clock = VirtualTimeScheduler.create();
 
     @AfterEach
     void stopClock() {
@@ -48,11 +48,11 @@ abstract class MemoryStoreContract {
     }
 
     /** One replica: the database under it, and the store as the rest of Tether sees it. */
-    private record Replica(R2dbcStore database, R2dbcPolicies policyTable, MemoryStore memory, CachedPolicies policies,
+    protected record Replica(R2dbcStore database, R2dbcPolicies policyTable, MemoryStore memory, CachedPolicies policies,
             StoreUpkeep upkeep, DatabaseClient db) {
     }
 
-    private Replica replica(Database database) {
+    protected Replica replica(Database database) {
         ConnectionFactory factory = TestStores.asTheDaemonHasIt(ConnectionFactories.get(ConnectionFactoryOptions.parse(database.r2dbcUrl()).mutate()
                 .option(ConnectionFactoryOptions.USER, database.user())
                 .option(ConnectionFactoryOptions.PASSWORD, database.password())
@@ -63,18 +63,18 @@ abstract class MemoryStoreContract {
         R2dbcPolicies policyTable = new R2dbcPolicies(db);
         CachedPolicies policies = new CachedPolicies(policyTable, changes);
         MemoryStore memory = new MemoryStore(store, policies, changes);
-        StoreUpkeep upkeep = new StoreUpkeep(memory, changes, StoreProperties.defaults(), clock);
+        StoreUpkeep upkeep = new StoreUpkeep(memory, changes, new ChangeSignals(db), StoreProperties.defaults(), clock);
         upkeep.start();
         return new Replica(store, policyTable, memory, policies, upkeep, db);
     }
 
-    private Database migrated() {
+    protected Database migrated() {
         Database database = newDatabase();
         Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password()).load().migrate();
         return database;
     }
 
-    private static Integration stdio(String slug, long changedAt) {
+    protected static Integration stdio(String slug, long changedAt) {
         return new Integration(slug, "Server " + slug, "a server", new StdioConfig("node", List.of("server.js"), Map.of(), null),
                 Instant.ofEpochMilli(changedAt));
     }
@@ -156,6 +156,31 @@ abstract class MemoryStoreContract {
 
         a.memory().delete("shared").block(BOUND);
         polled(() -> assertThat(b.memory().find("shared").block(BOUND)).isNull());
+    }
+
+    @Test
+    void aVerdictAnotherReplicaReachedIsPassedOnOnceReadAndOnlyThat() {
+        Database database = migrated();
+        Replica a = replica(database);
+        Replica b = replica(database);
+        ConnectionKey key = new ConnectionKey(Owner.ORG, "watched", "default");
+        a.memory().create(stdio("watched", 1)).then(a.memory().create(connection(key), Map.of())).block(BOUND);
+        polled(() -> assertThat(b.memory().find(key).block(BOUND)).isNotNull());
+        List<Optional<HealthVerdict>> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        reactor.core.Disposable listening = b.memory().verdictsOfPeers().subscribe(connection -> heard.add(connection.lastHealth()));
+        try {
+            a.memory().saveHealth(key, HealthVerdict.degraded(10, "down")).block(BOUND);
+            polled(() -> assertThat(heard).containsExactly(Optional.of(HealthVerdict.degraded(10, "down"))));
+
+            // b's own verdict, and a's label change that leaves the verdict as it was, are no peer's verdicts.
+            b.memory().saveHealth(key, HealthVerdict.healthy(11)).block(BOUND);
+            a.memory().update(connection(key), Optional.empty()).block(BOUND);
+            polled(() -> assertThat(a.memory().find(key).block(BOUND).lastHealth()).contains(HealthVerdict.healthy(11)));
+            assertThat(heard).hasSize(1);
+        }
+        finally {
+            listening.dispose();
+        }
     }
 
     @Test

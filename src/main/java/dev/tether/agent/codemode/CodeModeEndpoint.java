@@ -1,7 +1,6 @@
 package dev.tether.agent.codemode;
 
 import java.util.Map;
-import java.util.UUID;
 
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
@@ -29,6 +28,7 @@ import dev.tether.agent.AgentEndpoint;
 import dev.tether.agent.AgentEvents;
 import dev.tether.agent.AgentProtocol;
 import dev.tether.agent.AgentProtocol.UnreadableMessageException;
+import dev.tether.replicas.ReplicaIds;
 
 /**
  * Executor's {@code /mcp}: MCP's streamable HTTP transport as the TypeScript SDK serves it for Executor (sessions,
@@ -46,8 +46,11 @@ final class CodeModeEndpoint {
     private final CodeModeSessions sessions;
     private final AgentProtocol messages;
     private final AgentEvents events;
+    private final ReplicaIds names;
 
-    CodeModeEndpoint(CodeModeProtocol protocol, CodeModeSessions sessions, AgentProtocol messages, AgentEvents events) {
+    CodeModeEndpoint(CodeModeProtocol protocol, CodeModeSessions sessions, AgentProtocol messages, AgentEvents events,
+            ReplicaIds names) {
+        this.names = names;
         this.protocol = protocol;
         this.sessions = sessions;
         this.messages = messages;
@@ -113,7 +116,7 @@ final class CodeModeEndpoint {
         boolean url = elicitation instanceof Map<?, ?> modes && modes.containsKey("url");
         Object asked = params.get("protocolVersion");
         String version = CodeModeProtocol.versions().contains(asked) ? (String) asked : CodeModeProtocol.versions().get(0);
-        CodeModeSession session = new CodeModeSession(UUID.randomUUID().toString(), mode, form, url, http.getURI());
+        CodeModeSession session = new CodeModeSession(names.session(), mode, form, url, http.getURI());
         return sessions.add(session).then(Mono.fromSupplier(() -> json(HttpStatus.OK, protocol.initialize(request, version), session.id())));
     }
 
