@@ -90,6 +90,12 @@ public final class ConnectionOwners implements SmartLifecycle {
         return owner.instance().equals(instance) ? Optional.empty() : Optional.of(owner);
     }
 
+    /** The live peer {@code instance}, where what it holds in memory can be reached; empty for this replica and the dead. */
+    public Optional<Peer> peer(String instance) {
+        return this.instance.equals(instance) ? Optional.empty()
+                : live.stream().filter(peer -> peer.instance().equals(instance)).findFirst();
+    }
+
     /** The owner among {@code instances} by rendezvous hashing, as {@link #remoteOwner} picks it. */
     static String owner(String connection, Collection<String> instances) {
         return instances.stream().max(Comparator.comparingLong((String id) -> score(connection, id))

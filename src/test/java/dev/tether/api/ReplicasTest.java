@@ -144,6 +144,61 @@ class ReplicasTest {
                 .json().path("status").asString()).as("served here once the ghost's lease ran out").isEqualTo("healthy"));
     }
 
+    /**
+     * What one replica holds in memory, asked for through the other, as behind a round-robin load balancer: an
+     * execution paused on A is read and resumed through B, and an agent's {@code /mcp} session opened on A is used and
+     * ended through B. Their ids name A.
+     */
+    @Test
+    void aPausedExecutionAndAnAgentSessionAreReachedThroughEitherReplica() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("homes");
+        TetherClient a = start(postgres, schema, dir.resolve("a"));
+        TetherClient b = start(postgres, schema, dir.resolve("b"));
+        String instanceA = replicas.get(0).getBean(ConnectionOwners.class).instance();
+        await().atMost(BOUND).until(() -> live(0) == 2 && live(1) == 2);
+        String slug = a.register("held", Fixture.command());
+        assertThat(a.post("/api/policies", Map.of("owner", "org", "pattern", slug + ".org.default.echo", "action",
+                "require_approval")).status()).isEqualTo(200);
+
+        TetherClient.Reply paused = a.post("/api/executions", Map.of("code",
+                "return await tools." + slug + ".org.default.echo({text: 'held on A'})"));
+        assertThat(paused.json().path("status").asString()).as(paused.toString()).isEqualTo("paused");
+        String id = paused.json().path("structured").path("executionId").asString();
+        assertThat(id).isEqualTo("exec_" + instanceA + "_1");
+        assertThat(b.get("/api/executions/" + id).body()).as("read through B").isEqualTo(a.get("/api/executions/" + id).body());
+
+        TetherClient.Reply resumed = b.post("/api/executions/" + id + "/resume", Map.of("action", "accept"));
+        assertThat(resumed.status()).as(resumed.toString()).isEqualTo(200);
+        assertThat(resumed.body()).contains("held on A");
+        assertThat(b.get("/api/executions/" + id).status()).as("gone from A once resumed").isEqualTo(404);
+
+        HttpClient http = HttpClient.newHttpClient();
+        HttpResponse<String> opened = http.send(mcp(a, null).POST(HttpRequest.BodyPublishers.ofString(
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+                        + "\"capabilities\":{},\"clientInfo\":{\"name\":\"replicas-test\",\"version\":\"1\"}}}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(opened.statusCode()).as(opened.body()).isEqualTo(200);
+        String session = opened.headers().firstValue("Mcp-Session-Id").orElseThrow();
+        assertThat(session).startsWith(instanceA + ".");
+        HttpResponse<String> listed = http.send(mcp(b, session).POST(HttpRequest.BodyPublishers.ofString(
+                "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
+        assertThat(listed.body()).contains("\"execute\"", "\"resume\"");
+        assertThat(http.send(mcp(b, session).DELETE().build(), HttpResponse.BodyHandlers.ofString()).statusCode())
+                .as("ended through B").isEqualTo(200);
+        HttpResponse<String> ended = http.send(mcp(a, session).POST(HttpRequest.BodyPublishers.ofString(
+                "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(ended.statusCode()).as("A no longer knows the session").isEqualTo(404);
+    }
+
+    private static HttpRequest.Builder mcp(TetherClient replica, String session) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(replica.baseUrl() + "/mcp"))
+                .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream").timeout(BOUND);
+        return session == null ? request : request.header("Mcp-Session-Id", session);
+    }
+
     /** Registers connections through {@code client} until one is owned by {@code instance}; returns its slug. */
     private static String registerOwnedBy(TetherClient client, String instance, ConnectionOwners owners, List<String> command) {
         for (int i = 0; i < 40; i++) {
