@@ -201,8 +201,9 @@ final class OpenApiController implements BuiltinHandlers {
         SpecInput input = switch (String.valueOf(spec.get("kind"))) {
             case "url" -> new SpecInput(httpUrl(text((Map<String, Object>) spec, "url", true, Bounds.PATH), "spec.url"), null);
             case "blob" -> new SpecInput(null, text((Map<String, Object>) spec, "value", true, Integer.MAX_VALUE));
-            case "googleDiscovery", "googleDiscoveryBundle" -> throw new OpenApiParseException(
-                    "Google Discovery documents are not supported by Tether; give the API's OpenAPI spec");
+            case "googleDiscovery" -> new SpecInput(httpUrl(text((Map<String, Object>) spec, "url", true, Bounds.PATH), "spec.url"), null, true);
+            case "googleDiscoveryBundle" -> throw new OpenApiParseException(
+                    "Google Discovery bundles are not supported by Tether; add each API by its Discovery document's URL");
             default -> throw InvalidInputException.decode("`spec.kind` must be \"url\", \"blob\", \"googleDiscovery\" or \"googleDiscoveryBundle\"");
         };
         String slug = Slugs.check(text(body, "slug", true, Bounds.NAME));
