@@ -35,6 +35,7 @@ final class GoogleDiscovery {
             "https://www.googleapis.com/auth/chat.import", "https://www.googleapis.com/auth/keep",
             "https://www.googleapis.com/auth/keep.readonly");
     private static final String CONSENT_BLOCKED_PREFIX = "https://www.googleapis.com/auth/chat.app.";
+    private static final Map<String, Object> NONE = Map.of();
     /** A broad scope and the prefix of the narrower ones it covers: with the broad one present, they are left out. */
     private static final Map<String, String> BROAD_SCOPES = Map.of("https://mail.google.com/", "https://www.googleapis.com/auth/gmail.",
             "https://www.googleapis.com/auth/calendar", "https://www.googleapis.com/auth/calendar.",
@@ -102,16 +103,16 @@ final class GoogleDiscovery {
         Map<String, Object> schemas = new LinkedHashMap<>();
         document.path("schemas").properties().forEach(entry -> schemas.put(entry.getKey(), schema(entry.getValue())));
         components.put("schemas", schemas);
-        components.put("securitySchemes", Map.of(OAUTH_SCHEME, Map.of("type", "oauth2", "flows", Map.of("authorizationCode",
-                Map.of("authorizationUrl", AUTHORIZATION_URL, "tokenUrl", TOKEN_URL, "scopes", scopes)))));
+        components.put("securitySchemes", object(OAUTH_SCHEME, object("type", "oauth2", "flows", object("authorizationCode",
+                object("authorizationUrl", AUTHORIZATION_URL, "tokenUrl", TOKEN_URL, "scopes", scopes)))));
 
         Map<String, Object> spec = new LinkedHashMap<>();
         spec.put("openapi", "3.1.0");
-        spec.put("info", Map.of("title", title, "version", version));
-        spec.put("servers", List.of(Map.of("url", baseUrl)));
+        spec.put("info", object("title", title, "version", version));
+        spec.put("servers", List.of(object("url", baseUrl)));
         spec.put("paths", paths);
         spec.put("components", components);
-        spec.put("security", List.of(Map.of(OAUTH_SCHEME, List.copyOf(scopes.keySet()))));
+        spec.put("security", List.of(object(OAUTH_SCHEME, List.copyOf(scopes.keySet()))));
         Map<String, Object> origin = new LinkedHashMap<>();
         origin.put("kind", "googleDiscovery");
         if (discoveryUrl != null) {
@@ -166,7 +167,7 @@ final class GoogleDiscovery {
                 schema.put("description", description);
             }
             boolean repeated = parameter.path("repeated").asBoolean(false);
-            one.put("schema", repeated ? Map.of("type", "array", "items", schema) : schema);
+            one.put("schema", repeated ? object("type", "array", "items", schema) : schema);
             if (in.equals("query")) {
                 one.put("style", "form");
                 one.put("explode", repeated);
@@ -187,12 +188,12 @@ final class GoogleDiscovery {
         operation.put("parameters", shown);
         String request = method.path("request").path("$ref").isTextual() ? method.get("request").get("$ref").asText() : null;
         if (request != null) {
-            operation.put("requestBody", Map.of("required", false,
-                    "content", Map.of("application/json", Map.of("schema", Map.of("$ref", ref(request))))));
+            operation.put("requestBody", object("required", false,
+                    "content", object("application/json", object("schema", object("$ref", ref(request))))));
         }
         String response = method.path("response").path("$ref").isTextual() ? method.get("response").get("$ref").asText() : null;
-        operation.put("responses", Map.of("200", Map.of("description", "Successful response",
-                "content", Map.of("application/json", Map.of("schema", response != null ? Map.of("$ref", ref(response)) : Map.of())))));
+        operation.put("responses", object("200", object("description", "Successful response",
+                "content", object("application/json", object("schema", response != null ? object("$ref", ref(response)) : object())))));
         List<String> scopes = new ArrayList<>();
         method.path("scopes").forEach(scope -> {
             if (scope.isTextual()) {
@@ -200,7 +201,7 @@ final class GoogleDiscovery {
             }
         });
         if (!scopes.isEmpty()) {
-            operation.put("security", List.of(Map.of(OAUTH_SCHEME, scopes)));
+            operation.put("security", List.of(object(OAUTH_SCHEME, scopes)));
         }
         operation.put("x-google-scopes", scopes);
         return operation;
@@ -309,15 +310,15 @@ final class GoogleDiscovery {
 
     /** The path, or, when another method already has it, one made of the tool path ({@code /a/b.c}, then {@code /2}...). */
     private static String uniquePath(Map<String, Map<String, Object>> paths, String preferred, String verb, String toolPath) {
-        if (!paths.getOrDefault(preferred, Map.of()).containsKey(verb)) {
+        if (!paths.getOrDefault(preferred, NONE).containsKey(verb)) {
             return preferred;
         }
         String distinct = "/" + toolPath.replaceAll("[^A-Za-z0-9._~-]+", "/");
-        if (!paths.getOrDefault(distinct, Map.of()).containsKey(verb)) {
+        if (!paths.getOrDefault(distinct, NONE).containsKey(verb)) {
             return distinct;
         }
         int index = 2;
-        while (paths.getOrDefault(distinct + "/" + index, Map.of()).containsKey(verb)) {
+        while (paths.getOrDefault(distinct + "/" + index, NONE).containsKey(verb)) {
             index++;
         }
         return distinct + "/" + index;
@@ -348,6 +349,15 @@ final class GoogleDiscovery {
         catch (IllegalArgumentException bad) {
             return url.strip();
         }
+    }
+
+    /** A JSON object with its keys in the order given, so that the converted text is the same on every run. */
+    private static Map<String, Object> object(Object... keysAndValues) {
+        Map<String, Object> object = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            object.put((String) keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return object;
     }
 
     private static String ref(String name) {
