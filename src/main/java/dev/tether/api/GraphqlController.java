@@ -97,7 +97,12 @@ final class GraphqlController implements BuiltinHandlers {
     @GetMapping("/integrations/{slug}/config")
     Mono<Optional<Map<String, Object>>> config(@PathVariable String slug) {
         Bounds.check("slug", slug);
-        return sources.find(slug).map(GraphqlController::configView).map(Optional::of).defaultIfEmpty(Optional.empty());
+        return sources.find(slug).map(GraphqlController::configView).map(view -> {
+            // As Executor 1.5.9's route: headers and query values unset are there as null.
+            view.putIfAbsent("headers", null);
+            view.putIfAbsent("queryParams", null);
+            return view;
+        }).map(Optional::of).defaultIfEmpty(Optional.empty());
     }
 
     @PostMapping("/integrations/{slug}/config")

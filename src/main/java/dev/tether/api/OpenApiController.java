@@ -86,12 +86,37 @@ final class OpenApiController implements BuiltinHandlers {
     }
 
     @PostMapping("/preview")
+    @SuppressWarnings("unchecked")
     Mono<Map<String, Object>> preview(ServerWebExchange exchange) {
-        return body(exchange).flatMap(this::preview);
+        return body(exchange).flatMap(this::preview).map(preview -> (Map<String, Object>) absentOptionalsLeftOut(preview));
     }
 
     private Mono<Map<String, Object>> preview(Map<String, Object> body) {
         return sources.preview(text(body, "spec", true, Integer.MAX_VALUE).strip());
+    }
+
+    /**
+     * Executor 1.5.9's route leaves out an absent optional (a title, a summary, a server's description) where its
+     * built-in answers {@code null}; a header preset's {@code null} value is kept: it means "the user gives it".
+     */
+    @SuppressWarnings("unchecked")
+    private static Object absentOptionalsLeftOut(Object value) {
+        if (value instanceof List<?> list) {
+            return list.stream().map(OpenApiController::absentOptionalsLeftOut).toList();
+        }
+        if (!(value instanceof Map<?, ?> map)) {
+            return value;
+        }
+        Map<String, Object> kept = new LinkedHashMap<>();
+        ((Map<String, Object>) map).forEach((key, field) -> {
+            if (key.equals("headers") && field instanceof Map<?, ?>) {
+                kept.put(key, field);
+            }
+            else if (field != null) {
+                kept.put(key, absentOptionalsLeftOut(field));
+            }
+        });
+        return kept;
     }
 
     @PostMapping("/specs")
@@ -141,26 +166,19 @@ final class OpenApiController implements BuiltinHandlers {
         });
     }
 
-    /** The stored config without secrets: which headers and query values are set, never what they hold. */
-    @SuppressWarnings("unchecked")
+    /**
+     * The stored config without secrets: which headers and query values are set, never what they hold. As Executor
+     * 1.5.9's route, every field is there, {@code null} when unset.
+     */
     private static Map<String, Object> configView(Integration integration) {
         HttpSourceConfig config = (HttpSourceConfig) integration.config();
         Map<String, Object> view = new LinkedHashMap<>();
-        if (config.settings().get("sourceUrl") != null) {
-            view.put("sourceUrl", config.settings().get("sourceUrl"));
-        }
-        if (config.settings().get("baseUrl") != null) {
-            view.put("baseUrl", config.settings().get("baseUrl"));
-        }
-        if (!config.headers().isEmpty()) {
-            view.put("headers", masked(config.headers()));
-        }
-        if (!config.queryParams().isEmpty()) {
-            view.put("queryParams", masked(config.queryParams()));
-        }
-        if (config.settings().get("authenticationTemplate") instanceof List<?> template) {
-            view.put("authenticationTemplate", template);
-        }
+        view.put("sourceUrl", config.settings().get("sourceUrl"));
+        view.put("googleDiscoveryUrls", config.settings().get("googleDiscoveryUrls"));
+        view.put("baseUrl", config.settings().get("baseUrl"));
+        view.put("headers", config.headers().isEmpty() ? null : masked(config.headers()));
+        view.put("queryParams", config.queryParams().isEmpty() ? null : masked(config.queryParams()));
+        view.put("authenticationTemplate", config.settings().get("authenticationTemplate") instanceof List<?> template ? template : null);
         return view;
     }
 
@@ -183,12 +201,17 @@ final class OpenApiController implements BuiltinHandlers {
         SpecInput input = switch (String.valueOf(spec.get("kind"))) {
             case "url" -> new SpecInput(httpUrl(text((Map<String, Object>) spec, "url", true, Bounds.PATH), "spec.url"), null);
             case "blob" -> new SpecInput(null, text((Map<String, Object>) spec, "value", true, Integer.MAX_VALUE));
-            case "googleDiscovery", "googleDiscoveryBundle" -> throw new OpenApiParseException(
-                    "Google Discovery documents are not supported by Tether; give the API's OpenAPI spec");
+            case "googleDiscovery" -> new SpecInput(httpUrl(text((Map<String, Object>) spec, "url", true, Bounds.PATH), "spec.url"), null, true);
+            case "googleDiscoveryBundle" -> throw new OpenApiParseException(
+                    "Google Discovery bundles are not supported by Tether; add each API by its Discovery document's URL");
             default -> throw InvalidInputException.decode("`spec.kind` must be \"url\", \"blob\", \"googleDiscovery\" or \"googleDiscoveryBundle\"");
         };
         String slug = Slugs.check(text(body, "slug", true, Bounds.NAME));
         String baseUrl = text(body, "baseUrl", false, Bounds.PATH);
+        // The UI sends "" when its "Base URL override" is left empty, which Executor reads as no override.
+        if (baseUrl != null && baseUrl.isBlank()) {
+            baseUrl = null;
+        }
         if (baseUrl != null) {
             httpUrl(baseUrl, "baseUrl");
         }

@@ -11,8 +11,8 @@ import dev.tether.detect.IntegrationDetector;
 
 /**
  * Recognises an OpenAPI spec as Executor's OpenAPI plugin does: a URL whose answer parses as a spec Tether can make
- * tools of is one (high), named after the spec's title; anything else is not. Google Discovery URLs are not
- * recognised: Tether does not read Discovery documents.
+ * tools of is one (high), named after the spec's title; anything else is not. A Google Discovery document is one
+ * too, named after its title, wherever it is served (Executor recognises only those on googleapis.com).
  */
 @Component
 @Order(IntegrationDetector.OPENAPI)

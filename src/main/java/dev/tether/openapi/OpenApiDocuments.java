@@ -32,11 +32,7 @@ final class OpenApiDocuments {
 
     /** The document as a JSON tree in OpenAPI 3 form; fails with {@link OpenApiParseException}. */
     static Map<String, Object> parse(String text, int maxBytes) {
-        int bytes = text.getBytes(StandardCharsets.UTF_8).length;
-        if (bytes > maxBytes) {
-            throw new OpenApiParseException("The spec is " + bytes + " bytes, more than the " + maxBytes
-                    + " bytes Tether reads (tether.http.max-document-size)");
-        }
+        checkSize(text, maxBytes);
         if (text.isBlank()) {
             throw new OpenApiParseException("The spec is empty");
         }
@@ -70,6 +66,15 @@ final class OpenApiDocuments {
         }
         ObjectMapper mapper = api.getOpenapi() != null && api.getOpenapi().startsWith("3.1") ? Json31.mapper() : Json.mapper();
         return mapper.convertValue(api, MAP);
+    }
+
+    /** Fails with {@link OpenApiParseException} when the text is over {@code maxBytes}. */
+    static void checkSize(String text, int maxBytes) {
+        int bytes = text.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > maxBytes) {
+            throw new OpenApiParseException("The spec is " + bytes + " bytes, more than the " + maxBytes
+                    + " bytes Tether reads (tether.http.max-document-size)");
+        }
     }
 
     private static JsonNode tree(String text) {

@@ -31,8 +31,19 @@ public final class OpenApiSources {
 
     private static final Set<String> OAUTH_KEYS = new java.util.LinkedHashSet<>(List.of("authorizationUrl", "tokenUrl", "scopes"));
 
-    /** Where a spec comes from: its address, or its text. */
-    public record SpecInput(@Nullable String url, @Nullable String text) {
+    /**
+     * Where a spec comes from: its address, or its text; {@code discovery} when it is given as a Google Discovery
+     * document (one is also recognised by its {@code kind}, wherever it comes from).
+     */
+    public record SpecInput(@Nullable String url, @Nullable String text, boolean discovery) {
+
+        public SpecInput(@Nullable String url, @Nullable String text) {
+            this(url, text, false);
+        }
+    }
+
+    /** A spec read: the document, and the conversion when it was a Discovery document. */
+    private record Read(Map<String, Object> doc, GoogleDiscovery.@Nullable Conversion discovery) {
     }
 
     /** What {@code addSpec} takes. */
@@ -61,15 +72,18 @@ public final class OpenApiSources {
     public Mono<Map<String, Object>> preview(String spec) {
         boolean address = spec.startsWith("http://") || spec.startsWith("https://");
         return document(new SpecInput(address ? spec : null, address ? null : spec))
-                .map(doc -> OpenApiPreview.of(doc, OpenApiExtraction.extract(doc)));
+                .map(read -> OpenApiPreview.of(read.doc(), OpenApiExtraction.extract(read.doc())));
     }
 
     /** Adds the spec as an integration with one tool per operation; answers the slug and the tool count. */
     public Mono<Map<String, Object>> add(AddSpec request) {
-        return document(request.spec()).map(doc -> {
+        return document(request.spec()).map(read -> {
+                    Map<String, Object> doc = read.doc();
                     OpenApiExtraction.Extracted extracted = OpenApiExtraction.extract(doc);
+                    // As Executor: a Discovery API given no template declares Google's OAuth with the document's scopes.
                     List<Map<String, Object>> templates = request.authenticationTemplate() != null
                             ? AuthTemplates.normalize(request.authenticationTemplate(), OAUTH_KEYS)
+                            : read.discovery() != null ? AuthTemplates.normalize(read.discovery().authenticationTemplate(), OAUTH_KEYS)
                             : OpenApiPreview.derivedTemplates(doc);
                     Map<String, Object> settings = new LinkedHashMap<>();
                     if (request.spec().url() != null) {
@@ -130,12 +144,21 @@ public final class OpenApiSources {
         return integration.config() instanceof HttpSourceConfig source && source.kind().equals(HttpSourceConfig.OPENAPI);
     }
 
-    /** The spec as a document: fetched when given by address; parsed off the event loops (large specs take a while). */
-    private Mono<Map<String, Object>> document(SpecInput spec) {
+    /**
+     * The spec as a document: fetched when given by address; a Discovery document converted first; parsed off the
+     * event loops (large specs take a while).
+     */
+    private Mono<Read> document(SpecInput spec) {
         Mono<String> text = spec.url() != null ? fetch(spec.url()) : Mono.justOrEmpty(spec.text())
                 .switchIfEmpty(Mono.error(() -> new OpenApiParseException("The spec is empty")));
-        return text.publishOn(Schedulers.boundedElastic())
-                .map(source -> OpenApiDocuments.parse(source, http.maxDocumentBytes()));
+        return text.publishOn(Schedulers.boundedElastic()).map(source -> {
+            if (spec.discovery() || GoogleDiscovery.recognises(source)) {
+                OpenApiDocuments.checkSize(source, http.maxDocumentBytes());
+                GoogleDiscovery.Conversion conversion = GoogleDiscovery.convert(source, spec.url());
+                return new Read(OpenApiDocuments.parse(conversion.specText(), http.maxDocumentBytes()), conversion);
+            }
+            return new Read(OpenApiDocuments.parse(source, http.maxDocumentBytes()), null);
+        });
     }
 
     private Mono<String> fetch(String url) {

@@ -19,6 +19,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 
 import dev.tether.api.TetherClient.Reply;
+import dev.tether.testsupport.DiscoveryDocumentServer;
 
 /**
  * Tether's own API as an OpenAPI source of Tether: its {@code /api/docs} added with an {@code apikey} bearer
@@ -168,6 +169,52 @@ class OpenApiSourcesTest {
         // The schema route presents output schemas in Executor's MCP CallToolResult shape; the spec's own schema is inside.
         assertThat(schema.path("outputSchema").toString()).contains("#/$defs/Pet");
         assertThat(schema.path("inputSchema").path("required").toString()).isEqualTo("[\"petId\"]");
+    }
+
+    @Test
+    void aGoogleDiscoveryDocumentByUrlOrPastedBecomesExecutorsTools() {
+        try (DiscoveryDocumentServer google = new DiscoveryDocumentServer()) {
+            JsonNode preview = ok(tether.post("/api/openapi/preview", Map.of("spec", google.url())));
+            assertThat(preview.path("title").asString()).isEqualTo("Google OAuth2 API");
+            assertThat(preview.path("version").asString()).isEqualTo("v2");
+            assertThat(preview.path("servers").toString()).isEqualTo("[{\"url\":\"https://www.googleapis.com/\"}]");
+            assertThat(preview.path("operations").valueStream().map(o -> o.path("method").asString() + " " + o.path("path").asString()))
+                    .containsExactlyInAnyOrder("get /oauth2/v2/certs", "post /oauth2/v2/tokeninfo", "get /oauth2/v2/userinfo",
+                            "get /userinfo/v2/me");
+            assertThat(preview.path("oauth2Presets").get(0).path("securitySchemeName").asString()).isEqualTo("googleOAuth2");
+
+            JsonNode added = ok(tether.post("/api/openapi/specs", Map.of("spec", Map.of("kind", "googleDiscovery", "url", google.url()),
+                    "slug", "google")));
+            assertThat(added.toString()).isEqualTo("{\"slug\":\"google\",\"toolCount\":4}");
+            // What Executor 1.5.9 stores for this document: Google's OAuth, the scopes as its consent screen names them.
+            assertThat(ok(tether.get("/api/openapi/integrations/google/config")).path("authenticationTemplate").toString())
+                    .isEqualTo("[{\"slug\":\"googleOAuth2\",\"kind\":\"oauth2\",\"authorizationUrl\":\"https://accounts.google.com/o/oauth2/v2/auth\","
+                            + "\"tokenUrl\":\"https://oauth2.googleapis.com/token\",\"scopes\":[\"https://www.googleapis.com/auth/plus.login\","
+                            + "\"https://www.googleapis.com/auth/plus.me\",\"email\",\"profile\"]}]");
+            List<String> names = toolNames("google");
+            assertThat(names).containsExactly("getCertForOpenIdConnect", "tokeninfo", "userinfo.get", "userinfo.v2.me.get");
+            JsonNode tokeninfo = tool(ok(tether.get("/api/tools?integration=google&includeAnnotations=true")), "POST /oauth2/v2/tokeninfo");
+            assertThat(tokeninfo.path("requiresApproval").asBoolean()).isTrue();
+            assertThat(tokeninfo.path("approvalDescription").asString()).isEqualTo("POST /oauth2/v2/tokeninfo");
+            JsonNode schema = ok(tether.get("/api/tools/schema?address=tools.google.org.default.tokeninfo"));
+            assertThat(schema.path("inputSchema").path("properties").path("alt").toString())
+                    .as("the document's global parameters join the method's").contains("\"enum\":[\"json\"]");
+            assertThat(schema.path("inputSchema").path("properties").has("token_handle")).isTrue();
+
+            ok(tether.post("/api/openapi/specs", Map.of("spec", Map.of("kind", "blob", "value", google.text()), "slug", "pasted")));
+            assertThat(toolNames("pasted")).as("pasted, it is recognised by its kind").isEqualTo(names);
+
+            refused(blob(google.text().replace("\"rootUrl\"", "\"rootURL\"")), "OpenApiParseError", "missing one of: name, version, rootUrl");
+            refused(Map.of("spec", Map.of("kind", "googleDiscovery", "url", tether.baseUrl() + "/api/no-such-document"), "slug", "bad"),
+                    "OpenApiParseError", "answered HTTP");
+            assertThat(added()).isEqualTo(2);
+        }
+    }
+
+    private List<String> toolNames(String integration) {
+        ok(tether.post("/api/connections", Map.of("owner", "org", "name", "default", "integration", integration,
+                "template", "none", "values", Map.of())));
+        return ok(tether.get("/api/tools?integration=" + integration)).valueStream().map(t -> t.path("name").asString()).sorted().toList();
     }
 
     /** Integrations added, the built-in {@code executor} aside. */

@@ -27,6 +27,7 @@ import tools.jackson.databind.JsonNode;
 
 import dev.tether.api.ApiClient.Reply;
 import dev.tether.testsupport.BooksGraphqlServer;
+import dev.tether.testsupport.DiscoveryDocumentServer;
 import dev.tether.testsupport.OAuthExampleServer;
 import dev.tether.testsupport.RealExecutor;
 
@@ -145,6 +146,38 @@ class SourcesAgainstExecutorTest {
         assertThat(refused.at("/error/code").asString()).as(refused.toString()).isEqualTo("graphql_introspection_failed");
         assertThat(refused.at("/error/message").asString()).startsWith("Not a GraphQL endpoint");
         assertThat(tether.get("/api/integrations/html").status()).as("nothing is stored").isEqualTo(404);
+    }
+
+    /** A real Discovery document added to both as {@code googleDiscovery}: the same tools, approvals and OAuth template. */
+    @Test
+    void aGoogleDiscoveryDocumentBecomesTheToolsExecutorMakesOfIt() {
+        try (DiscoveryDocumentServer google = new DiscoveryDocumentServer()) {
+            Map<String, Object> add = Map.of("spec", Map.of("kind", "googleDiscovery", "url", google.url()), "slug", "google_oauth2");
+            for (ApiClient daemon : List.of(real, tether)) {
+                Reply added = daemon.post("/api/openapi/specs", add);
+                assertThat(added.status()).as(added.toString()).isEqualTo(200);
+                assertThat(added.json().toString()).isEqualTo("{\"slug\":\"google_oauth2\",\"toolCount\":4}");
+                Reply connected = daemon.post("/api/connections", Map.of("owner", "org", "name", "default", "integration", "google_oauth2",
+                        "template", "none", "values", Map.of()));
+                assertThat(connected.status()).as(connected.toString()).isEqualTo(200);
+            }
+            assertThat(toolsOf(tether, "google_oauth2")).as("Tether's tools against Executor's").isEqualTo(toolsOf(real, "google_oauth2"))
+                    .containsExactly("getCertForOpenIdConnect GET /oauth2/v2/certs approval:false",
+                            "tokeninfo POST /oauth2/v2/tokeninfo approval:true POST /oauth2/v2/tokeninfo",
+                            "userinfo.get GET /oauth2/v2/userinfo approval:false",
+                            "userinfo.v2.me.get GET /userinfo/v2/me approval:false");
+            String template = "/api/openapi/integrations/google_oauth2/config";
+            assertThat(tether.get(template).json().path("authenticationTemplate").toString())
+                    .isEqualTo(real.get(template).json().path("authenticationTemplate").toString()).contains("\"slug\":\"googleOAuth2\"");
+        }
+    }
+
+    /** Each tool as {@code name description approval:<requiresApproval> [approvalDescription]}, sorted. */
+    private static List<String> toolsOf(ApiClient daemon, String integration) {
+        return daemon.get("/api/tools?integration=" + integration + "&includeAnnotations=true").json().valueStream()
+                .map(tool -> (tool.path("name").asString() + " " + tool.path("description").asString() + " approval:"
+                        + tool.path("requiresApproval").asBoolean() + " " + tool.path("approvalDescription").asString("")).strip())
+                .sorted().toList();
     }
 
     @Test

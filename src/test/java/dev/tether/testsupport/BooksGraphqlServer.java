@@ -53,6 +53,11 @@ public final class BooksGraphqlServer implements AutoCloseable {
     private final DisposableServer server;
 
     public BooksGraphqlServer() {
+        this(0);
+    }
+
+    /** On a fixed loopback port ({@code 0}: any free one). */
+    public BooksGraphqlServer(int port) {
         books.add(book("1", "Dune", "Frank Herbert"));
         books.add(book("2", "Children of Dune", "Frank Herbert"));
         books.add(book("3", "Solaris", "Stanisław Lem"));
@@ -76,7 +81,7 @@ public final class BooksGraphqlServer implements AutoCloseable {
                 .build();
         GraphQLSchema schema = new SchemaGenerator().makeExecutableSchema(new SchemaParser().parse(SCHEMA), wiring);
         this.graphql = GraphQL.newGraphQL(schema).build();
-        this.server = HttpServer.create().host("127.0.0.1").port(0)
+        this.server = HttpServer.create().host("127.0.0.1").port(port)
                 .doOnConnection(connection -> {
                     open.incrementAndGet();
                     connection.onDispose(open::decrementAndGet);
