@@ -21,21 +21,24 @@ import org.slf4j.LoggerFactory;
 import dev.tether.process.Niceness;
 
 /**
- * The threads that run code ({@code tether-js-N}), at most {@code max} at once. Every task (one entry into an
- * execution's code) starts at the daemon's own priority, so a new {@code return 1} beside 36 endless loops gets a
- * core at once; a task that still runs after {@code demoteAfter} has its thread lowered to nice {@code nice} and
- * takes only the CPU that the daemon and the host leave.
+ * Threads that are always started at the daemon's own priority, at most {@code max} at once, named {@code name-N}.
+ * The threads that run code ({@code tether-js-N}) are such a pool: every task (one entry into an execution's code)
+ * starts at the daemon's priority, so a new {@code return 1} beside 36 endless loops gets a core at once; a task that
+ * still runs after {@code demoteAfter} has its thread lowered to nice {@code nice} and takes only the CPU that the
+ * daemon and the host leave. With {@code nice} 0 no thread is ever lowered: the executions' host threads
+ * ({@code tether-js-host}), which run what surrounds the code, are such a pool.
  *
  * <p>A lowered thread cannot be raised again without privilege, so it ends with its task and a new thread takes its
  * place. Threads inherit their nice value from the thread that starts them: every worker is started by one thread
- * of its own, {@code tether-js-starter}, that is never lowered (a worker started by a lowered worker would be born at
- * nice 19).
+ * of its own, {@code name-starter}, that is never lowered (a worker started by a lowered worker would be born at
+ * nice 19), whichever thread hands the pool a task.
  */
 final class CodeThreads implements Executor {
 
     private static final Logger log = LoggerFactory.getLogger(CodeThreads.class);
     private static final Duration KEEP_ALIVE = Duration.ofSeconds(60);
 
+    private final String name;
     private final int max;
     private final int nice;
     private final Duration demoteAfter;
@@ -49,15 +52,16 @@ final class CodeThreads implements Executor {
     private volatile boolean shutdown;
 
     /** {@code nice} 0 never lowers a thread. */
-    CodeThreads(int max, int nice, Duration demoteAfter) {
+    CodeThreads(String name, int max, int nice, Duration demoteAfter) {
+        this.name = name;
         this.max = max;
         this.nice = nice;
         this.demoteAfter = demoteAfter;
         // Both started now, by the thread that builds the daemon: a thread started later by a lowered worker would be low too.
         this.starter = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                task -> daemon(task, "tether-js-starter"));
+                task -> daemon(task, name + "-starter"));
         starter.prestartAllCoreThreads();
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, task -> daemon(task, "tether-js-demote"));
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, task -> daemon(task, name + "-demote"));
         timer.setRemoveOnCancelPolicy(true); // most entries end long before their timer
         timer.prestartAllCoreThreads();
         this.demoter = timer;
@@ -92,7 +96,7 @@ final class CodeThreads implements Executor {
                 // Decided on one thread: never more than max, and none while idle ones will take what waits.
                 while (!shutdown && idle.get() < tasks.size() && live.get() < max) {
                     live.incrementAndGet();
-                    daemon(this::work, "tether-js-" + ids.incrementAndGet()).start();
+                    daemon(this::work, name + "-" + ids.incrementAndGet()).start();
                 }
             });
         }
@@ -165,7 +169,7 @@ final class CodeThreads implements Executor {
                 task.run();
             }
             catch (Throwable ex) {
-                log.error("an entry into code failed outside the code's own error handling", ex);
+                log.error("a task of {} failed outside its own error handling", name, ex);
             }
             finally {
                 if (timer != null) {

@@ -41,7 +41,7 @@ final class Execution {
     private final int maxParkedCalls;
     private final Allocations allocations = new Allocations();
     private final Scheduler lane;
-    private final Scheduler stops;
+    private final Scheduler host;
     /** Calls refused for {@link #maxPendingCalls} since the code last started one or saw one end. */
     private int refusedInARow;
     private int inFlight;
@@ -55,12 +55,13 @@ final class Execution {
     private final Sinks.One<Boolean> closing = Sinks.one();
 
     /**
-     * {@code lane}: where every entry into the code runs, one at a time ({@link ExecutionPool#lane()}); {@code stops}:
-     * where the execution stops itself when its code will not ({@link ExecutionPool#stops()}).
+     * {@code lane}: where every entry into the code runs, one at a time ({@link ExecutionPool#lane()}); {@code host}:
+     * where what follows an entry runs, and where the execution stops itself when its code will not
+     * ({@link ExecutionPool#host()}).
      */
-    Execution(ExecutionProperties properties, Scheduler lane, Scheduler stops) {
+    Execution(ExecutionProperties properties, Scheduler lane, Scheduler host) {
         this.lane = lane;
-        this.stops = stops;
+        this.host = host;
         this.maxOutputBytes = properties.maxOutput().toBytes();
         this.console = new ConsoleOutput(maxOutputBytes);
         this.maxPendingCalls = properties.maxPendingCalls();
@@ -246,9 +247,25 @@ final class Execution {
         return closed;
     }
 
-    /** Runs one entry into the code on this execution's lane, where entries run one at a time. */
+    /**
+     * Runs one entry into the code on this execution's lane, where entries run one at a time; what follows runs on a
+     * host thread, never on the code's thread, which may have been lowered meanwhile.
+     */
     Mono<Step> onLane(Supplier<Step> entry) {
-        return Mono.fromSupplier(entry).subscribeOn(lane);
+        return Mono.fromSupplier(entry).subscribeOn(lane).publishOn(host);
+    }
+
+    /**
+     * Runs an entry that is Tether's own, not the code's (opening the context), on a host thread, which is never
+     * lowered. What follows runs there too.
+     */
+    Mono<Step> onHost(Supplier<Step> entry) {
+        return Mono.fromSupplier(entry).subscribeOn(host);
+    }
+
+    /** Where what follows an entry runs (a tool call the code started, too): {@link ExecutionPool#host()}. */
+    Scheduler host() {
+        return host;
     }
 
     Scheduler lane() {
@@ -310,7 +327,7 @@ final class Execution {
             // of 100,000 would build 100,000 promises and errors first. It is stopped (from another thread: this one
             // runs the code) with the limit named.
             if (++refusedInARow == maxPendingCalls) {
-                stops.schedule(() -> close("the execution was stopped: it started " + maxPendingCalls + " more tool calls after "
+                host.schedule(() -> close("the execution was stopped: it started " + maxPendingCalls + " more tool calls after "
                         + "reaching the limit of " + maxPendingCalls + " in flight (tether.execution.max-pending-calls) without awaiting any"));
             }
             return "too many tool calls of this execution in flight: the limit is " + maxPendingCalls

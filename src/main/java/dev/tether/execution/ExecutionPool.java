@@ -25,7 +25,13 @@ import reactor.pool.PooledRef;
  * through its own {@link #lane()}: one entry at a time, in order, without a thread waiting on another, so the
  * {@code max-concurrent} threads always suffice. Each entry starts at the daemon's priority; one that runs longer than
  * {@link #DEMOTE_AFTER} is lowered to nice {@code tether.execution.nice}, 19 unless set ({@link CodeThreads}), so
- * endless loops cannot make new code wait. Stopping code (a time limit, a client gone) runs on threads of its own.
+ * endless loops cannot make new code wait.
+ *
+ * <p>Everything around the code runs on the {@link #host()} threads, at the daemon's priority and never lowered: what
+ * follows each entry (the answer, the tool calls the code started, closing), and stopping code (a time limit, a client
+ * gone). A code thread lowered while its entry ran would otherwise go on at nice 19 with what follows, and a thread it
+ * started would be born at nice 19 (a Reactor pool starts its threads on the thread that first hands it a task): the
+ * first {@code return 1} beside 36 loops waited 1.5 to 20 s for such a thread on a busy host.
  */
 @Component
 final class ExecutionPool implements DisposableBean {
@@ -34,8 +40,12 @@ final class ExecutionPool implements DisposableBean {
     static final Duration DEMOTE_AFTER = Duration.ofMillis(100);
 
     private final CodeThreads threads;
-    /** One per admitted execution at most: closing waits for the code to leave, and 36 loops are closed at once, not 4 by 4. */
-    private final Scheduler stops;
+    /**
+     * Closing waits for the code to leave, one per admitted execution at most, and 36 loops are closed at once, not 4
+     * by 4: twice {@code max-concurrent}, so that closing every execution at once leaves threads for what follows entries.
+     */
+    private final CodeThreads hostThreads;
+    private final Scheduler host;
     private final InstrumentedPool<Object> slots;
     private final int maxConcurrent;
     private final int maxQueued;
@@ -43,8 +53,9 @@ final class ExecutionPool implements DisposableBean {
     ExecutionPool(ExecutionProperties properties) {
         this.maxConcurrent = properties.maxConcurrent();
         this.maxQueued = properties.maxQueued();
-        this.stops = Schedulers.newBoundedElastic(maxConcurrent, 100_000, "tether-js-stop", 60, true);
-        this.threads = new CodeThreads(maxConcurrent, properties.nice(), DEMOTE_AFTER);
+        this.hostThreads = new CodeThreads("tether-js-host", 2 * maxConcurrent, 0, DEMOTE_AFTER);
+        this.host = Schedulers.fromExecutor(hostThreads);
+        this.threads = new CodeThreads("tether-js", maxConcurrent, properties.nice(), DEMOTE_AFTER);
         this.slots = PoolBuilder.from(Mono.fromSupplier(Object::new))
                 .sizeBetween(0, maxConcurrent)
                 .maxPendingAcquire(maxQueued)
@@ -62,9 +73,12 @@ final class ExecutionPool implements DisposableBean {
         return Schedulers.fromExecutor(new Lane(threads));
     }
 
-    /** Where code is stopped: closing a context waits for the code on another thread to leave it. */
-    Scheduler stops() {
-        return stops;
+    /**
+     * Where what surrounds the code runs, at the daemon's priority: what follows each entry, and stopping code (closing
+     * a context waits for the code on another thread to leave it).
+     */
+    Scheduler host() {
+        return host;
     }
 
     /** Executions admitted now. */
@@ -86,7 +100,7 @@ final class ExecutionPool implements DisposableBean {
     public void destroy() {
         slots.disposeLater().subscribe();
         threads.shutdownNow();
-        stops.dispose();
+        hostThreads.shutdownNow();
     }
 
     /** Runs its tasks in order, one at a time, each on some thread of the pool; holds no thread between them. */

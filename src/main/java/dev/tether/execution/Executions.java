@@ -67,10 +67,12 @@ public final class Executions implements DisposableBean {
     /** Runs {@code code} until it completes or pauses for an approval. Cancelling ends it and its tool calls. */
     public Mono<ExecutionAnswer> execute(String code) {
         return pool.admit(Mono.defer(() -> {
-            Execution execution = new Execution(properties, pool.lane(), pool.stops());
-            // Opening (the engine too, on the first execution) is not the code's time: it runs before the drive.
+            Execution execution = new Execution(properties, pool.lane(), pool.host());
+            // Opening (the engine too, on the first execution) is not the code's time: it runs before the drive, on a
+            // host thread, never lowered: it takes the engine's locks, which a lowered thread would hold for seconds
+            // while every other opening waits.
             return Mono.usingWhen(Mono.fromRunnable(() -> memory.watch(execution)).thenReturn(execution),
-                    opened -> Mono.fromSupplier(() -> opened.open(engine)).subscribeOn(opened.lane())
+                    opened -> opened.onHost(() -> opened.open(engine))
                             .then(own(opened, () -> opened.start(code)))
                             .onErrorResume(JsUnavailableException.class, unavailable -> Mono.just(
                                     completed(opened, Settled.failed("Error: " + unavailable.getMessage())))),
@@ -141,7 +143,7 @@ public final class Executions implements DisposableBean {
      * is busy, not broken: its queue says so).
      */
     public Mono<Void> probe() {
-        return pool.full() ? Mono.empty() : Mono.fromRunnable(() -> { }).subscribeOn(pool.lane()).then();
+        return pool.full() ? Mono.empty() : Mono.fromRunnable(() -> { }).subscribeOn(pool.lane()).publishOn(pool.host()).then();
     }
 
     /** Executions that wait for an approval now. */
@@ -182,7 +184,7 @@ public final class Executions implements DisposableBean {
         return Mono.<Void>fromRunnable(() -> {
             memory.forget(execution);
             execution.close();
-        }).subscribeOn(pool.stops());
+        }).subscribeOn(pool.host());
     }
 
     private Mono<ExecutionAnswer> drive(Execution execution, Supplier<Step> first, Mono<Step> pending) {
@@ -190,7 +192,8 @@ public final class Executions implements DisposableBean {
             Sinks.Many<PendingCall> started = Sinks.many().unicast().onBackpressureBuffer();
             execution.attach(started);
             return Flux.merge(enter(execution, first), pending.flatMap(step -> answer(execution, step)),
-                            started.asFlux().flatMap(call -> handle(execution, call)))
+                            // The code's thread started the call: its work runs on a host thread.
+                            started.asFlux().publishOn(execution.host()).flatMap(call -> handle(execution, call)))
                     .next()
                     .timeout(properties.timeout())
                     .onErrorResume(TimeoutException.class, timeout -> close(execution).thenReturn(completed(execution,

@@ -11,11 +11,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
@@ -34,6 +36,11 @@ import reactor.core.scheduler.Schedulers;
  * of its context, one more full collection lets the collector give the heap it grew back to the system (the
  * launcher's {@code MaxHeapFreeRatio}): the daemon's resident memory returns to what it was before the bomb. The same
  * holds for code that ended by itself after allocating much (100,000 promises refused).
+ *
+ * <p>The baseline follows the daemon's own memory (catalogs, sessions, the engine's caches), which may grow long after
+ * the first execution: whenever no code is live and the old generation holds half a budget more than the baseline, a
+ * full collection learns it again. Else a daemon grown past baseline plus budget would stop innocent executions that
+ * allocated a quarter of a budget, garbage included, and collect twice a second while they ran.
  */
 @Component
 final class MemoryWatch implements DisposableBean {
@@ -50,17 +57,28 @@ final class MemoryWatch implements DisposableBean {
     private final Set<Execution> ended = ConcurrentHashMap.newKeySet();
     private final long maxMemory;
     private final @Nullable MemoryPoolMXBean old = oldGeneration();
-    private final Scheduler timer = Schedulers.newSingle("tether-js-memory", true);
+    private final Scheduler timer;
+    /** Nanoseconds, for spacing full collections. */
+    private final LongSupplier clock;
     private final Disposable ticking;
     /**
      * What the old generation holds without code: what it held after the last full collection that ran while no
-     * execution was live (else the least after any), learnt after the first execution. Starts unknown.
+     * execution was live (else the least after any), learnt after the first execution and again while no code is live
+     * once the old generation grew by half a budget. Starts unknown.
      */
     private long baseline = Long.MAX_VALUE;
-    private long lastGc;
+    private long lastGc = Long.MIN_VALUE;
     private volatile boolean watched;
 
+    @Autowired
     MemoryWatch(ExecutionProperties properties) {
+        this(properties, Schedulers.newSingle("tether-js-memory", true), System::nanoTime);
+    }
+
+    /** Ticks on {@code timer}; {@code clock} (nanoseconds) spaces full collections. */
+    MemoryWatch(ExecutionProperties properties, Scheduler timer, LongSupplier clock) {
+        this.timer = timer;
+        this.clock = clock;
         this.maxMemory = properties.maxMemory().toBytes();
         this.ticking = Allocations.supported()
                 ? timer.schedulePeriodically(this::tick, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS)
@@ -88,8 +106,10 @@ final class MemoryWatch implements DisposableBean {
             shrinkOnceStoppedLetGo();
             Heap heap = heap();
             if (live.isEmpty()) {
-                if (baseline == Long.MAX_VALUE && watched) {
-                    collect(); // once, after the first execution: the baseline to measure code's memory against
+                // After the first execution, and whenever the daemon's own memory grew by half a budget since: the
+                // baseline to measure code's memory against, following the daemon's.
+                if (watched && (baseline == Long.MAX_VALUE || heap.used() > baseline + maxMemory / 2)) {
+                    collect();
                 }
                 return;
             }
@@ -116,6 +136,11 @@ final class MemoryWatch implements DisposableBean {
         catch (RuntimeException ex) {
             log.warn("the memory watch failed a round: {}", ex.toString());
         }
+    }
+
+    /** What the old generation holds without code, as last learnt; {@link Long#MAX_VALUE} while unknown. */
+    long baseline() {
+        return baseline;
     }
 
     /** Where the old generation is under pressure: the baseline plus one execution's budget, or PRESSURE of it. */
@@ -156,16 +181,16 @@ final class MemoryWatch implements DisposableBean {
 
     /** A full collection, unless one ran too recently; what the old generation holds after it may be the baseline. */
     private boolean collect() {
-        long now = System.nanoTime();
-        if (now - lastGc < MIN_GC_INTERVAL_NANOS) {
+        long now = clock.getAsLong();
+        if (lastGc != Long.MIN_VALUE && now - lastGc < MIN_GC_INTERVAL_NANOS) {
             return false;
         }
         lastGc = now;
         System.gc();
         MemoryUsage after = old == null ? null : old.getCollectionUsage();
-        if (after != null && after.getUsed() > 0) {
-            baseline = live.isEmpty() ? after.getUsed() : Math.min(baseline, after.getUsed());
-        }
+        // Where the collector does not say what the old generation kept, what it holds now is close
+        long held = after != null && after.getUsed() > 0 ? after.getUsed() : heap().used();
+        baseline = live.isEmpty() ? held : Math.min(baseline, held);
         return true;
     }
 

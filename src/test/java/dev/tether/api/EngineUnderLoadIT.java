@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,7 @@ import reactor.core.publisher.Mono;
 import tools.jackson.databind.JsonNode;
 
 import dev.tether.api.TetherClient.Reply;
+import dev.tether.testsupport.Await;
 import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.PackagedDaemon;
@@ -37,6 +39,7 @@ class EngineUnderLoadIT {
 
     private static final String RUN = UUID.randomUUID().toString().substring(0, 12);
     private static final int LOOPS = 36;
+    private static final Pattern CODE_THREAD = Pattern.compile("tether-js-\\d+");
     /** The teardown ladder's bound for a docker child: EOF grace, docker stop grace, then SIGTERM and SIGKILL graces. */
     private static final Duration LADDER = Duration.ofSeconds(1 + 15 + 2 + 2);
 
@@ -71,6 +74,9 @@ class EngineUnderLoadIT {
         assertThat(tether.post("/api/connections", TetherClient.defaultConnection("everything")).status()).isEqualTo(200);
         assertThat(tether.post("/api/connections/org/everything/default/refresh", null).status()).isEqualTo(200);
 
+        // The engine built once, as on any daemon that has run code: the loops below then spin at once, and the
+        // engine's first build (seconds of CPU on a busy host) is not measured as their load.
+        assertThat(execute(tether, "return 0").path("structured").path("result").asInt()).isZero();
         Duration coldStart = timed(() -> healthy(tether, connect(tether, "cold1")));
         List<Long> warmUnloaded = warmHealth(tether);
         double rssAtStart = daemon.residentMiB();
@@ -79,7 +85,9 @@ class EngineUnderLoadIT {
         for (int i = 0; i < LOOPS; i++) {
             clients.add(tether.exchange(HttpMethod.POST, "/api/executions", Map.of("code", "while (true) {}")).subscribe(r -> { }, e -> { }));
         }
-        Thread.sleep(2000); // all admitted and spinning
+        // All opened and spinning: an entry into code that runs past 100 ms has its thread lowered to nice 19.
+        Await.until(() -> daemon.niceOfThreads(CODE_THREAD).stream().filter(nice -> nice == 19).count() >= LOOPS,
+                Duration.ofSeconds(60), () -> "the loops spin, lowered: nice of the code threads " + daemon.niceOfThreads(CODE_THREAD));
         Duration busyCpu = cpuOver(Duration.ofSeconds(1));
         // At nice 19 the loops get what the host leaves: on a busy host that is little, but never nothing.
         assertThat(busyCpu.toMillis()).as("the loops spin (CPU ms in one second)").isGreaterThan(50);
@@ -99,7 +107,8 @@ class EngineUnderLoadIT {
             newExecutions.add(timed(() -> assertThat(execute(tether, "return 1").path("structured").path("result").asInt())
                     .isEqualTo(1)).toMillis());
         }
-        assertThat(median(newExecutions)).as("new executions while 36 spin (ms): %s", newExecutions).isLessThanOrEqualTo(1000);
+        System.out.printf("%n[engine under load] new executions while %d spin: %s ms%n", LOOPS, newExecutions);
+        assertThat(newExecutions).as("each new execution while %d spin (ms)", LOOPS).allSatisfy(millis -> assertThat(millis).isLessThanOrEqualTo(1000));
 
         int containers = DockerContainers.withLabel("tether.test.run", RUN).size();
         long deleted = System.nanoTime();
@@ -148,11 +157,13 @@ class EngineUnderLoadIT {
             assertThat(answer.path("error").asString()).as("100,000 parked calls end naming the limit: %s", answer)
                     .contains("tether.execution.max-pending-calls");
         }).toMillis();
-        Thread.sleep(3000); // the memory watch's collection after the last stop, and the launcher's native heap trim
+        // The memory watch's collection after the last stop, then the launcher's native heap trim (every second).
+        Await.until(() -> daemon.residentMiB() <= rssBefore * 1.2, Duration.ofSeconds(20),
+                () -> String.format("RSS back within 20%% of %.0f MiB: %.0f MiB", rssBefore, daemon.residentMiB()));
+        double rssAfter = daemon.residentMiB();
         assertThat(tether.get("/api/health").body()).as("the daemon still serves").isEqualTo("ok");
         assertThat(execute(tether, "return 2").path("structured").path("result").asInt()).isEqualTo(2);
         assertThat(tether.post(TetherClient.healthPath("everything", "cold1"), null).json().path("status").asString()).isEqualTo("healthy");
-        double rssAfter = daemon.residentMiB();
         System.out.printf("%n[engine under load] cold start %d ms unloaded, %d ms with %d loops; new executions %s ms; teardown %d ms%n"
                         + "[engine under load] warm health p50 %d ms unloaded, %d ms loaded; CPU in 1 s: %d ms spinning, %d ms 2 s after%n"
                         + "[engine under load] bombs %s ms, three at once %d ms, 100000 parked calls %d ms; RSS %.0f MiB at start, %.0f MiB before, %.0f MiB after%n",
@@ -163,7 +174,6 @@ class EngineUnderLoadIT {
         bombMillis.forEach((code, millis) -> assertThat(millis).as(code).isLessThanOrEqualTo(bound.toMillis()));
         assertThat(three).as("three at once (ms)").isLessThanOrEqualTo(bound.toMillis());
         assertThat(parked).as("100,000 parked calls (ms)").isLessThanOrEqualTo(bound.toMillis());
-        assertThat(rssAfter).as("RSS after the bombs (MiB), %.0f before", rssBefore).isLessThanOrEqualTo(rssBefore * 1.2);
     }
 
     private static String connect(TetherClient tether, String name) {

@@ -16,7 +16,10 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.test.StepVerifier;
 
-/** The executions' own threads: admission with a bounded queue, lanes that keep order, entries at the daemon's priority, lowered when they run long. */
+/**
+ * The executions' own threads: admission with a bounded queue, lanes that keep order, entries at the daemon's priority,
+ * lowered when they run long, and host threads that stay at the daemon's priority whoever hands them work.
+ */
 class ExecutionPoolTest {
 
     private final ExecutionPool pool = new ExecutionPool(new ExecutionProperties(null, null, null, null, null, 2, 1, null, null, null, null));
@@ -86,6 +89,30 @@ class ExecutionPoolTest {
         assertThat(seen.get(1)).as("lowered once it ran long").isEqualTo("19@" + spinThread);
         assertThat(seen.get(2)).as("the next entry: a fresh thread at the daemon's priority")
                 .startsWith(daemons + "@").doesNotEndWith("@" + spinThread);
+    }
+
+    @Test
+    void whatALoweredEntryHandsOnRunsOnAHostThreadAtTheDaemonsPriority() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isSymbolicLink(Path.of("/proc/thread-self")), "Linux only");
+        String daemons = niceOfThisThread();
+        List<String> seen = new CopyOnWriteArrayList<>();
+        // An entry that runs until it is lowered, as a loop does (bounded), then hands work to the host threads; no
+        // host thread exists yet, so the one that takes it is started now, while a lowered thread asks for it.
+        Mono<String> entry = Mono.fromSupplier(() -> {
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!niceOfThisThread().equals("19") && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            seen.add(niceOfThisThread() + "@" + Thread.currentThread().getName());
+            return "entered";
+        });
+        StepVerifier.create(entry.subscribeOn(pool.lane()).publishOn(pool.host())
+                        .doOnNext(entered -> seen.add(niceOfThisThread() + "@" + Thread.currentThread().getName())))
+                .expectNext("entered")
+                .expectComplete()
+                .verify(Duration.ofSeconds(20));
+        assertThat(seen.get(0)).as("the entry, lowered").startsWith("19@tether-js-");
+        assertThat(seen.get(1)).as("what follows it").startsWith(daemons + "@tether-js-host-");
     }
 
     private static String niceOfThisThread() {

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Assumptions;
@@ -167,6 +168,33 @@ public final class PackagedDaemon implements AutoCloseable {
         String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
         return Duration.ofMillis(ticks * 10);
+    }
+
+    /**
+     * The nice values of the daemon's threads whose name, as the kernel keeps it (its first 15 characters), matches
+     * {@code name}: how a test sees that code threads were lowered.
+     */
+    public List<Integer> niceOfThreads(Pattern name) {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(process.pid()), "task"))) {
+            List<Integer> nice = new ArrayList<>();
+            for (Path task : tasks.toList()) {
+                String stat;
+                try {
+                    stat = Files.readString(task.resolve("stat"));
+                }
+                catch (IOException ended) {
+                    continue;
+                }
+                // the name is in parentheses; nice is the 17th field after it
+                if (name.matcher(stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))).matches()) {
+                    nice.add(Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16]));
+                }
+            }
+            return nice;
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     /** A scrape of {@code /actuator/prometheus}, which asks for the token like the API when it shares the API's port. */
