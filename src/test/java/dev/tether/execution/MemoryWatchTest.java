@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
+import dev.tether.replicas.ReplicaIds;
 import dev.tether.testsupport.Await;
 
 /**
@@ -29,7 +30,8 @@ class MemoryWatchTest {
     private final ExecutionPool pool = new ExecutionPool(properties);
     private final MemoryWatch memory = new MemoryWatch(properties, time, () -> time.now(TimeUnit.NANOSECONDS));
     // No tool is called: the code below calls none.
-    private final Executions executions = new Executions(engine, null, null, null, properties, pool, memory);
+    private final Executions executions = new Executions(engine, null, null, null, properties, pool, memory,
+            new ReplicaIds("0a1b2c3d", false));
 
     @AfterEach
     void stop() {
