@@ -6,8 +6,9 @@ import com.fasterxml.jackson.annotation.JsonRawValue;
 
 /**
  * Executor's answer to an execution: {@code completed {text, structured, isError}} or {@code paused {text,
- * structured}}. {@code structured} is JSON text made by the sandbox's own {@code JSON.stringify}, so numbers and
- * strings read exactly as they would in Executor.
+ * structured}}. {@code structured} is JSON text the host writes from the guest's value ({@link ResultClone}), never
+ * the guest's own {@code JSON.stringify}, so guest code cannot change the envelope; numbers and strings read as they
+ * would in Executor.
  */
 @JsonPropertyOrder({"status", "text", "structured", "isError"})
 @JsonInclude(JsonInclude.Include.NON_NULL)
