@@ -9,16 +9,13 @@
 // Connect, "GraphQL", the endpoint, "Add source"; and each integration's Tools tab. On Tether it then pastes a
 // Google Discovery document into the OpenAPI form. What each run saw goes to config.output as JSON; the JUnit test
 // judges it.
-import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { record } from "./walk.mjs";
-import { CHROMIUM_FLAGS, awaitAnswer, readyLine, start as startIn, stop } from "./servers.mjs";
+import { CHROMIUM_FLAGS, awaitAnswer, start as startIn, stop, walkExecutorThenTether } from "./servers.mjs";
 
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
-const here = dirname(fileURLToPath(import.meta.url));
 const log = (line) => console.log(`[browser ${new Date().toISOString().slice(11, 23)}] ${line}`);
 const start = (name, command, args, env) => startIn(config.workDir, name, command, args, env);
 const STEP_BOUND = 30_000;
@@ -186,36 +183,7 @@ const books = start("books", config.java, ["-cp", config.classpath, "dev.tether.
 const browser = await chromium.launch({ executablePath: config.chromium, args: CHROMIUM_FLAGS, headless: true });
 try {
   await awaitAnswer(config.openapiUrl, {}, 60_000, books);
-  // ---- the real Executor: its UI copied and walked -------------------------------------------------------------
-  const executorHome = join(config.workDir, "executor-home");
-  mkdirSync(join(config.workDir, "executor-scope"), { recursive: true });
-  mkdirSync(executorHome, { recursive: true });
-  const executor = start("executor", config.executorCli, ["web", "--port", String(config.executorPort), "--hostname",
-    "127.0.0.1", "--auth-token", config.token, "--scope", join(config.workDir, "executor-scope")], { ...env, HOME: executorHome });
-  const executorOrigin = `http://127.0.0.1:${config.executorPort}`;
-  try {
-    await awaitAnswer(`${executorOrigin}/api/integrations`, { authorization: `Bearer ${config.token}` }, 90_000, executor);
-    const mirrored = JSON.parse(execFileSync("node", [join(here, "mirror-ui.mjs"), executorOrigin, config.token, config.uiDir],
-      { encoding: "utf8" }));
-    log(`copied Executor's web UI: ${mirrored.copied} files`);
-    output.executor = await walkOn(browser, "executor", executorOrigin, `Bearer ${config.token}`);
-  } finally {
-    await stop(executor);
-  }
-  // ---- Tether as the desktop app's sidecar ---------------------------------------------------------------------
-  const dataDir = join(config.workDir, "sidecar-data");
-  const sidecar = start("sidecar", config.sidecar, [], {
-    ...env, HOME: join(config.workDir, "sidecar-home"), TETHER_AOT: "off",
-    EXECUTOR_PORT: String(config.sidecarPort), EXECUTOR_HOST: "127.0.0.1", EXECUTOR_AUTH_PASSWORD: config.password,
-    EXECUTOR_CLIENT_DIR: config.uiDir, EXECUTOR_SCOPE_DIR: dataDir, EXECUTOR_DATA_DIR: dataDir, EXECUTOR_CLIENT: "desktop",
-  });
-  try {
-    const port = await readyLine(sidecar, 120_000);
-    const basic = `Basic ${Buffer.from(`executor:${config.password}`).toString("base64")}`;
-    output.tether = await walkOn(browser, "tether", `http://127.0.0.1:${port}`, basic);
-  } finally {
-    await stop(sidecar);
-  }
+  await walkExecutorThenTether(config, env, browser, walkOn, output, log);
 } finally {
   await browser.close();
   await stop(books);

@@ -1,8 +1,12 @@
-// The server processes of the browser runs (run.mjs, oauth-walk.mjs): started with their output in a log file,
-// awaited until they answer, stopped with SIGTERM and, past a bound, SIGKILL.
-import { spawn } from "node:child_process";
-import { createWriteStream } from "node:fs";
-import { join } from "node:path";
+// The server processes of the browser runs (run.mjs, oauth-walk.mjs, http-sources-walk.mjs): started with their
+// output in a log file, awaited until they answer, stopped with SIGTERM and, past a bound, SIGKILL; and the walk of
+// one UI flow on the real Executor, then on Tether as the desktop app's sidecar.
+import { execFileSync, spawn } from "node:child_process";
+import { createWriteStream, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -62,4 +66,41 @@ export function readyLine(child, boundMs) {
       reject(new Error(`the sidecar exited with ${code} before its ready line`));
     });
   });
+}
+
+/**
+ * Walks one flow (walkOn(browser, name, origin, authorization)) on the real `executor web`, whose web UI it copies
+ * into config.uiDir (unless config.skipExecutor, the UI is still copied), then on Tether started as the desktop app's
+ * sidecar on that UI with HTTP Basic auth; each walk's result goes into output.executor and output.tether as it ends.
+ */
+export async function walkExecutorThenTether(config, env, browser, walkOn, output, log) {
+  const executorHome = join(config.workDir, "executor-home");
+  mkdirSync(join(config.workDir, "executor-scope"), { recursive: true });
+  mkdirSync(executorHome, { recursive: true });
+  const executor = start(config.workDir, "executor", config.executorCli, ["web", "--port", String(config.executorPort),
+    "--hostname", "127.0.0.1", "--auth-token", config.token, "--scope", join(config.workDir, "executor-scope")],
+    { ...env, HOME: executorHome });
+  const executorOrigin = `http://127.0.0.1:${config.executorPort}`;
+  try {
+    await awaitAnswer(`${executorOrigin}/api/integrations`, { authorization: `Bearer ${config.token}` }, 90_000, executor);
+    const mirrored = JSON.parse(execFileSync("node", [join(here, "mirror-ui.mjs"), executorOrigin, config.token, config.uiDir],
+      { encoding: "utf8" }));
+    log(`copied Executor's web UI: ${mirrored.copied} files`);
+    if (!config.skipExecutor) output.executor = await walkOn(browser, "executor", executorOrigin, `Bearer ${config.token}`);
+  } finally {
+    await stop(executor);
+  }
+  const dataDir = join(config.workDir, "sidecar-data");
+  const sidecar = start(config.workDir, "sidecar", config.sidecar, [], {
+    ...env, HOME: join(config.workDir, "sidecar-home"), TETHER_AOT: "off",
+    EXECUTOR_PORT: String(config.sidecarPort), EXECUTOR_HOST: "127.0.0.1", EXECUTOR_AUTH_PASSWORD: config.password,
+    EXECUTOR_CLIENT_DIR: config.uiDir, EXECUTOR_SCOPE_DIR: dataDir, EXECUTOR_DATA_DIR: dataDir, EXECUTOR_CLIENT: "desktop",
+  });
+  try {
+    const port = await readyLine(sidecar, 120_000);
+    const basic = `Basic ${Buffer.from(`executor:${config.password}`).toString("base64")}`;
+    output.tether = await walkOn(browser, "tether", `http://127.0.0.1:${port}`, basic);
+  } finally {
+    await stop(sidecar);
+  }
 }

@@ -9,6 +9,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Assumptions;
@@ -83,6 +85,31 @@ final class BrowserRuns {
             throw new AssertionError("the browser run of " + script + " did not end within " + bound);
         }
         return JSON.readTree(Files.readString(work.resolve("result.json")));
+    }
+
+    /** The steps of a walk's record that failed, as {@code step: error}; one line saying so when the walk did not run. */
+    static Set<String> failedSteps(JsonNode run) {
+        Set<String> failed = new TreeSet<>();
+        run.path("steps").forEach(step -> {
+            if (!step.path("ok").asBoolean()) {
+                failed.add(step.path("step").asString() + ": " + step.path("error").asString());
+            }
+        });
+        if (run.isMissingNode() || run.isNull()) {
+            failed.add("the walk did not run");
+        }
+        return failed;
+    }
+
+    /** The API calls of a walk's record ({@code {method, route, status}}) that did not answer 2xx, as {@code METHOD route status}. */
+    static List<String> failedCalls(JsonNode calls) {
+        List<String> failed = new ArrayList<>();
+        calls.forEach(call -> {
+            if (call.path("status").asInt() < 200 || call.path("status").asInt() >= 300) {
+                failed.add(call.path("method").asString() + " " + call.path("route").asString() + " " + call.path("status").asInt());
+            }
+        });
+        return failed;
     }
 
     /**

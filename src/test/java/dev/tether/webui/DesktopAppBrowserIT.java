@@ -84,12 +84,7 @@ class DesktopAppBrowserIT {
         assertThat(failedSteps).as("steps that failed on Tether: %s", tether.path("walk")).isEqualTo(KNOWN_STEP_GAPS);
         assertThat(tether.path("storm").path("ok").asBoolean()).as("the storm on Tether: %s", tether.path("storm")).isTrue();
 
-        List<String> failed = new ArrayList<>();
-        for (JsonNode call : tether.path("calls")) {
-            if (call.path("status").asInt() < 200 || call.path("status").asInt() >= 300) {
-                failed.add(call.path("method").asString() + " " + call.path("route").asString() + " " + call.path("status").asInt());
-            }
-        }
+        List<String> failed = BrowserRuns.failedCalls(tether.path("calls"));
         Set<String> failedRoutes = new TreeSet<>(failed.stream().map(line -> line.substring(0, line.lastIndexOf(' '))).toList());
         assertThat(failedRoutes).as("calls that failed on Tether (all: %s)", failed).isEqualTo(KNOWN_FAILING.keySet());
         assertThat(errors(tether)).as("console and page errors on Tether").isEqualTo(knownErrors(errors(tether)));

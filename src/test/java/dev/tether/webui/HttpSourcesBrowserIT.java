@@ -8,9 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -56,8 +54,8 @@ class HttpSourcesBrowserIT {
         JsonNode executor = result.path("executor");
         JsonNode tether = result.path("tether");
 
-        assertThat(failedSteps(executor)).as("the walk on the real Executor: %s", executor.path("steps")).isEmpty();
-        assertThat(failedSteps(tether)).as("the walk on Tether: %s", tether.path("steps")).isEmpty();
+        assertThat(BrowserRuns.failedSteps(executor)).as("the walk on the real Executor: %s", executor.path("steps")).isEmpty();
+        assertThat(BrowserRuns.failedSteps(tether)).as("the walk on Tether: %s", tether.path("steps")).isEmpty();
         assertThat(executor.path("steps").size()).isEqualTo(5);
         assertThat(tether.path("steps").size()).as("and on Tether a pasted Discovery document").isEqualTo(7);
 
@@ -70,32 +68,14 @@ class HttpSourcesBrowserIT {
                 .containsExactly("mutation.addBook", "query.book", "query.books", "query.slow");
         assertThat(names(tether, "discovery")).as("the Discovery document's tools").isEqualTo(DISCOVERY_TOOLS);
 
-        List<String> failed = new ArrayList<>();
-        List.of(tether.path("calls"), tether.path("discoveryCalls")).forEach(calls -> calls.forEach(call -> {
-            if (call.path("status").asInt() < 200 || call.path("status").asInt() >= 300) {
-                failed.add(call.path("method").asString() + " " + call.path("route").asString() + " " + call.path("status").asInt());
-            }
-        }));
-        assertThat(failed).as("calls that failed on Tether").isEmpty();
+        assertThat(BrowserRuns.failedCalls(tether.path("calls"))).as("calls that failed on Tether").isEmpty();
+        assertThat(BrowserRuns.failedCalls(tether.path("discoveryCalls"))).as("calls that failed on Tether (Discovery)").isEmpty();
         assertThat(tether.path("consoleErrors").size() + tether.path("pageErrors").size())
                 .as("errors on the page on Tether: %s %s", tether.path("consoleErrors"), tether.path("pageErrors")).isZero();
         assertThat(sourceCalls(tether).keySet()).as("the sources' calls the UI made").isEqualTo(sourceCalls(executor).keySet())
                 .contains("POST /api/openapi/preview", "POST /api/openapi/specs", "POST /api/graphql/integrations");
         sourceCalls(executor).forEach((call, shape) -> assertThat(sourceCalls(tether).get(call))
                 .as("the JSON shape of %s", call).isEqualTo(shape));
-    }
-
-    private static Set<String> failedSteps(JsonNode run) {
-        Set<String> failed = new TreeSet<>();
-        run.path("steps").forEach(step -> {
-            if (!step.path("ok").asBoolean()) {
-                failed.add(step.path("step").asString() + ": " + step.path("error").asString());
-            }
-        });
-        if (run.isMissingNode() || run.isNull()) {
-            failed.add("the walk did not run");
-        }
-        return failed;
     }
 
     private static List<String> names(JsonNode run, String kind) {

@@ -52,37 +52,18 @@ class OAuthBrowserIT {
         JsonNode executor = result.path("executor");
         JsonNode tether = result.path("tether");
 
-        assertThat(failedSteps(executor)).as("the walk on the real Executor: %s", executor.path("steps")).isEmpty();
-        assertThat(failedSteps(tether)).as("the walk on Tether: %s", tether.path("steps")).isEmpty();
+        assertThat(BrowserRuns.failedSteps(executor)).as("the walk on the real Executor: %s", executor.path("steps")).isEmpty();
+        assertThat(BrowserRuns.failedSteps(tether)).as("the walk on Tether: %s", tether.path("steps")).isEmpty();
         assertThat(tether.path("steps").size()).isEqualTo(executor.path("steps").size()).isEqualTo(3);
         assertThat(popup(tether)).as("the popup went to the authorization server, then to Tether's callback")
                 .containsExactly("http://localhost:47334/authorize", "http://127.0.0.1:47332/api/oauth/callback");
 
-        List<String> failed = new ArrayList<>();
-        tether.path("calls").forEach(call -> {
-            if (call.path("status").asInt() < 200 || call.path("status").asInt() >= 300) {
-                failed.add(call.path("method").asString() + " " + call.path("route").asString() + " " + call.path("status").asInt());
-            }
-        });
-        assertThat(failed).as("calls that failed on Tether").isEmpty();
+        assertThat(BrowserRuns.failedCalls(tether.path("calls"))).as("calls that failed on Tether").isEmpty();
         assertThat(tether.path("consoleErrors").size() + tether.path("pageErrors").size())
                 .as("errors on the page on Tether: %s %s", tether.path("consoleErrors"), tether.path("pageErrors")).isZero();
         assertThat(oauthCalls(tether)).as("the OAuth calls the UI made").isEqualTo(oauthCalls(executor))
                 .contains("POST /api/mcp/probe", "POST /api/oauth/probe", "POST /api/oauth/clients/register-dynamic",
                         "POST /api/oauth/start");
-    }
-
-    private static Set<String> failedSteps(JsonNode run) {
-        Set<String> failed = new TreeSet<>();
-        run.path("steps").forEach(step -> {
-            if (!step.path("ok").asBoolean()) {
-                failed.add(step.path("step").asString() + ": " + step.path("error").asString());
-            }
-        });
-        if (run.isMissingNode() || run.isNull()) {
-            failed.add("the walk did not run");
-        }
-        return failed;
     }
 
     private static List<String> popup(JsonNode run) {
