@@ -144,13 +144,12 @@ final class PeerExchange implements DisposableBean {
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(json.writeValueAsBytes(Map.of("address", address, "args", arguments)))
                 .exchangeToMono(answer -> answer.bodyToMono(String.class).defaultIfEmpty("").flatMap(text -> {
-                    if (answer.statusCode().value() != HttpStatus.OK.value()) {
-                        unreachable.increment();
-                        return Mono.error(new PeerCallException(peer, address, answer.statusCode().value(), text));
-                    }
-                    answered.increment();
-                    return Mono.fromCallable(() -> MCP_JSON.readValue(text, CallToolResult.class));
-                }));
+                    int status = answer.statusCode().value();
+                    (status == HttpStatus.UNAUTHORIZED.value() ? unreachable : answered).increment();
+                    return status == HttpStatus.OK.value() ? Mono.fromCallable(() -> MCP_JSON.readValue(text, CallToolResult.class))
+                            : Mono.error(new PeerCallException(peer, address, status, text));
+                }))
+                .doOnError(WebClientRequestException.class, failed -> unreachable.increment());
     }
 
     private Mono<Void> relay(ClientResponse answer, ServerHttpResponse response, Peer peer, String what) {
