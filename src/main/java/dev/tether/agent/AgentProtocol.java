@@ -240,7 +240,7 @@ public final class AgentProtocol {
         }
         String key = key(session, request.id());
         return Mono.usingWhen(Mono.fromSupplier(() -> register(key)),
-                cancel -> calls.call(call.name(), call.arguments() == null ? Map.of() : call.arguments())
+                cancel -> calls.callAtOwner(call.name(), call.arguments() == null ? Map.of() : call.arguments())
                         .map(result -> (JSONRPCMessage) JSONRPCResponse.result(request.id(), result))
                         .onErrorResume(ToolNotFoundException.class, missing -> Mono.just(JSONRPCResponse.error(request.id(),
                                 new JSONRPCError(ErrorCodes.INVALID_PARAMS, "Unknown tool: " + missing.getMessage()))))

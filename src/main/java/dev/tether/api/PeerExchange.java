@@ -7,6 +7,9 @@ import java.util.Set;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.netty.channel.ChannelOption;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.core.env.Environment;
@@ -53,6 +56,8 @@ final class PeerExchange implements DisposableBean {
             "upgrade", "proxy-authorization", "proxy-authenticate");
     /** Request headers the exchange sets itself. */
     private static final Set<String> SET_HERE = Set.of("host", "authorization", "content-length", FORWARDED.toLowerCase(Locale.ROOT));
+
+    private static final McpJsonMapper MCP_JSON = McpJsonDefaults.getMapper();
 
     private final ConnectionOwners owners;
     private final AuthToken token;
@@ -123,6 +128,28 @@ final class PeerExchange implements DisposableBean {
                             + failed.getMostSpecificCause().getClass().getSimpleName()
                             + "); it moves once that replica's lease runs out, try again then");
                 });
+    }
+
+    /**
+     * Calls the tool at {@code address} on {@code peer} as {@code POST /api/tools/call} there, marked forwarded so that
+     * the peer serves it itself. A caller that leaves cancels the exchange, which closes its connection, and the peer's
+     * call is cancelled with it. A peer that answers anything but 200 fails the call with {@link PeerCallException}.
+     */
+    Mono<CallToolResult> callTool(Peer peer, String address, Map<String, Object> arguments) {
+        return client.post().uri(URI.create("http://" + peer.address() + "/api/tools/call"))
+                .headers(headers -> {
+                    headers.setBearerAuth(token.bearer());
+                    headers.set(FORWARDED, owners.instance());
+                })
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(json.writeValueAsBytes(Map.of("address", address, "args", arguments)))
+                .exchangeToMono(answer -> answer.bodyToMono(String.class).defaultIfEmpty("").flatMap(text -> {
+                    int status = answer.statusCode().value();
+                    (status == HttpStatus.UNAUTHORIZED.value() ? unreachable : answered).increment();
+                    return status == HttpStatus.OK.value() ? Mono.fromCallable(() -> MCP_JSON.readValue(text, CallToolResult.class))
+                            : Mono.error(new PeerCallException(peer, address, status, text));
+                }))
+                .doOnError(WebClientRequestException.class, failed -> unreachable.increment());
     }
 
     private Mono<Void> relay(ClientResponse answer, ServerHttpResponse response, Peer peer, String what) {

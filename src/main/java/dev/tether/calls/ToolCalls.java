@@ -49,9 +49,10 @@ public final class ToolCalls {
     private final CatalogService catalogSyncs;
     private final JsonMapper json;
     private final OutcomeTimers timers;
+    private final OwnerCalls owners;
 
     public ToolCalls(SessionPool sessions, SourceCalls sources, CatalogStore catalogs, BuiltinTools builtins,
-            CatalogService catalogSyncs, JsonMapper json, MeterRegistry registry) {
+            CatalogService catalogSyncs, JsonMapper json, MeterRegistry registry, OwnerCalls owners) {
         this.sessions = sessions;
         this.sources = sources;
         this.catalogs = catalogs;
@@ -59,6 +60,7 @@ public final class ToolCalls {
         this.catalogSyncs = catalogSyncs;
         this.json = json;
         this.timers = new OutcomeTimers("tether.calls", "agent tool calls", registry);
+        this.owners = owners;
     }
 
     /**
@@ -66,6 +68,18 @@ public final class ToolCalls {
      * built-in answers its value as structured content, with its JSON as the one text content.
      */
     public Mono<CallToolResult> call(String address, Map<String, Object> arguments) {
+        return call(address, arguments, false);
+    }
+
+    /**
+     * As {@link #call(String, Map)}, on the replica that owns the connection when that is another: for callers inside
+     * this replica ({@code /mcp}'s {@code tools/call}), whose requests no API route has passed to the owner.
+     */
+    public Mono<CallToolResult> callAtOwner(String address, Map<String, Object> arguments) {
+        return call(address, arguments, true);
+    }
+
+    private Mono<CallToolResult> call(String address, Map<String, Object> arguments, boolean atOwner) {
         Optional<BuiltinTool> builtin = builtin(address);
         if (builtin.isPresent()) {
             return builtins.run(builtin.get(), arguments)
@@ -78,7 +92,8 @@ public final class ToolCalls {
         return Mono.fromCallable(() -> ToolAddress.parse(address))
                 .flatMap(parsed -> find(parsed, address).flatMap(tool -> sources.source(parsed.connection())
                         .flatMap(integration -> timed(sources.invoke(integration, parsed.connection(), tool, arguments)).map(this::sourceResult))
-                        .switchIfEmpty(Mono.defer(() -> call(parsed, tool, arguments)))));
+                        .switchIfEmpty(Mono.defer(() -> atOwner ? atOwner(parsed, tool, address, arguments)
+                                : call(parsed, tool, arguments)))));
     }
 
     /**
@@ -125,7 +140,18 @@ public final class ToolCalls {
                 .flatMap(parsed -> find(parsed, address).flatMap(tool -> sources.source(parsed.connection())
                         .flatMap(integration -> timed(sources.invoke(integration, parsed.connection(), tool, args)))
                         .<Object>map(answer -> answer)
-                        .switchIfEmpty(Mono.defer(() -> call(parsed, tool, args).map(ToolCalls::envelope)))));
+                        .switchIfEmpty(Mono.defer(() -> atOwner(parsed, tool, address, args).map(ToolCalls::envelope)))));
+    }
+
+    /**
+     * A call from inside this replica, on its connection's owner: here, or over HTTP at the replica that owns it. Only
+     * for those: a call that reached {@link #call(String, Map)} was already routed by the API (or forwarded here), and
+     * routing it again could pass it back and forth between two replicas whose lease snapshots differ.
+     */
+    private Mono<CallToolResult> atOwner(ToolAddress parsed, StoredTool tool, String address, Map<String, Object> args) {
+        return owners.atOwner(parsed.connection(), address, args)
+                .map(this::timedCall)
+                .orElseGet(() -> call(parsed, tool, args));
     }
 
     /** An HTTP source's answer as an MCP tool result: its data as JSON text, the whole {@code ToolResult} as structured content. */
@@ -192,13 +218,17 @@ public final class ToolCalls {
     }
 
     private Mono<CallToolResult> call(ToolAddress address, StoredTool tool, Map<String, Object> arguments) {
-        Timer.Sample timing = timers.start();
-        return sessions.withSession(address.connection(), session -> session.callTool(tool.serverName(), arguments)
+        return timedCall(sessions.withSession(address.connection(), session -> session.callTool(tool.serverName(), arguments)
                         .map(Outcome::answered)
                         // Abandoned with notifications/cancelled: the tool was slow, not the server broken. Failing
                         // the lease with it would retire the warm session, so the timeout leaves the lease first.
                         .onErrorResume(McpTimeoutException.class, timeout -> Mono.just(Outcome.timedOut(timeout))))
-                .flatMap(Outcome::result)
+                .flatMap(Outcome::result));
+    }
+
+    private Mono<CallToolResult> timedCall(Mono<CallToolResult> call) {
+        Timer.Sample timing = timers.start();
+        return call
                 .doOnNext(result -> timing.stop(timers.timer(Boolean.TRUE.equals(result.isError()) ? "tool_error" : "ok")))
                 .doOnError(error -> timing.stop(timers.timer("failed")))
                 .doOnCancel(() -> timing.stop(timers.timer("cancelled")));

@@ -20,8 +20,11 @@ import dev.tether.store.StoreSharing;
 
 /**
  * Every {@code tether.replicas.heartbeat}, claims the leases that ran out and removes the containers their replicas
- * left on the Docker engine. The claim is a delete that only one replica's statement can win, so each dead replica
- * is reaped once however many peers look at the same moment.
+ * left on the Docker engine. The claim is an update of the lease row that only one replica's statement can win, so
+ * each dead replica is reaped by one peer at a time however many look at the same moment; the row goes only once its
+ * containers are gone. A removal that fails (the engine slow or out of reach) gives the claim back and is tried again
+ * at the next heartbeat, and a claim lasts {@code lease-ttl}, so that a claimer that dies in the middle is followed by
+ * another peer rather than leaving the containers for good.
  */
 @Component
 public final class DeadReplicaReaper implements SmartLifecycle {
@@ -58,15 +61,25 @@ public final class DeadReplicaReaper implements SmartLifecycle {
             Instant now = Instant.ofEpochMilli(clock.now(TimeUnit.MILLISECONDS));
             return leases.expired(now)
                     .filter(lease -> !lease.instance().equals(instance))
-                    .concatMap(lease -> leases.claim(lease, now)
+                    .concatMap(lease -> leases.claim(lease, instance, now, now.plus(properties.leaseTtl()))
                             .filter(Boolean::booleanValue)
-                            .flatMap(won -> {
-                                log.warn("replica {} at {} stopped renewing its lease at {}: removing what it left",
-                                        lease.instance(), lease.address(), lease.expiresAt());
-                                return containers.reapReplica(lease.instance(), lease.expiresAt());
-                            }))
+                            .flatMap(won -> reap(lease)))
                     .reduce(0L, Long::sum);
         });
+    }
+
+    private Mono<Long> reap(InstanceLeases.Lease lease) {
+        log.warn("replica {} at {} stopped renewing its lease at {}: removing what it left", lease.instance(), lease.address(),
+                lease.expiresAt());
+        // Bounded by the claim's own length, so that this replica gives up before a peer may take the claim over.
+        return containers.reapReplica(lease.instance(), lease.expiresAt())
+                .timeout(properties.leaseTtl(), clock)
+                .flatMap(removed -> leases.reaped(lease.instance(), instance).thenReturn(removed))
+                .onErrorResume(error -> {
+                    log.warn("cannot remove what replica {} left yet, trying again at the next heartbeat: {}", lease.instance(),
+                            error.toString());
+                    return leases.unclaim(lease.instance(), instance).thenReturn(0L);
+                });
     }
 
     @Override

@@ -25,8 +25,15 @@ public interface InstanceLeases {
     Flux<Lease> expired(Instant now);
 
     /**
-     * Takes an expired lease away, exactly once across replicas: true only for the one whose delete removed the
-     * row, and only while it is still expired (a replica that came back and renewed keeps it).
+     * Marks an expired lease as {@code claimer}'s to clean up until {@code until}, exactly once across replicas: true
+     * only for the one whose update marked the row, while it is still expired (a replica that came back and renewed
+     * keeps it) and nobody else's claim on it is running; the claimer may take its own claim again to retry.
      */
-    Mono<Boolean> claim(Lease lease, Instant now);
+    Mono<Boolean> claim(Lease lease, String claimer, Instant now, Instant until);
+
+    /** Gives up {@code claimer}'s claim after a failed cleanup, so that any live peer may take it at once. */
+    Mono<Void> unclaim(String instance, String claimer);
+
+    /** Removes a lease {@code claimer} claimed, once what its replica left is gone; false if the claim was lost. */
+    Mono<Boolean> reaped(String instance, String claimer);
 }

@@ -20,20 +20,23 @@ final class R2dbcInstanceLeases implements InstanceLeases {
 
     @Override
     public Mono<Boolean> renew(Lease lease) {
-        // Only this replica writes its own row, so update-then-insert cannot race another writer of it.
-        return db.sql("UPDATE instance_lease SET address = :address, expires_at = :expires WHERE instance_id = :id")
+        // Only this replica writes its own row's lease, so update-then-insert cannot race another writer of it. A row a
+        // peer claimed (this replica was taken for dead) is written anew: the claimer's final delete then finds no
+        // claim of its own and leaves the new row alone.
+        return db.sql("UPDATE instance_lease SET address = :address, expires_at = :expires WHERE instance_id = :id "
+                        + "AND claimed_by IS NULL")
                 .bind("address", lease.address())
                 .bind("expires", lease.expiresAt().toEpochMilli())
                 .bind("id", lease.instance())
                 .fetch().rowsUpdated()
                 .flatMap(rows -> rows > 0 ? Mono.just(true)
-                        : db.sql("INSERT INTO instance_lease (instance_id, address, started_at, expires_at) "
+                        : release(lease.instance()).then(db.sql("INSERT INTO instance_lease (instance_id, address, started_at, expires_at) "
                                         + "VALUES (:id, :address, :started, :expires)")
                                 .bind("id", lease.instance())
                                 .bind("address", lease.address())
                                 .bind("started", lease.startedAt().toEpochMilli())
                                 .bind("expires", lease.expiresAt().toEpochMilli())
-                                .fetch().rowsUpdated()
+                                .fetch().rowsUpdated())
                                 .thenReturn(false));
     }
 
@@ -60,11 +63,34 @@ final class R2dbcInstanceLeases implements InstanceLeases {
     }
 
     @Override
-    public Mono<Boolean> claim(Lease lease, Instant now) {
-        // The row lock of the delete decides: of two replicas claiming at once, one deletes the row, the other none.
-        return db.sql("DELETE FROM instance_lease WHERE instance_id = :id AND expires_at < :now")
+    public Mono<Boolean> claim(Lease lease, String claimer, Instant now, Instant until) {
+        // The row lock of the update decides: of two replicas claiming at once, one marks the row, and the other's
+        // condition, evaluated again on the row the first wrote, no longer holds.
+        return db.sql("UPDATE instance_lease SET claimed_by = :claimer, claimed_until = :until WHERE instance_id = :id "
+                        + "AND expires_at < :now AND (claimed_by IS NULL OR claimed_by = :claimer OR claimed_until < :now)")
+                .bind("claimer", claimer)
+                .bind("until", until.toEpochMilli())
                 .bind("id", lease.instance())
                 .bind("now", now.toEpochMilli())
+                .fetch().rowsUpdated()
+                .map(rows -> rows > 0);
+    }
+
+    @Override
+    public Mono<Void> unclaim(String instance, String claimer) {
+        return db.sql("UPDATE instance_lease SET claimed_by = NULL, claimed_until = NULL WHERE instance_id = :id "
+                        + "AND claimed_by = :claimer")
+                .bind("id", instance)
+                .bind("claimer", claimer)
+                .fetch().rowsUpdated()
+                .then();
+    }
+
+    @Override
+    public Mono<Boolean> reaped(String instance, String claimer) {
+        return db.sql("DELETE FROM instance_lease WHERE instance_id = :id AND claimed_by = :claimer")
+                .bind("id", instance)
+                .bind("claimer", claimer)
                 .fetch().rowsUpdated()
                 .map(rows -> rows > 0);
     }

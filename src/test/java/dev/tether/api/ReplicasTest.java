@@ -118,6 +118,62 @@ class ReplicasTest {
         assertThat(spawned(0)).as("a request already forwarded is served where it lands").isEqualTo(1);
     }
 
+    /**
+     * An execution on A calls a tool of a connection B owns: the call goes to B, whose warm child answers, and A
+     * starts no child. A call that needs approval pauses on A, as A's policies say, and goes to B once accepted; a call
+     * that A's execution gives up on (its run times out) is cancelled on B's child too.
+     */
+    @Test
+    void anExecutionsAndAnAgentsToolCallsReachTheConnectionsOwner() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("owners");
+        TetherClient a = start(postgres, schema, dir.resolve("a"), "--tether.execution.timeout=3s");
+        start(postgres, schema, dir.resolve("b"));
+        ConnectionOwners ownersA = replicas.get(0).getBean(ConnectionOwners.class);
+        String instanceB = replicas.get(1).getBean(ConnectionOwners.class).instance();
+        await().atMost(BOUND).until(() -> live(0) == 2 && live(1) == 2);
+        Path record = dir.resolve("record.txt");
+        String slug = registerOwnedBy(a, instanceB, ownersA, Fixture.command("--record=" + record));
+        assertThat(a.post("/api/connections/org/" + slug + "/default/refresh", null).status()).isEqualTo(200);
+
+        TetherClient.Reply ran = a.post("/api/executions", Map.of("code",
+                "return await tools." + slug + ".org.default.echo({text: 'from A'})"));
+        assertThat(ran.json().path("status").asString()).as(ran.toString()).isEqualTo("completed");
+        assertThat(ran.body()).as(ran.toString()).contains("from A");
+        assertThat(spawned(0)).as("children A spawned").isZero();
+        assertThat(spawned(1)).as("children B spawned").isEqualTo(1);
+
+        HttpClient http = HttpClient.newHttpClient();
+        HttpResponse<String> opened = http.send(mcp(a, "/mcp/tools", null).POST(HttpRequest.BodyPublishers.ofString(
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+                        + "\"capabilities\":{},\"clientInfo\":{\"name\":\"replicas-test\",\"version\":\"1\"}}}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        String session = opened.headers().firstValue("Mcp-Session-Id").orElse(null);
+        HttpResponse<String> called = http.send(mcp(a, "/mcp/tools", session).POST(HttpRequest.BodyPublishers.ofString(
+                "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"tools." + slug
+                        + ".org.default.echo\",\"arguments\":{\"text\":\"from /mcp on A\"}}}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(called.body()).as("an agent's tools/call on A's /mcp/tools").contains("from /mcp on A");
+        assertThat(spawned(0)).as("children A spawned").isZero();
+
+        assertThat(a.post("/api/policies", Map.of("owner", "org", "pattern", slug + ".org.default.echo", "action",
+                "require_approval")).status()).isEqualTo(200);
+        TetherClient.Reply paused = a.post("/api/executions", Map.of("code",
+                "return await tools." + slug + ".org.default.echo({text: 'approved on A'})"));
+        assertThat(paused.json().path("status").asString()).as(paused.toString()).isEqualTo("paused");
+        assertThat(Files.readString(record)).as("nothing reached B before the approval").doesNotContain("approved on A");
+        String id = paused.json().path("structured").path("executionId").asString();
+        TetherClient.Reply resumed = a.post("/api/executions/" + id + "/resume", Map.of("action", "accept"));
+        assertThat(resumed.body()).as(resumed.toString()).contains("approved on A");
+
+        TetherClient.Reply abandoned = a.post("/api/executions", Map.of("code",
+                "return await tools." + slug + ".org.default.hang({})"));
+        assertThat(abandoned.body()).as(abandoned.toString()).containsIgnoringCase("timed out");
+        await().atMost(BOUND).until(() -> Files.readString(record).contains("notifications/cancelled"));
+        assertThat(spawned(0)).as("children A spawned").isZero();
+        assertThat(spawned(1)).as("B's session stays warm").isEqualTo(1);
+    }
+
     /** An owner whose lease is alive but who does not answer: a clear 503 naming it, until its lease runs out. */
     @Test
     void anOwnerThatDoesNotAnswerFailsClearlyUntilItsLeaseRunsOut() throws Exception {
@@ -193,7 +249,11 @@ class ReplicasTest {
     }
 
     private static HttpRequest.Builder mcp(TetherClient replica, String session) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(replica.baseUrl() + "/mcp"))
+        return mcp(replica, "/mcp", session);
+    }
+
+    private static HttpRequest.Builder mcp(TetherClient replica, String path, String session) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(replica.baseUrl() + path))
                 .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
                 .header("Accept", "application/json, text/event-stream").timeout(BOUND);
         return session == null ? request : request.header("Mcp-Session-Id", session);
@@ -202,7 +262,7 @@ class ReplicasTest {
     /** Registers connections through {@code client} until one is owned by {@code instance}; returns its slug. */
     private static String registerOwnedBy(TetherClient client, String instance, ConnectionOwners owners, List<String> command) {
         for (int i = 0; i < 40; i++) {
-            String slug = client.register("owned-" + i, command);
+            String slug = client.register("owned" + i, command);
             ConnectionKey key = new ConnectionKey(Owner.ORG, slug, "default");
             if (owners.remoteOwner(key).map(ConnectionOwners.Peer::instance).filter(instance::equals).isPresent()) {
                 return slug;
@@ -220,8 +280,8 @@ class ReplicasTest {
                 .mapToDouble(Counter::count).sum();
     }
 
-    private TetherClient start(PostgresDatabase postgres, String schema, Path dataDir) {
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(TetherApplication.class).run(
+    private TetherClient start(PostgresDatabase postgres, String schema, Path dataDir, String... more) {
+        List<String> arguments = new ArrayList<>(List.of(
                 "--server.port=0", "--tether.data-dir=" + dataDir, "--tether.api.token=" + TOKEN,
                 "--tether.docker.reap-interval=1h", "--spring.main.banner-mode=off",
                 "--tether.store.change-poll=200ms", "--tether.replicas.address=127.0.0.1",
@@ -229,7 +289,10 @@ class ReplicasTest {
                 "--spring.r2dbc.url=" + postgres.r2dbcUrl(schema), "--spring.r2dbc.username=" + postgres.user(),
                 "--spring.r2dbc.password=" + postgres.password(),
                 "--spring.flyway.url=" + postgres.jdbcUrl(schema), "--spring.flyway.user=" + postgres.user(),
-                "--spring.flyway.password=" + postgres.password());
+                "--spring.flyway.password=" + postgres.password()));
+        arguments.addAll(List.of(more));
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(TetherApplication.class)
+                .run(arguments.toArray(String[]::new));
         replicas.add(context);
         return new TetherClient(Integer.parseInt(context.getEnvironment().getProperty("local.server.port")), TOKEN);
     }

@@ -47,7 +47,7 @@ class ToolCallsTest extends HarnessedTest {
         harness = PoolHarness.builder(dir).mcp(new McpProperties(null, null, callTimeout, null, null)).build();
         CatalogService catalog = harness.catalog(CatalogProperties.defaults());
         BuiltinTools builtins = new BuiltinTools(JsonMapper.builder().build(), Stream::empty);
-        calls = new ToolCalls(harness.pool(), new SourceCalls(harness.stores().integrations(), harness.stores().connections(), harness.stores().credentials(), List.of(), BearerTokens.NONE), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(), harness.registry());
+        calls = new ToolCalls(harness.pool(), new SourceCalls(harness.stores().integrations(), harness.stores().connections(), harness.stores().credentials(), List.of(), BearerTokens.NONE), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(), harness.registry(), OwnerCalls.LOCAL);
         key = harness.connect("worker", harness.fixture("worker"));
         catalog.refresh(key).block(BOUND);
     }
@@ -60,7 +60,7 @@ class ToolCallsTest extends HarnessedTest {
         CatalogService catalog = harness.catalog(new CatalogProperties(null, null, Duration.ofMillis(200)));
         BuiltinTools builtins = new BuiltinTools(JsonMapper.builder().build(), Stream::empty);
         calls = new ToolCalls(harness.pool(), new SourceCalls(harness.stores().integrations(), harness.stores().connections(), harness.stores().credentials(), List.of(), BearerTokens.NONE), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(),
-                harness.registry());
+                harness.registry(), OwnerCalls.LOCAL);
         key = harness.connect("worker", harness.fixture("worker", "--slow-start=1000"));
         assertThat(harness.stores().catalogs().catalog(key).blockOptional(BOUND)).as("no catalog yet").isEmpty();
 

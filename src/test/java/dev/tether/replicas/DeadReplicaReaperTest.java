@@ -2,7 +2,10 @@ package dev.tether.replicas;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -67,6 +70,7 @@ class DeadReplicaReaperTest {
     private String schema;
     private ContainerReaper containers;
     private DockerEngine engine;
+    private ChildProcesses children;
 
     @BeforeEach
     void setUp() {
@@ -79,7 +83,7 @@ class DeadReplicaReaperTest {
                 .option(ConnectionFactoryOptions.PASSWORD, postgres.password())
                 .build())));
         engine = new DockerEngine(new DockerProperties(null, null, null), JsonMapper.builder().build());
-        ChildProcesses children = new ChildProcesses(ProcessProperties.defaults(), guard.tether(), engine, meters);
+        children = new ChildProcesses(ProcessProperties.defaults(), guard.tether(), engine, meters);
         containers = new ContainerReaper(engine, new InstanceId(guard.tether()), children, new DockerProperties(null, null, null),
                 meters);
         Instant now = Instant.now();
@@ -129,6 +133,74 @@ class DeadReplicaReaperTest {
         finally {
             engine.remove(kept).block(BOUND);
         }
+    }
+
+    @Test
+    void aRemovalThatFailsIsTriedAgainAtTheNextHeartbeatAndTheLeaseGoesOnlyOnceTheContainersDo() throws IOException {
+        String a = "d" + guard.marker().substring(0, 7);
+        String b = "e" + guard.marker().substring(0, 7);
+        String left = startContainerOf(a);
+        // B reaches the engine at a socket that is not there yet, as while the engine restarts.
+        Path socket = Files.createTempDirectory("tether-engine").resolve("docker.sock");
+        DockerProperties late = new DockerProperties(socket, null, null);
+        ContainerReaper lateContainers = new ContainerReaper(new DockerEngine(late, JsonMapper.builder().build()),
+                new InstanceId(guard.tether()), children, late, meters);
+        Instant now = Instant.now();
+        List.of(clockA, clockB).forEach(clock -> clock.advanceTimeTo(now));
+        new ReplicaLease(leases, a, PROPERTIES, true, clockA).renew().block(BOUND);
+        clockB.advanceTimeBy(PROPERTIES.leaseTtl().plusSeconds(1));
+        DeadReplicaReaper reaperB = new DeadReplicaReaper(leases, lateContainers, b, PROPERTIES, true, clockB);
+        try {
+            assertThat(reaperB.reapOnce().block(BOUND)).as("the engine is out of reach").isZero();
+            assertThat(DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, a)).as("A's container " + left).hasSize(1);
+            assertThat(expiredLeases()).as("A's lease is kept for the next try").containsExactly(a);
+
+            Files.createSymbolicLink(socket, new DockerProperties(null, null, null).socket());
+            reaperB.start();
+            clockB.advanceTimeBy(PROPERTIES.heartbeat());
+
+            Await.until(() -> DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, a).isEmpty(), BOUND,
+                    () -> "A's container is removed at the next heartbeat");
+            Await.until(() -> expiredLeases().isEmpty(), BOUND, () -> "A's lease goes once its container has");
+            assertThat(meters.get("tether.children.reaped").counter().count()).isEqualTo(1.0);
+        }
+        finally {
+            reaperB.stop();
+            engine.remove(left).block(BOUND);
+        }
+    }
+
+    @Test
+    void aClaimWhoseClaimerDiedRunsOutAndAnotherPeerReaps() {
+        String a = "f" + guard.marker().substring(0, 7);
+        String left = startContainerOf(a);
+        Instant now = Instant.now();
+        List.of(clockA, clockC).forEach(clock -> clock.advanceTimeTo(now));
+        new ReplicaLease(leases, a, PROPERTIES, true, clockA).renew().block(BOUND);
+        clockC.advanceTimeBy(PROPERTIES.leaseTtl().plusSeconds(1));
+        Instant claimedAt = Instant.ofEpochMilli(clockC.now(TimeUnit.MILLISECONDS));
+        InstanceLeases.Lease leaseA = leases.expired(claimedAt).filter(lease -> lease.instance().equals(a)).blockFirst(BOUND);
+        // Replica B claims A's leftovers, then dies before it removes anything.
+        assertThat(leases.claim(leaseA, "gone0002", claimedAt, claimedAt.plus(PROPERTIES.leaseTtl())).block(BOUND)).isTrue();
+        DeadReplicaReaper reaperC = new DeadReplicaReaper(leases, containers, "c" + guard.marker().substring(0, 7), PROPERTIES,
+                true, clockC);
+        try {
+            assertThat(reaperC.reapOnce().block(BOUND)).as("B's claim is running").isZero();
+            assertThat(DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, a)).hasSize(1);
+
+            clockC.advanceTimeBy(PROPERTIES.leaseTtl().plusSeconds(1));
+            assertThat(reaperC.reapOnce().block(BOUND)).as("B's claim ran out").isEqualTo(1L);
+            assertThat(DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, a)).isEmpty();
+            assertThat(expiredLeases()).isEmpty();
+        }
+        finally {
+            engine.remove(left).block(BOUND);
+        }
+    }
+
+    private List<String> expiredLeases() {
+        return leases.expired(Instant.now().plus(Duration.ofDays(1))).map(InstanceLeases.Lease::instance).collectList()
+                .block(BOUND);
     }
 
     @Test

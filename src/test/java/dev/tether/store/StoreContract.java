@@ -489,6 +489,7 @@ abstract class StoreContract {
         InstanceLeases a = new R2dbcInstanceLeases(DatabaseClient.create(factory));
         InstanceLeases b = new R2dbcInstanceLeases(DatabaseClient.create(factory));
         Instant now = Instant.ofEpochSecond(1_700_000_000L);
+        Instant until = now.plusSeconds(15);
         InstanceLeases.Lease dead = new InstanceLeases.Lease("dead0001", "host-a", now.minusSeconds(60), now.minusSeconds(1));
         InstanceLeases.Lease live = new InstanceLeases.Lease("live0001", "host-b", now.minusSeconds(60), now.plusSeconds(10));
         assertThat(a.renew(dead).block(BOUND)).as("written anew").isFalse();
@@ -497,13 +498,37 @@ abstract class StoreContract {
 
         assertThat(a.expired(now).map(InstanceLeases.Lease::instance).collectList().block(BOUND)).containsExactly("dead0001");
         assertThat(b.expired(now).collectList().block(BOUND)).containsExactly(dead);
-        assertThat(a.claim(live, now).block(BOUND)).as("a live lease is nobody's to claim").isFalse();
+        assertThat(a.claim(live, "peer-a", now, until).block(BOUND)).as("a live lease is nobody's to claim").isFalse();
 
-        List<Boolean> claims = Flux.merge(a.claim(dead, now), b.claim(dead, now), a.claim(dead, now)).collectList().block(BOUND);
-        assertThat(claims).as("three claims at once").containsExactlyInAnyOrder(true, false, false);
-        assertThat(a.expired(now).collectList().block(BOUND)).isEmpty();
+        List<String> winners = Flux.merge(a.claim(dead, "peer-a", now, until).filter(won -> won).map(won -> "peer-a"),
+                b.claim(dead, "peer-b", now, until).filter(won -> won).map(won -> "peer-b"),
+                a.claim(dead, "peer-c", now, until).filter(won -> won).map(won -> "peer-c")).collectList().block(BOUND);
+        assertThat(winners).as("three claims at once").hasSize(1);
+        String claimer = winners.get(0);
+        assertThat(a.expired(now).collectList().block(BOUND)).as("claimed, kept until its containers are gone").containsExactly(dead);
+        assertThat(b.claim(dead, claimer, now.plusSeconds(5), until).block(BOUND)).as("the claimer takes it again to retry").isTrue();
+        assertThat(b.claim(dead, "peer-x", now.plusSeconds(5), until).block(BOUND)).as("while the claim runs").isFalse();
+        assertThat(b.reaped("dead0001", "peer-x").block(BOUND)).as("nobody else's to finish").isFalse();
+
+        a.unclaim("dead0001", claimer).block(BOUND);
+        assertThat(b.claim(dead, "peer-x", now.plusSeconds(5), until).block(BOUND)).as("given back after a failure").isTrue();
+        assertThat(a.claim(dead, claimer, until.plusSeconds(1), until.plusSeconds(16)).block(BOUND))
+                .as("a claim whose claimer went silent runs out").isTrue();
+        assertThat(a.reaped("dead0001", "peer-x").block(BOUND)).as("the claim moved on").isFalse();
+        assertThat(a.reaped("dead0001", claimer).block(BOUND)).isTrue();
+        assertThat(a.expired(now.plusSeconds(3600)).map(InstanceLeases.Lease::instance).collectList().block(BOUND))
+                .containsExactly("live0001");
+
+        InstanceLeases.Lease back = new InstanceLeases.Lease("back0001", "host-c", now.minusSeconds(60), now.minusSeconds(1));
+        a.renew(back).block(BOUND);
+        assertThat(b.claim(back, "peer-b", now, until).block(BOUND)).isTrue();
+        InstanceLeases.Lease renewed = new InstanceLeases.Lease("back0001", "host-c", now, now.plusSeconds(15));
+        assertThat(a.renew(renewed).block(BOUND)).as("a replica taken for dead that comes back writes its lease anew").isFalse();
+        assertThat(b.reaped("back0001", "peer-b").block(BOUND)).as("and keeps it").isFalse();
+        assertThat(a.live(now).map(InstanceLeases.Lease::instance).collectList().block(BOUND)).contains("back0001");
 
         a.release("live0001").block(BOUND);
-        assertThat(b.expired(now.plusSeconds(3600)).collectList().block(BOUND)).as("released, not left to run out").isEmpty();
+        assertThat(b.expired(now.plusSeconds(3600)).map(InstanceLeases.Lease::instance).collectList().block(BOUND))
+                .as("released, not left to run out").containsExactly("back0001");
     }
 }
