@@ -59,6 +59,9 @@ final class PeerExchange implements DisposableBean {
 
     private static final McpJsonMapper MCP_JSON = McpJsonDefaults.getMapper();
 
+    /** The largest tool answer an execution's call at a peer reads: 32 MiB. */
+    private static final int MAX_TOOL_ANSWER = 32 * 1024 * 1024;
+
     private final ConnectionOwners owners;
     private final AuthToken token;
     private final JsonMapper json;
@@ -81,6 +84,9 @@ final class PeerExchange implements DisposableBean {
         this.client = WebClient.builder()
                 .clientConnector(new ReactorClientHttpConnector(HttpClient.create(connections)
                         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) properties.forwardConnectTimeout().toMillis())))
+                // A tool's answer read whole for an execution's call (callTool): as large as a local child's may be,
+                // not the 256 KiB WebClient reads by default. Relayed answers stream and are not bounded here.
+                .codecs(codecs -> codecs.defaultCodecs().maxInMemorySize(MAX_TOOL_ANSWER))
                 .build();
         this.answered = forwarded(registry, "answered");
         this.unreachable = forwarded(registry, "unreachable");
