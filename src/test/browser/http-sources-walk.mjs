@@ -13,22 +13,12 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { record } from "./walk.mjs";
-import { CHROMIUM_FLAGS, awaitAnswer, start as startIn, stop, walkExecutorThenTether } from "./servers.mjs";
+import { CHROMIUM_FLAGS, awaitAnswer, browserSession, start as startIn, stop, walkExecutorThenTether } from "./servers.mjs";
 
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const log = (line) => console.log(`[browser ${new Date().toISOString().slice(11, 23)}] ${line}`);
 const start = (name, command, args, env) => startIn(config.workDir, name, command, args, env);
 const STEP_BOUND = 30_000;
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
-
-/** A browser context on a daemon's origin, its credentials sent as the desktop app sends them. */
-async function session(browser, origin, authorization) {
-  const context = await browser.newContext({ baseURL: origin, extraHTTPHeaders: { authorization } });
-  context.setDefaultTimeout(STEP_BOUND);
-  // The UI links Google Fonts and presets' favicons, unreachable here: answered empty. Loopback goes through.
-  await context.route((url) => !LOOPBACK.has(url.hostname), (route) => route.fulfill({ status: 200, body: "" }));
-  return context;
-}
 
 /** Resolves with the first answer to METHOD path while the action runs. */
 async function answerTo(page, method, path, action) {
@@ -82,7 +72,7 @@ async function toolsTab(page, slug, tools) {
 
 /** The walk on one daemon: each step recorded, a failed one with its error and a screenshot, the walk going on. */
 async function walkOn(browser, name, origin, authorization) {
-  const context = await session(browser, origin, authorization);
+  const context = await browserSession(browser, origin, authorization, STEP_BOUND);
   const result = { name, steps: [], preview: null, integrations: {}, tools: {} };
   try {
     const page = await context.newPage();

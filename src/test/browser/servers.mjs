@@ -10,6 +10,19 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/**
+ * A browser context on a daemon's origin, its credentials sent as the desktop app sends them, each step bounded by
+ * stepBound ms. What the UI links beyond loopback (Google Fonts, presets' favicons) is unreachable here: answered empty.
+ */
+export async function browserSession(browser, origin, authorization, stepBound) {
+  const context = await browser.newContext({ baseURL: origin, extraHTTPHeaders: { authorization } });
+  context.setDefaultTimeout(stepBound);
+  await context.route((url) => !LOOPBACK.has(url.hostname), (route) => route.fulfill({ status: 200, body: "" }));
+  return context;
+}
+
 export const CHROMIUM_FLAGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
   "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"];
 

