@@ -120,18 +120,19 @@ public final class CatalogService implements SmartLifecycle {
     }
 
     /**
-     * The tools of a connection whose catalog is stale (never synced, older than its config or the TTL), synced now
-     * and awaited whole (the sync has its own bounds); empty when the catalog is fresh or the connection unknown. A
+     * The tools of a connection: synced now and awaited whole when its catalog is stale (never synced, older than its
+     * config or the TTL; the sync has its own bounds), else the stored ones; empty when the connection is unknown. A
      * tool call that finds no tool in the stored catalog asks this before it says the tool does not exist: a server
-     * registered a moment ago has no catalog yet. Not the grace of a listing, which has the stored catalog to fall
-     * back on: a call has nothing, and a sync slower than the grace on a busy host made it say a tool of a
-     * just-added source did not exist.
+     * registered a moment ago has no catalog yet, and one call's sync may have stored it between another call's look
+     * and this question (a storm of calls on a new source: one in twelve was told its tool did not exist). Not the
+     * grace of a listing, which has the stored catalog to fall back on: a call has nothing, and a sync slower than the
+     * grace on a busy host made it say a tool of a just-added source did not exist.
      */
     public Mono<ConnectionTools> syncIfStale(ConnectionKey key) {
         return connections.find(key)
                 .flatMap(connection -> isStale(key))
-                .filter(Boolean::booleanValue)
-                .flatMap(stale -> sync(key));
+                .flatMap(stale -> stale ? sync(key)
+                        : catalogs.catalog(key).map(catalog -> new ConnectionTools(key, catalog.tools())));
     }
 
     private Mono<ConnectionTools> currentTools(Connection connection) {
