@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { record } from "./walk.mjs";
-import { CHROMIUM_FLAGS, awaitAnswer, browserSession, start as startIn, stop, walkExecutorThenTether } from "./servers.mjs";
+import { CHROMIUM_FLAGS, awaitAnswer, browserSession, start as startIn, stepsOf, stop, walkExecutorThenTether } from "./servers.mjs";
 
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const log = (line) => console.log(`[browser ${new Date().toISOString().slice(11, 23)}] ${line}`);
@@ -77,18 +77,7 @@ async function walkOn(browser, name, origin, authorization) {
   try {
     const page = await context.newPage();
     const seen = record(page);
-    const step = async (title, action) => {
-      log(`${name}: step: ${title}`);
-      try {
-        await action();
-        result.steps.push({ step: title, ok: true });
-      } catch (error) {
-        const message = String(error?.message ?? error).split("\n")[0];
-        result.steps.push({ step: title, ok: false, error: message });
-        log(`${name}: step failed: ${title}: ${message}`);
-        await page.screenshot({ path: join(config.workDir, `${name}-${title.replace(/[^a-z0-9]+/gi, "-")}.png`) }).catch(() => {});
-      }
-    };
+    const step = stepsOf(page, name, result.steps, config.workDir, log);
     const addedAt = async (add) => {
       await Promise.all([page.waitForURL(/\/integrations\/[a-z0-9_]+$/, { timeout: STEP_BOUND }), add()]);
       return new URL(page.url()).pathname.split("/").pop();

@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { record } from "./walk.mjs";
-import { CHROMIUM_FLAGS, awaitAnswer, browserSession, start as startIn, stop, walkExecutorThenTether } from "./servers.mjs";
+import { CHROMIUM_FLAGS, awaitAnswer, browserSession, start as startIn, stepsOf, stop, walkExecutorThenTether } from "./servers.mjs";
 
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const log = (line) => console.log(`[browser ${new Date().toISOString().slice(11, 23)}] ${line}`);
@@ -34,18 +34,7 @@ async function walkOn(browser, name, origin, authorization) {
         if (request.isNavigationRequest()) visited.push(new URL(request.url()).origin + new URL(request.url()).pathname);
       });
     });
-    const step = async (title, action) => {
-      log(`${name}: step: ${title}`);
-      try {
-        await action();
-        result.steps.push({ step: title, ok: true });
-      } catch (error) {
-        const message = String(error?.message ?? error).split("\n")[0];
-        result.steps.push({ step: title, ok: false, error: message });
-        log(`${name}: step failed: ${title}: ${message}`);
-        await page.screenshot({ path: join(config.workDir, `${name}-${title.replace(/[^a-z0-9]+/gi, "-")}.png`) }).catch(() => {});
-      }
-    };
+    const step = stepsOf(page, name, result.steps, config.workDir, log);
     let slug = null;
     await step("add the remote MCP server", async () => {
       await page.goto("/");

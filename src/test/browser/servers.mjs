@@ -23,6 +23,25 @@ export async function browserSession(browser, origin, authorization, stepBound) 
   return context;
 }
 
+/**
+ * The step runner of a walk on one daemon: each step recorded in steps, a failed one with its first error line and a
+ * screenshot in workDir, and the walk going on.
+ */
+export function stepsOf(page, name, steps, workDir, log) {
+  return async (title, action) => {
+    log(`${name}: step: ${title}`);
+    try {
+      await action();
+      steps.push({ step: title, ok: true });
+    } catch (error) {
+      const message = String(error?.message ?? error).split("\n")[0];
+      steps.push({ step: title, ok: false, error: message });
+      log(`${name}: step failed: ${title}: ${message}`);
+      await page.screenshot({ path: join(workDir, `${name}-${title.replace(/[^a-z0-9]+/gi, "-")}.png`) }).catch(() => {});
+    }
+  };
+}
+
 export const CHROMIUM_FLAGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
   "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"];
 

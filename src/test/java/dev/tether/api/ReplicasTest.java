@@ -87,13 +87,11 @@ class ReplicasTest {
      */
     @Test
     void aConnectionsRequestsReachItsOwnerWhicheverReplicaIsAsked() throws Exception {
-        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
-        String schema = postgres.createSchema("owners");
-        TetherClient a = start(postgres, schema, dir.resolve("a"));
-        TetherClient b = start(postgres, schema, dir.resolve("b"));
-        ConnectionOwners ownersA = replicas.get(0).getBean(ConnectionOwners.class);
-        String instanceB = replicas.get(1).getBean(ConnectionOwners.class).instance();
-        await().atMost(BOUND).until(() -> live(0) == 2 && live(1) == 2);
+        List<TetherClient> ab = twoLiveReplicas("owners");
+        TetherClient a = ab.get(0);
+        TetherClient b = ab.get(1);
+        ConnectionOwners ownersA = owners(0);
+        String instanceB = owners(1).instance();
         Path record = dir.resolve("record.txt");
         String slug = registerOwnedBy(a, instanceB, ownersA, Fixture.command("--record=" + record));
 
@@ -125,13 +123,9 @@ class ReplicasTest {
      */
     @Test
     void anExecutionsAndAnAgentsToolCallsReachTheConnectionsOwner() throws Exception {
-        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
-        String schema = postgres.createSchema("owners");
-        TetherClient a = start(postgres, schema, dir.resolve("a"), "--tether.execution.timeout=3s");
-        start(postgres, schema, dir.resolve("b"));
-        ConnectionOwners ownersA = replicas.get(0).getBean(ConnectionOwners.class);
-        String instanceB = replicas.get(1).getBean(ConnectionOwners.class).instance();
-        await().atMost(BOUND).until(() -> live(0) == 2 && live(1) == 2);
+        TetherClient a = twoLiveReplicas("owners", "--tether.execution.timeout=3s").get(0);
+        ConnectionOwners ownersA = owners(0);
+        String instanceB = owners(1).instance();
         Path record = dir.resolve("record.txt");
         String slug = registerOwnedBy(a, instanceB, ownersA, Fixture.command("--record=" + record));
         assertThat(a.post("/api/connections/org/" + slug + "/default/refresh", null).status()).isEqualTo(200);
@@ -187,7 +181,7 @@ class ReplicasTest {
             db.createStatement().execute("INSERT INTO instance_lease (instance_id, address, started_at, expires_at) VALUES"
                     + " ('ghost001', '127.0.0.1:" + silent.socket().getLocalPort() + "', " + now + ", " + (now + 4000) + ")");
         }
-        ConnectionOwners ownersA = replicas.get(0).getBean(ConnectionOwners.class);
+        ConnectionOwners ownersA = owners(0);
         await().atMost(BOUND).until(() -> live(0) == 2);
         String slug = registerOwnedBy(a, "ghost001", ownersA, Fixture.command());
 
@@ -207,12 +201,10 @@ class ReplicasTest {
      */
     @Test
     void aPausedExecutionAndAnAgentSessionAreReachedThroughEitherReplica() throws Exception {
-        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
-        String schema = postgres.createSchema("homes");
-        TetherClient a = start(postgres, schema, dir.resolve("a"));
-        TetherClient b = start(postgres, schema, dir.resolve("b"));
-        String instanceA = replicas.get(0).getBean(ConnectionOwners.class).instance();
-        await().atMost(BOUND).until(() -> live(0) == 2 && live(1) == 2);
+        List<TetherClient> ab = twoLiveReplicas("homes");
+        TetherClient a = ab.get(0);
+        TetherClient b = ab.get(1);
+        String instanceA = owners(0).instance();
         String slug = a.register("held", Fixture.command());
         assertThat(a.post("/api/policies", Map.of("owner", "org", "pattern", slug + ".org.default.echo", "action",
                 "require_approval")).status()).isEqualTo(200);
@@ -269,6 +261,20 @@ class ReplicasTest {
             }
         }
         throw new AssertionError("no connection of 40 is owned by " + instance);
+    }
+
+    /** Replicas A (with {@code argsOfA}) and B on a fresh schema, once each sees both leases. */
+    private List<TetherClient> twoLiveReplicas(String schemaPrefix, String... argsOfA) {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema(schemaPrefix);
+        TetherClient a = start(postgres, schema, dir.resolve("a"), argsOfA);
+        TetherClient b = start(postgres, schema, dir.resolve("b"));
+        await().atMost(BOUND).until(() -> live(0) == 2 && live(1) == 2);
+        return List.of(a, b);
+    }
+
+    private ConnectionOwners owners(int replica) {
+        return replicas.get(replica).getBean(ConnectionOwners.class);
     }
 
     private double live(int replica) {
