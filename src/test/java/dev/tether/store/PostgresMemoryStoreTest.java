@@ -30,6 +30,11 @@ class PostgresMemoryStoreTest extends MemoryStoreContract {
         return new Database(postgres.jdbcUrl(schema), postgres.r2dbcUrl(schema), postgres.user(), postgres.password());
     }
 
+    @Override
+    protected boolean announces() {
+        return true;
+    }
+
     @Test
     void aReplicaHearsOfAnothersWriteWithoutPolling() {
         Database database = migrated();
