@@ -14,6 +14,7 @@ import io.netty.channel.ChannelOption;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
@@ -36,6 +37,7 @@ import dev.tether.replicas.ConnectionOwners;
 import dev.tether.replicas.ConnectionOwners.Peer;
 import dev.tether.replicas.ReplicaProperties;
 import dev.tether.security.AuthToken;
+import dev.tether.store.StorePosition;
 
 /**
  * Passes a request to another replica as it came (method, path, query, end-to-end headers, body) and streams that
@@ -50,12 +52,15 @@ final class PeerExchange implements DisposableBean {
 
     /** Marks a request one replica passed to another; its value is the sender's instance id. */
     static final String FORWARDED = "X-Tether-Forwarded-By";
+    /** How far into the store's change log the sender had gone: the receiver serves the request once it has too. */
+    static final String STORE_POSITION = "X-Tether-Store-Position";
 
     /** Hop-by-hop headers, which describe one connection and are passed on neither way. */
     private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "transfer-encoding", "te", "trailer",
             "upgrade", "proxy-authorization", "proxy-authenticate");
     /** Request headers the exchange sets itself. */
-    private static final Set<String> SET_HERE = Set.of("host", "authorization", "content-length", FORWARDED.toLowerCase(Locale.ROOT));
+    private static final Set<String> SET_HERE = Set.of("host", "authorization", "content-length", FORWARDED.toLowerCase(Locale.ROOT),
+            STORE_POSITION.toLowerCase(Locale.ROOT));
 
     private static final McpJsonMapper MCP_JSON = McpJsonDefaults.getMapper();
 
@@ -63,6 +68,7 @@ final class PeerExchange implements DisposableBean {
     private static final int MAX_TOOL_ANSWER = 32 * 1024 * 1024;
 
     private final ConnectionOwners owners;
+    private final StorePosition store;
     private final AuthToken token;
     private final JsonMapper json;
     private final int maxBody;
@@ -71,9 +77,10 @@ final class PeerExchange implements DisposableBean {
     private final Counter answered;
     private final Counter unreachable;
 
-    PeerExchange(ConnectionOwners owners, ReplicaProperties properties, AuthToken token, JsonMapper json, Environment environment,
-            MeterRegistry registry) {
+    PeerExchange(ConnectionOwners owners, StorePosition store, ReplicaProperties properties, AuthToken token, JsonMapper json,
+            Environment environment, MeterRegistry registry) {
         this.owners = owners;
+        this.store = store;
         this.token = token;
         this.json = json;
         this.maxBody = (int) environment.getProperty("spring.codec.max-in-memory-size", DataSize.class, DataSize.ofKilobytes(256))
@@ -122,8 +129,7 @@ final class PeerExchange implements DisposableBean {
                             headers.put(name, values);
                         }
                     });
-                    headers.setBearerAuth(token.bearer());
-                    headers.set(FORWARDED, owners.instance());
+                    markForwarded(headers);
                 })
                 .body(BodyInserters.fromDataBuffers(body))
                 .exchangeToMono(answer -> relay(answer, response, peer, what))
@@ -143,10 +149,7 @@ final class PeerExchange implements DisposableBean {
      */
     Mono<CallToolResult> callTool(Peer peer, String address, Map<String, Object> arguments) {
         return client.post().uri(URI.create("http://" + peer.address() + "/api/tools/call"))
-                .headers(headers -> {
-                    headers.setBearerAuth(token.bearer());
-                    headers.set(FORWARDED, owners.instance());
-                })
+                .headers(this::markForwarded)
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(json.writeValueAsBytes(Map.of("address", address, "args", arguments)))
                 .exchangeToMono(answer -> answer.bodyToMono(String.class).defaultIfEmpty("").flatMap(text -> {
@@ -156,6 +159,26 @@ final class PeerExchange implements DisposableBean {
                             : Mono.error(new PeerCallException(peer, address, status, text));
                 }))
                 .doOnError(WebClientRequestException.class, failed -> unreachable.increment());
+    }
+
+    private void markForwarded(HttpHeaders headers) {
+        headers.setBearerAuth(token.bearer());
+        headers.set(FORWARDED, owners.instance());
+        headers.set(STORE_POSITION, Long.toString(store.reached()));
+    }
+
+    /**
+     * Completes once this replica has read the store as far as the peer that forwarded {@code request} had, so that
+     * what the peer wrote just before (a connection, a policy) is known here; at once for a request without a position.
+     */
+    Mono<Void> caughtUpWith(ServerHttpRequest request) {
+        String position = request.getHeaders().getFirst(STORE_POSITION);
+        try {
+            return position == null ? Mono.empty() : store.awaitApplied(Long.parseLong(position));
+        }
+        catch (NumberFormatException notANumber) {
+            return Mono.empty();
+        }
     }
 
     private Mono<Void> relay(ClientResponse answer, ServerHttpResponse response, Peer peer, String what) {

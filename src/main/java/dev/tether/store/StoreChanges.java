@@ -29,6 +29,8 @@ final class StoreChanges {
     private final DatabaseClient db;
     private final String origin = UUID.randomUUID().toString();
     private final AtomicLong latest = new AtomicLong();
+    /** The newest change this replica wrote itself (kept on PostgreSQL only, the one store replicas forward on). */
+    private final AtomicLong written = new AtomicLong();
     /** Changes read in the look-back window, so that one read twice is not applied twice. */
     private final Map<Long, Boolean> applied = Collections.synchronizedMap(new LinkedHashMap<>(256, 0.75f, false) {
         @Override
@@ -39,6 +41,7 @@ final class StoreChanges {
     private volatile long lastPrune;
 
     private final boolean shared;
+    private final boolean announces;
     private final String recordStatement;
 
     /** A log for a store other replicas may share. */
@@ -57,7 +60,8 @@ final class StoreChanges {
         this.shared = shared;
         String insert = "INSERT INTO store_change (kind, item, origin, changed_at) VALUES (:kind, :item, :origin, :at)";
         // On PostgreSQL the row announces itself (ChangeSignals), so that peers read it now rather than at a poll.
-        this.recordStatement = ChangeSignals.announces(db) ? "WITH added AS (" + insert + " RETURNING seq) SELECT pg_notify('"
+        this.announces = ChangeSignals.announces(db);
+        this.recordStatement = announces ? "WITH added AS (" + insert + " RETURNING seq) SELECT seq, pg_notify('"
                 + ChangeSignals.CHANNEL + "', seq::text) FROM added" : insert;
     }
 
@@ -89,9 +93,20 @@ final class StoreChanges {
         if (!shared) {
             return Mono.empty();
         }
-        return db.sql(recordStatement)
-                .bind("kind", kind).bind("item", item).bind("origin", origin).bind("at", System.currentTimeMillis())
-                .then();
+        DatabaseClient.GenericExecuteSpec insert = db.sql(recordStatement)
+                .bind("kind", kind).bind("item", item).bind("origin", origin).bind("at", System.currentTimeMillis());
+        return announces ? insert.map(row -> row.get("seq", Long.class)).one().doOnNext(seq -> written.accumulateAndGet(seq, Math::max))
+                .then() : insert.then();
+    }
+
+    /** How far into the log this replica has gone: the newest change it has read or written. */
+    long position() {
+        return Math.max(latest.get(), written.get());
+    }
+
+    /** The newest change read so far: once the changes read have been applied, the store is current up to here. */
+    long read() {
+        return latest.get();
     }
 
     /** The newest change now, where reading starts. */

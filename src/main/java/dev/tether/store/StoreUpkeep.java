@@ -11,6 +11,7 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.retry.Retry;
@@ -31,6 +32,7 @@ final class StoreUpkeep implements SmartLifecycle {
     private final MemoryStore memory;
     private final StoreChanges changes;
     private final ChangeSignals signals;
+    private final StorePosition position;
     private final StoreProperties properties;
     private final Scheduler timer;
     private final Periodic writeBehind = new Periodic();
@@ -40,14 +42,16 @@ final class StoreUpkeep implements SmartLifecycle {
     private volatile @Nullable Disposable listening;
 
     @Autowired
-    StoreUpkeep(MemoryStore memory, StoreChanges changes, ChangeSignals signals, StoreProperties properties) {
-        this(memory, changes, signals, properties, Schedulers.parallel());
+    StoreUpkeep(MemoryStore memory, StoreChanges changes, ChangeSignals signals, StorePosition position, StoreProperties properties) {
+        this(memory, changes, signals, position, properties, Schedulers.parallel());
     }
 
-    StoreUpkeep(MemoryStore memory, StoreChanges changes, ChangeSignals signals, StoreProperties properties, Scheduler timer) {
+    StoreUpkeep(MemoryStore memory, StoreChanges changes, ChangeSignals signals, StorePosition position, StoreProperties properties,
+            Scheduler timer) {
         this.memory = memory;
         this.changes = changes;
         this.signals = signals;
+        this.position = position;
         this.properties = properties;
         this.timer = timer;
     }
@@ -57,7 +61,8 @@ final class StoreUpkeep implements SmartLifecycle {
         if (!started.compareAndSet(false, true)) {
             return;
         }
-        loading = memory.loaded().subscribe(null, error -> log.warn("store not loaded yet: {}", error.toString()));
+        loading = memory.loaded().doOnSuccess(loaded -> position.caughtUp())
+                .subscribe(null, error -> log.warn("store not loaded yet: {}", error.toString()));
         writeBehind.start(properties.writeBehind(), properties.writeBehind(), timer, memory::flush,
                 error -> log.warn("health verdicts not written yet, retrying: {}", error.toString()));
         if (!changes.shared()) {
@@ -68,23 +73,28 @@ final class StoreUpkeep implements SmartLifecycle {
             return;
         }
         changeLog.start(properties.changePoll(), properties.changePoll(), timer,
-                () -> memory.catchUp().then(changes.prune(CHANGE_LOG_KEPT)),
+                this::catchUp,
                 error -> log.warn("cannot read the store's change log: {}", error.toString()));
     }
 
     /**
-     * Reads the log at each announcement (one read for any number announced meanwhile), and once listening begins,
-     * for what was written while nobody listened. A lost connection is listened to again after {@code change-poll},
-     * a pause that grows to 30 times that while the database stays out of reach.
+     * Reads the log at each announcement and each request that waits for it ({@link StorePosition#awaitApplied}), one
+     * read for any number of those meanwhile, and once listening begins, for what was written while nobody listened.
+     * The reads never overlap, so a read that is over has applied all it read. A lost connection is listened to again
+     * after {@code change-poll}, a pause that grows to 30 times that while the database stays out of reach.
      */
     private Flux<Void> listen() {
         Duration first = properties.changePoll();
-        return signals.wakeups()
+        return Flux.merge(signals.wakeups(), position.asked())
                 .onBackpressureLatest()
-                .concatMap(wakeup -> memory.catchUp().then(changes.prune(CHANGE_LOG_KEPT)), 1)
+                .concatMap(wakeup -> catchUp(), 1)
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, first).maxBackoff(first.multipliedBy(30)).transientErrors(true).scheduler(timer)
                         .doBeforeRetry(lost -> log.warn("lost the store's change announcements, listening again: {}",
                                 lost.failure().toString())));
+    }
+
+    private Mono<Void> catchUp() {
+        return memory.catchUp().then(Mono.fromRunnable(position::caughtUp)).then(changes.prune(CHANGE_LOG_KEPT));
     }
 
     /** Flushes the pending verdicts, bounded by {@code tether.store.flush-timeout}, before the database closes. */

@@ -168,6 +168,37 @@ class ReplicasTest {
         assertThat(spawned(1)).as("B's session stays warm").isEqualTo(1);
     }
 
+    /**
+     * A request a peer passed here names how far into the change log the peer had gone, and is served once this
+     * replica has read that far: a change written without announcing it (so this replica would not look for it) is
+     * known by the time the request is served.
+     */
+    @Test
+    void aForwardedRequestIsServedOnceTheStoreIsReadAsFarAsItsSenderHadGone() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("position");
+        TetherClient a = start(postgres, schema, dir.resolve("a"));
+        String slug = a.post("/api/mcp/servers", Map.of("transport", "stdio", "name", "As registered", "slug", "renamed",
+                "command", Fixture.command().get(0), "args", Fixture.command().subList(1, Fixture.command().size())))
+                .json().path("slug").asString();
+        long position;
+        try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
+            db.createStatement().execute("UPDATE integration SET description = 'As a peer renamed it' WHERE slug = '" + slug + "'");
+            var added = db.createStatement().executeQuery("INSERT INTO store_change (kind, item, origin, changed_at) VALUES"
+                    + " ('integration', '" + slug + "', 'a-peer', " + System.currentTimeMillis() + ") RETURNING seq");
+            added.next();
+            position = added.getLong(1);
+        }
+
+        HttpResponse<String> read = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create(a.baseUrl() + "/api/integrations/" + slug))
+                .header("Authorization", "Bearer " + TOKEN).header("X-Tether-Forwarded-By", "a-peer")
+                .header("X-Tether-Store-Position", Long.toString(position)).timeout(BOUND).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(read.statusCode()).as(read.body()).isEqualTo(200);
+        assertThat(read.body()).contains("As a peer renamed it");
+    }
+
     /** An owner whose lease is alive but who does not answer: a clear 503 naming it, until its lease runs out. */
     @Test
     void anOwnerThatDoesNotAnswerFailsClearlyUntilItsLeaseRunsOut() throws Exception {

@@ -68,7 +68,8 @@ abstract class MemoryStoreContract {
         R2dbcPolicies policyTable = new R2dbcPolicies(db);
         CachedPolicies policies = new CachedPolicies(policyTable, changes);
         MemoryStore memory = new MemoryStore(store, policies, changes);
-        StoreUpkeep upkeep = new StoreUpkeep(memory, changes, new ChangeSignals(db), StoreProperties.defaults(), clock);
+        StoreUpkeep upkeep = new StoreUpkeep(memory, changes, new ChangeSignals(db), new StorePosition(changes),
+                StoreProperties.defaults(), clock);
         upkeep.start();
         return new Replica(store, policyTable, memory, policies, upkeep, db);
     }
