@@ -1,5 +1,7 @@
 package dev.tether.api;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.util.Locale;
 import java.util.Map;
@@ -10,14 +12,21 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.McpSchema.ElicitFormRequest;
+import io.modelcontextprotocol.spec.McpSchema.ElicitRequest;
+import io.modelcontextprotocol.spec.McpSchema.ElicitUrlRequest;
+import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
+import org.jspecify.annotations.Nullable;
 import io.netty.channel.ChannelOption;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
+import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
@@ -33,6 +42,8 @@ import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.tether.mcp.ElicitationHandler;
+import dev.tether.mcp.ProgressListener;
 import dev.tether.replicas.ConnectionOwners;
 import dev.tether.replicas.ConnectionOwners.Peer;
 import dev.tether.replicas.ReplicaProperties;
@@ -63,6 +74,8 @@ final class PeerExchange implements DisposableBean {
             STORE_POSITION.toLowerCase(Locale.ROOT));
 
     private static final McpJsonMapper MCP_JSON = McpJsonDefaults.getMapper();
+    private static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
+    };
 
     /** The largest tool answer an execution's call at a peer reads: 32 MiB. */
     private static final int MAX_TOOL_ANSWER = 32 * 1024 * 1024;
@@ -143,22 +156,93 @@ final class PeerExchange implements DisposableBean {
     }
 
     /**
-     * Calls the tool at {@code address} on {@code peer} as {@code POST /api/tools/call} there, marked forwarded so that
-     * the peer serves it itself. A caller that leaves cancels the exchange, which closes its connection, and the peer's
-     * call is cancelled with it. A peer that answers anything but 200 fails the call with {@link PeerCallException}.
+     * Calls the tool at {@code address} on {@code peer} ({@link PeerCallsController}), marked forwarded so that the
+     * peer serves it itself. What the call says on the way reaches this call's context as a local call's would: each
+     * progress notification its {@link ProgressListener}, each server question its {@link ElicitationHandler}, whose
+     * answer goes back to the peer. A caller that leaves cancels the exchange, which closes its connection, and the
+     * peer's call is cancelled with it. A peer that answers anything but a result fails the call with
+     * {@link PeerCallException}.
      */
     Mono<CallToolResult> callTool(Peer peer, String address, Map<String, Object> arguments) {
-        return client.post().uri(URI.create("http://" + peer.address() + "/api/tools/call"))
-                .headers(this::markForwarded)
-                .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(json.writeValueAsBytes(Map.of("address", address, "args", arguments)))
-                .exchangeToMono(answer -> answer.bodyToMono(String.class).defaultIfEmpty("").flatMap(text -> {
-                    int status = answer.statusCode().value();
-                    (status == HttpStatus.UNAUTHORIZED.value() ? unreachable : answered).increment();
-                    return status == HttpStatus.OK.value() ? Mono.fromCallable(() -> MCP_JSON.readValue(text, CallToolResult.class))
-                            : Mono.error(new PeerCallException(peer, address, status, text));
-                }))
-                .doOnError(WebClientRequestException.class, failed -> unreachable.increment());
+        return Mono.deferContextual(context -> {
+            ProgressListener progress = context.getOrDefault(ProgressListener.class, null);
+            ElicitationHandler questions = context.getOrDefault(ElicitationHandler.class, ElicitationHandler.ACCEPT_ALL);
+            PeerCallsController.PeerCall call = new PeerCallsController.PeerCall(address, arguments, progress != null,
+                    questions != ElicitationHandler.ACCEPT_ALL);
+            return client.post().uri(URI.create("http://" + peer.address() + "/api/replicas/calls"))
+                    .headers(this::markForwarded)
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .accept(MediaType.TEXT_EVENT_STREAM)
+                    .bodyValue(json.writeValueAsBytes(call))
+                    .exchangeToFlux(answer -> events(answer, peer, address))
+                    .flatMap(event -> switch (String.valueOf(event.event())) {
+                        case "progress" -> {
+                            if (progress != null) {
+                                progress.onProgress(read(event.data(), ProgressNotification.class));
+                            }
+                            yield Mono.<CallToolResult>empty();
+                        }
+                        case "question" -> answer(peer, read(event.data(), PeerQuestion.class), questions).then(Mono.<CallToolResult>empty());
+                        case "result" -> Mono.just(read(event.data(), CallToolResult.class));
+                        case "failure" -> {
+                            PeerFailure failure = read(event.data(), PeerFailure.class);
+                            yield Mono.<CallToolResult>error(new PeerCallException(peer, address, failure.status(),
+                                    json.writeValueAsString(failure.body())));
+                        }
+                        default -> Mono.<CallToolResult>empty();
+                    })
+                    .next()
+                    .switchIfEmpty(Mono.error(() -> new PeerCallException(peer, address, HttpStatus.OK.value(), "the answer ended without a result")));
+        }).doOnError(WebClientRequestException.class, failed -> unreachable.increment());
+    }
+
+    /** A question of the peer's call, as {@link PeerCallsController} sends it. */
+    private record PeerQuestion(String id, Map<String, Object> request) {
+    }
+
+    /** A failed call at the peer: the status and body its {@code POST /api/tools/call} would have answered. */
+    private record PeerFailure(int status, Object body) {
+    }
+
+    private Flux<ServerSentEvent<String>> events(ClientResponse answer, Peer peer, String address) {
+        int status = answer.statusCode().value();
+        (status == HttpStatus.UNAUTHORIZED.value() ? unreachable : answered).increment();
+        return status == HttpStatus.OK.value() ? answer.bodyToFlux(EVENTS)
+                : answer.bodyToMono(String.class).defaultIfEmpty("")
+                        .flatMapMany(text -> Flux.error(new PeerCallException(peer, address, status, text)));
+    }
+
+    /** Puts the peer's question to this call's user, and posts the answer back to the peer. */
+    private Mono<Void> answer(Peer peer, PeerQuestion question, ElicitationHandler questions) {
+        // As the MCP client reads elicitation/create: a URL to visit when its mode says so, otherwise a form.
+        Class<? extends ElicitRequest> type = "url".equals(question.request().get("mode")) ? ElicitUrlRequest.class
+                : ElicitFormRequest.class;
+        return questions.elicit(MCP_JSON.convertValue(question.request(), type))
+                .flatMap(answer -> client.post().uri(URI.create("http://" + peer.address() + "/api/replicas/answers/" + question.id()))
+                        .headers(this::markForwarded)
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .bodyValue(write(answer))
+                        .retrieve()
+                        .toBodilessEntity())
+                .then();
+    }
+
+    private static <T> T read(@Nullable String data, Class<T> type) {
+        try {
+            return MCP_JSON.readValue(data == null ? "null" : data, type);
+        }
+        catch (IOException unreadable) {
+            throw new UncheckedIOException(unreadable);
+        }
+    }
+
+    private static String write(Object value) {
+        try {
+            return MCP_JSON.writeValueAsString(value);
+        }
+        catch (IOException unwritable) {
+            throw new UncheckedIOException(unwritable);
+        }
     }
 
     private void markForwarded(HttpHeaders headers) {

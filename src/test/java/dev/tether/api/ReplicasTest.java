@@ -169,6 +169,38 @@ class ReplicasTest {
     }
 
     /**
+     * A call at the connection's owner says on the way what a local call says: an agent's {@code tools/call} through
+     * A's {@code /mcp/tools} gets the progress of B's child under its own token, and an execution on A whose tool
+     * asks a question (server-everything's elicitation) pauses on A, and the content its resume gives reaches B's child.
+     */
+    @Test
+    void aCallAtTheOwnerCarriesItsProgressAndItsQuestionsBack() throws Exception {
+        TetherClient a = twoLiveReplicas("asked").get(0);
+        String slug = registerOwnedBy(a, owners(1).instance(), owners(0), Fixture.everythingCommand());
+        assertThat(a.post("/api/connections/org/" + slug + "/default/refresh", null).status()).isEqualTo(200);
+
+        HttpResponse<String> streamed = HttpClient.newHttpClient().send(mcp(a, "/mcp/tools", null).POST(HttpRequest.BodyPublishers.ofString(
+                "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"tools." + slug
+                        + ".org.default.trigger_long_running_operation\",\"arguments\":{\"duration\":0.6,\"steps\":3},"
+                        + "\"_meta\":{\"progressToken\":\"agent-7\"}}}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(streamed.body().split("notifications/progress", -1)).as(streamed.body()).hasSize(4);
+        assertThat(streamed.body()).contains("\"progressToken\":\"agent-7\"", "\"id\":7");
+
+        TetherClient.Reply paused = a.post("/api/executions", Map.of("code",
+                "return await tools." + slug + ".org.default.trigger_elicitation_request({})"));
+        assertThat(paused.json().path("status").asString()).as(paused.toString()).isEqualTo("paused");
+        assertThat(paused.json().at("/structured/interaction/kind").asString()).isEqualTo("form");
+        assertThat(paused.json().at("/structured/interaction/requestedSchema/required/0").asString()).isEqualTo("name");
+        String id = paused.json().path("structured").path("executionId").asString();
+        TetherClient.Reply done = a.post("/api/executions/" + id + "/resume", Map.of("action", "accept", "content",
+                Map.of("name", "Ada", "check", true)));
+        assertThat(done.json().path("status").asString()).as(done.toString()).isEqualTo("completed");
+        assertThat(done.body()).contains("- Name: Ada", "- Agreed to terms: true");
+        assertThat(spawned(0)).as("children A spawned").isZero();
+        assertThat(spawned(1)).as("children B spawned").isEqualTo(1);
+    }
+
+    /**
      * A request a peer passed here names how far into the change log the peer had gone, and is served once this
      * replica has read that far: a change written without announcing it (so this replica would not look for it) is
      * known by the time the request is served.
