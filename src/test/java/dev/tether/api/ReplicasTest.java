@@ -15,6 +15,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -24,7 +28,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpMethod;
+import org.springframework.http.MediaType;
+import org.springframework.http.codec.ServerSentEvent;
+import org.springframework.web.reactive.function.client.WebClient;
 
 import dev.tether.TetherApplication;
 import dev.tether.replicas.ConnectionOwners;
@@ -166,6 +174,46 @@ class ReplicasTest {
         await().atMost(BOUND).until(() -> Files.readString(record).contains("notifications/cancelled"));
         assertThat(spawned(0)).as("children A spawned").isZero();
         assertThat(spawned(1)).as("B's session stays warm").isEqualTo(1);
+    }
+
+    /**
+     * A UI listening to B's health events hears the verdicts of checks that ran on A, as it hears B's own: the verdict
+     * is written behind on A, announced, and read by B.
+     */
+    @Test
+    void aUiListeningToOneReplicaHearsTheVerdictsOfChecksOnAnother() throws Exception {
+        List<TetherClient> ab = twoLiveReplicas("events");
+        TetherClient a = ab.get(0);
+        String slug = registerOwnedBy(a, owners(0).instance(), owners(0), Fixture.command());
+        CompletableFuture<String> heard = WebClient.create(ab.get(1).baseUrl()).get().uri("/api/connections/health/events")
+                .header("Authorization", "Bearer " + TOKEN).accept(MediaType.TEXT_EVENT_STREAM)
+                .retrieve().bodyToFlux(new ParameterizedTypeReference<ServerSentEvent<String>>() {
+                })
+                .filter(event -> "health".equals(event.event()) && event.data() != null && event.data().contains(slug))
+                .map(ServerSentEvent::data)
+                .next().toFuture();
+        try {
+            // Checked until B hears one: the first check may come before B's stream is open.
+            await().atMost(BOUND).until(() -> {
+                assertThat(a.post(TetherClient.healthPath(slug, "default"), null).status()).isEqualTo(200);
+                return heard.isDone() || doneWithin(heard, Duration.ofSeconds(2));
+            });
+            assertThat(heard.get()).contains("\"integration\":\"" + slug + "\"", "\"status\":\"healthy\"");
+            assertThat(spawned(1)).as("children B spawned: it only heard").isZero();
+        }
+        finally {
+            heard.cancel(true);
+        }
+    }
+
+    private static boolean doneWithin(CompletableFuture<?> future, Duration wait) throws InterruptedException {
+        try {
+            future.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        }
+        catch (TimeoutException | ExecutionException notYet) {
+            return false;
+        }
     }
 
     /**
@@ -314,12 +362,12 @@ class ReplicasTest {
         return session == null ? request : request.header("Mcp-Session-Id", session);
     }
 
-    /** Registers connections through {@code client} until one is owned by {@code instance}; returns its slug. */
+    /** Registers connections through {@code client} until one is owned by {@code instance} (its own or a peer); returns its slug. */
     private static String registerOwnedBy(TetherClient client, String instance, ConnectionOwners owners, List<String> command) {
         for (int i = 0; i < 40; i++) {
             String slug = client.register("owned" + i, command);
             ConnectionKey key = new ConnectionKey(Owner.ORG, slug, "default");
-            if (owners.remoteOwner(key).map(ConnectionOwners.Peer::instance).filter(instance::equals).isPresent()) {
+            if (owners.remoteOwner(key).map(ConnectionOwners.Peer::instance).orElse(owners.instance()).equals(instance)) {
                 return slug;
             }
         }
@@ -354,7 +402,7 @@ class ReplicasTest {
                 "--server.port=0", "--tether.data-dir=" + dataDir, "--tether.api.token=" + TOKEN,
                 "--tether.docker.reap-interval=1h", "--spring.main.banner-mode=off",
                 "--tether.store.change-poll=200ms", "--tether.replicas.address=127.0.0.1",
-                "--tether.replicas.heartbeat=200ms", "--tether.replicas.lease-ttl=1s",
+                "--tether.replicas.heartbeat=500ms", "--tether.replicas.lease-ttl=5s",
                 "--spring.r2dbc.url=" + postgres.r2dbcUrl(schema), "--spring.r2dbc.username=" + postgres.user(),
                 "--spring.r2dbc.password=" + postgres.password(),
                 "--spring.flyway.url=" + postgres.jdbcUrl(schema), "--spring.flyway.user=" + postgres.user(),
