@@ -65,7 +65,12 @@ final class OpenApiDocuments {
                     messages.subList(0, Math.min(MAX_REFS_REPORTED, messages.size())))));
         }
         ObjectMapper mapper = api.getOpenapi() != null && api.getOpenapi().startsWith("3.1") ? Json31.mapper() : Json.mapper();
-        return mapper.convertValue(api, MAP);
+        Map<String, Object> document = mapper.convertValue(api, MAP);
+        if (tree.has("openapi") && !tree.has("servers")) {
+            // swagger-parser gives a document without servers the spec's implied server "/"; Executor lists none.
+            document.remove("servers");
+        }
+        return document;
     }
 
     /** Fails with {@link OpenApiParseException} when the text is over {@code maxBytes}. */

@@ -29,8 +29,13 @@ final class OpenApiExtraction {
             boolean deprecated, StoredTool tool, Map<String, Object> binding) {
     }
 
-    /** A document's title, version, servers and operations. */
+    /** A document's title, version, servers and operations, in Executor's order: by path, then by method. */
     record Extracted(String title, String version, List<Map<String, Object>> servers, List<Operation> operations) {
+
+        /** The operations by tool path, as their tools are listed. */
+        List<Operation> byToolPath() {
+            return operations.stream().sorted(Comparator.comparing(operation -> operation.tool().name())).toList();
+        }
     }
 
     private final Map<String, Object> doc;
@@ -54,7 +59,7 @@ final class OpenApiExtraction {
         List<Map<String, Object>> docServers = OpenApiServers.of(doc.get("servers"));
         List<Draft> drafts = new ArrayList<>();
         List<String> sortedPaths = new ArrayList<>((Set<String>) (Set<?>) paths.keySet());
-        sortedPaths.sort(Comparator.naturalOrder());
+        sortedPaths.sort(LocaleCompareOrder.INSTANCE);
         for (String path : sortedPaths) {
             if (!(references.resolve(paths.get(path)) instanceof Map<?, ?> item)) {
                 continue;
@@ -66,7 +71,7 @@ final class OpenApiExtraction {
             }
         }
         name(drafts);
-        List<Operation> operations = drafts.stream().sorted(Comparator.comparing(d -> d.toolPath)).map(Draft::operation).toList();
+        List<Operation> operations = drafts.stream().map(Draft::operation).toList();
         Map<String, Object> info = doc.get("info") instanceof Map<?, ?> i ? (Map<String, Object>) i : Map.of();
         return new Extracted(text(info.get("title")), text(info.get("version")), docServers, operations);
     }

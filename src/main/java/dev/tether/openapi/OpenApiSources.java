@@ -95,7 +95,7 @@ public final class OpenApiSources {
                     settings.put("authenticationTemplate", templates);
                     List<StoredTool> tools = new ArrayList<>();
                     Map<String, Map<String, Object>> operations = new LinkedHashMap<>();
-                    for (OpenApiExtraction.Operation operation : extracted.operations()) {
+                    for (OpenApiExtraction.Operation operation : extracted.byToolPath()) {
                         tools.add(operation.tool());
                         operations.put(operation.tool().name(), operation.binding());
                     }

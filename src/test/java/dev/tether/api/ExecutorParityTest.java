@@ -236,6 +236,11 @@ class ExecutorParityTest {
         same(differences, "connections of everything", real.get("/api/connections?integration=everything"),
                 providerAsExecutors(tether.get("/api/connections?integration=everything")));
 
+        // Operations in Executor's order: paths as JavaScript's localeCompare sorts them (punctuation before digits
+        // before letters, letters without regard to case first), then each path's methods in HTTP's order.
+        Map<String, Object> spec = Map.of("spec", PREVIEWED_SPEC);
+        same(differences, "openapi preview", real.post("/api/openapi/preview", spec), tether.post("/api/openapi/preview", spec));
+
         for (ApiClient daemon : List.of(real, tether)) {
             JsonNode providers = daemon.get("/api/providers").json();
             assertThat(providers.isArray() && providers.size() > 0 && providers.get(0).isString()).as(providers.toString()).isTrue();
@@ -246,6 +251,23 @@ class ExecutorParityTest {
         }
         assertThat(differences).as("answers that differ from Executor 1.5.9's").isEmpty();
     }
+
+    /** A document whose paths sort differently by code point and by collation: braces, case, dashes, digits. */
+    private static final String PREVIEWED_SPEC = """
+            {"openapi": "3.0.3", "info": {"title": "Order", "version": "1"}, "paths": {
+              "/pets/findByStatus": {"get": {"operationId": "findByStatus", "responses": {"200": {"description": "ok"}}}},
+              "/pets/{petId}": {"get": {"responses": {"200": {"description": "ok"}}},
+                                "delete": {"responses": {"204": {"description": "gone"}}},
+                                "post": {"responses": {"200": {"description": "ok"}}}},
+              "/Pets/Zoo": {"get": {"responses": {"200": {"description": "ok"}}}},
+              "/pets/apple": {"get": {"responses": {"200": {"description": "ok"}}}},
+              "/pets-archive": {"get": {"responses": {"200": {"description": "ok"}}}},
+              "/pets_archive": {"get": {"responses": {"200": {"description": "ok"}}}},
+              "/pets/2fa": {"put": {"responses": {"200": {"description": "ok"}}}},
+              "/pets/{petId}/photos": {"get": {"summary": "Photos", "tags": ["photos"], "responses": {"200": {"description": "ok"}}}},
+              "/pets": {"get": {"responses": {"200": {"description": "ok"}}}}
+            }}
+            """;
 
     private static void same(List<String> differences, String what, Reply expected, Reply actual) {
         if (expected.status() != actual.status() || !expected.body().equals(actual.body())) {
