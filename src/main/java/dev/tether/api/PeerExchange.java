@@ -1,8 +1,10 @@
 package dev.tether.api;
 
+import java.net.ConnectException;
 import java.net.URI;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import io.micrometer.core.instrument.Counter;
@@ -43,13 +45,18 @@ import dev.tether.security.AuthToken;
  * {@value #FORWARDED} (the sender's instance id) and the replicas' shared token; whoever receives it serves it, so a
  * request is passed on at most once. A client that leaves cancels the exchange, which closes its connection, so the
  * peer's pipeline is cancelled as if the client had left it directly. A peer that does not accept the connection
- * within {@code tether.replicas.forward-connect-timeout}, or refuses the token, is a 503 {@code ReplicaUnreachableError}.
+ * within {@code tether.replicas.forward-connect-timeout}, or refuses the token, is a 503 {@code ReplicaUnreachableError};
+ * a connection's owner that refuses the connection or says it is draining ({@value #DRAINING}) is an
+ * {@link OwnerLeftException} for the sender, which may then go to the new owner.
  */
 @Component
 final class PeerExchange implements DisposableBean {
 
     /** Marks a request one replica passed to another; its value is the sender's instance id. */
     static final String FORWARDED = "X-Tether-Forwarded-By";
+
+    /** Marks a draining replica's refusal of a request forwarded to it as a connection's owner; its value is its instance id. */
+    static final String DRAINING = "X-Tether-Draining";
 
     /** Hop-by-hop headers, which describe one connection and are passed on neither way. */
     private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "transfer-encoding", "te", "trailer",
@@ -70,6 +77,7 @@ final class PeerExchange implements DisposableBean {
     private final WebClient client;
     private final Counter answered;
     private final Counter unreachable;
+    private final Counter ownerLeft;
 
     PeerExchange(ConnectionOwners owners, ReplicaProperties properties, AuthToken token, JsonMapper json, Environment environment,
             MeterRegistry registry) {
@@ -90,6 +98,7 @@ final class PeerExchange implements DisposableBean {
                 .build();
         this.answered = forwarded(registry, "answered");
         this.unreachable = forwarded(registry, "unreachable");
+        this.ownerLeft = forwarded(registry, "owner_left");
     }
 
     private static Counter forwarded(MeterRegistry registry, String outcome) {
@@ -110,6 +119,15 @@ final class PeerExchange implements DisposableBean {
 
     /** Sends {@code exchange}'s request, with {@code body}, to {@code peer}, which holds {@code what}, and relays the answer. */
     Mono<Void> forward(ServerWebExchange exchange, Peer peer, Flux<DataBuffer> body, String what) {
+        return forwardToOwner(exchange, peer, body, what)
+                .onErrorResume(OwnerLeftException.class, left -> unreachable(exchange.getResponse(), peer, what, left.how()));
+    }
+
+    /**
+     * As {@link #forward}, to a connection's owner: fails with {@link OwnerLeftException}, before anything is written to
+     * the response, when the owner provably did not take the request, so that the caller may send it to the new owner.
+     */
+    Mono<Void> forwardToOwner(ServerWebExchange exchange, Peer peer, Flux<DataBuffer> body, String what) {
         ServerHttpRequest request = exchange.getRequest();
         ServerHttpResponse response = exchange.getResponse();
         String query = request.getURI().getRawQuery();
@@ -126,20 +144,59 @@ final class PeerExchange implements DisposableBean {
                     headers.set(FORWARDED, owners.instance());
                 })
                 .body(BodyInserters.fromDataBuffers(body))
-                .exchangeToMono(answer -> relay(answer, response, peer, what))
-                .onErrorResume(WebClientRequestException.class, failed -> {
-                    unreachable.increment();
-                    return refuse(response, HttpStatus.SERVICE_UNAVAILABLE, "ReplicaUnreachableError", "replica "
-                            + peer.instance() + " at " + peer.address() + ", which holds " + what + ", did not answer ("
-                            + failed.getMostSpecificCause().getClass().getSimpleName()
-                            + "); it moves once that replica's lease runs out, try again then");
-                });
+                .exchangeToMono(answer -> draining(answer) ? left(answer, peer) : relay(answer, response, peer, what))
+                .onErrorResume(WebClientRequestException.class, failed -> notConnected(failed, peer)
+                        .map(Mono::<Void>error)
+                        .orElseGet(() -> unreachable(response, peer, what, "did not answer ("
+                                + failed.getMostSpecificCause().getClass().getSimpleName() + ")")));
+    }
+
+    /** Answers 503 {@code ReplicaUnreachableError}: {@code peer}, which holds {@code what}, {@code how} (did not answer, …). */
+    Mono<Void> unreachable(ServerHttpResponse response, Peer peer, String what, String how) {
+        unreachable.increment();
+        return refuse(response, HttpStatus.SERVICE_UNAVAILABLE, "ReplicaUnreachableError", "replica " + peer.instance() + " at "
+                + peer.address() + ", which holds " + what + ", " + how + "; it moves once that replica's lease runs out, try again then");
+    }
+
+    /**
+     * An {@link OwnerLeftException} when {@code failed} never reached the peer: the connection was refused or not
+     * accepted in time (a request is written only on a connection that is up). Anything later is no proof.
+     */
+    private Optional<OwnerLeftException> notConnected(WebClientRequestException failed, Peer peer) {
+        if (!(failed.getMostSpecificCause() instanceof ConnectException refused)) {
+            return Optional.empty();
+        }
+        ownerLeft.increment();
+        return Optional.of(new OwnerLeftException(peer, "refused the connection (" + refused.getClass().getSimpleName() + ")"));
+    }
+
+    /** Whether {@code answer} is a draining owner's refusal ({@link #refuseDraining}). */
+    private static boolean draining(ClientResponse answer) {
+        return answer.statusCode().value() == HttpStatus.SERVICE_UNAVAILABLE.value()
+                && answer.headers().asHttpHeaders().containsHeader(DRAINING);
+    }
+
+    /** A draining owner's refusal as an {@link OwnerLeftException}, its body released. */
+    private <T> Mono<T> left(ClientResponse answer, Peer peer) {
+        ownerLeft.increment();
+        return answer.releaseBody().then(Mono.error(new OwnerLeftException(peer, "is draining")));
+    }
+
+    /**
+     * Refuses a request a peer forwarded here as to a connection's owner, which this replica no longer is: it is
+     * draining. Nothing of the request was done, so the peer may send it to the new owner.
+     */
+    Mono<Void> refuseDraining(ServerHttpResponse response) {
+        response.getHeaders().set(DRAINING, owners.instance());
+        return refuse(response, HttpStatus.SERVICE_UNAVAILABLE, "ReplicaDrainingError", "replica " + owners.instance()
+                + " is stopping and owns no connection any more: read the leases again and ask the new owner");
     }
 
     /**
      * Calls the tool at {@code address} on {@code peer} as {@code POST /api/tools/call} there, marked forwarded so that
      * the peer serves it itself. A caller that leaves cancels the exchange, which closes its connection, and the peer's
-     * call is cancelled with it. A peer that answers anything but 200 fails the call with {@link PeerCallException}.
+     * call is cancelled with it. A peer that answers anything but 200 fails the call with {@link PeerCallException}, one
+     * that provably did not take it (refused the connection, or is draining) with {@link OwnerLeftException}.
      */
     Mono<CallToolResult> callTool(Peer peer, String address, Map<String, Object> arguments) {
         return client.post().uri(URI.create("http://" + peer.address() + "/api/tools/call"))
@@ -149,13 +206,20 @@ final class PeerExchange implements DisposableBean {
                 })
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(json.writeValueAsBytes(Map.of("address", address, "args", arguments)))
-                .exchangeToMono(answer -> answer.bodyToMono(String.class).defaultIfEmpty("").flatMap(text -> {
-                    int status = answer.statusCode().value();
-                    (status == HttpStatus.UNAUTHORIZED.value() ? unreachable : answered).increment();
-                    return status == HttpStatus.OK.value() ? Mono.fromCallable(() -> MCP_JSON.readValue(text, CallToolResult.class))
-                            : Mono.error(new PeerCallException(peer, address, status, text));
-                }))
-                .doOnError(WebClientRequestException.class, failed -> unreachable.increment());
+                .exchangeToMono(answer -> draining(answer) ? left(answer, peer)
+                        : answer.bodyToMono(String.class).defaultIfEmpty("").flatMap(text -> {
+                            int status = answer.statusCode().value();
+                            (status == HttpStatus.UNAUTHORIZED.value() ? unreachable : answered).increment();
+                            return status == HttpStatus.OK.value() ? Mono.fromCallable(() -> MCP_JSON.readValue(text, CallToolResult.class))
+                                    : Mono.error(new PeerCallException(peer, address, status, text));
+                        }))
+                .onErrorMap(WebClientRequestException.class, failed -> {
+                    Optional<OwnerLeftException> left = notConnected(failed, peer);
+                    if (left.isEmpty()) {
+                        unreachable.increment();
+                    }
+                    return left.<Throwable>map(error -> error).orElse(failed);
+                });
     }
 
     private Mono<Void> relay(ClientResponse answer, ServerHttpResponse response, Peer peer, String what) {
