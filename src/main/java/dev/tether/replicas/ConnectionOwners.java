@@ -1,6 +1,7 @@
 package dev.tether.replicas;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Comparator;
@@ -176,7 +177,8 @@ public final class ConnectionOwners implements SmartLifecycle {
         if (!shared) {
             return;
         }
-        refresh.start(properties.heartbeat(), properties.heartbeat(), clock, this::refresh,
+        // At once: until its first read a replica takes every connection for its own, and may start a second child.
+        refresh.start(Duration.ZERO, properties.heartbeat(), clock, this::refresh,
                 error -> log.warn("cannot read the live replicas yet, keeping {}: {}", view.live().size(), error.toString()));
     }
 
