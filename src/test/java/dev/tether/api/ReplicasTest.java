@@ -3,6 +3,9 @@ package dev.tether.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -11,10 +14,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.sun.net.httpserver.HttpServer;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -195,6 +202,66 @@ class ReplicasTest {
     }
 
     /**
+     * The owner of a connection is draining and refuses what is forwarded to it as owner, as a replica told to stop
+     * does: it marks its lease first, then answers 503 with {@code X-Tether-Draining}. A health check and an
+     * execution's tool call asked through A are each refused once, and A, reading the leases again, finds itself the
+     * owner now and serves them; the owner is asked once per request, never twice.
+     */
+    @Test
+    void aForwardThatADrainingOwnerRefusesIsServedByTheNewOwner() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("draining");
+        AtomicInteger refused = new AtomicInteger();
+        HttpServer draining = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        draining.createContext("/", exchange -> {
+            try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
+                db.createStatement().execute("UPDATE instance_lease SET draining = TRUE WHERE instance_id = 'drain001'");
+            }
+            catch (SQLException ex) {
+                throw new IOException(ex);
+            }
+            refused.incrementAndGet();
+            exchange.getRequestBody().readAllBytes();
+            exchange.getResponseHeaders().add("X-Tether-Draining", "drain001");
+            exchange.sendResponseHeaders(503, -1);
+            exchange.close();
+        });
+        draining.start();
+        try {
+            TetherClient a = start(postgres, schema, dir.resolve("a"));
+            long now = System.currentTimeMillis();
+            try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
+                db.createStatement().execute("INSERT INTO instance_lease (instance_id, address, started_at, expires_at) VALUES"
+                        + " ('drain001', '127.0.0.1:" + draining.getAddress().getPort() + "', " + now + ", " + (now + 600_000) + ")");
+            }
+            ConnectionOwners ownersA = owners(0);
+            await().atMost(BOUND).until(() -> live(0) == 2);
+            String slug = registerOwnedBy(a, "drain001", ownersA, Fixture.command());
+
+            TetherClient.Reply checked = a.post(TetherClient.healthPath(slug, "default"), null);
+            assertThat(checked.json().path("status").asString()).as(checked.toString()).isEqualTo("healthy");
+            assertThat(refused.get()).as("requests the draining owner refused").isEqualTo(1);
+            assertThat(forwarded(0, "owner_left")).isEqualTo(1);
+
+            try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
+                db.createStatement().execute("UPDATE instance_lease SET draining = FALSE WHERE instance_id = 'drain001'");
+            }
+            ConnectionKey key = new ConnectionKey(Owner.ORG, slug, "default");
+            await().atMost(BOUND).until(() -> ownersA.remoteOwner(key).isPresent());
+            TetherClient.Reply ran = a.post("/api/executions", Map.of("code",
+                    "return await tools." + slug + ".org.default.echo({text: 'handed over'})"));
+            assertThat(ran.json().path("status").asString()).as(ran.toString()).isEqualTo("completed");
+            assertThat(ran.body()).contains("handed over");
+            assertThat(refused.get()).as("requests the draining owner refused").isEqualTo(2);
+            assertThat(forwarded(0, "owner_left")).isEqualTo(2);
+            assertThat(spawned(0)).as("A's one warm session served both").isEqualTo(1);
+        }
+        finally {
+            draining.stop(0);
+        }
+    }
+
+    /**
      * What one replica holds in memory, asked for through the other, as behind a round-robin load balancer: an
      * execution paused on A is read and resumed through B, and an agent's {@code /mcp} session opened on A is used and
      * ended through B. Their ids name A.
@@ -279,6 +346,11 @@ class ReplicasTest {
 
     private double live(int replica) {
         return replicas.get(replica).getBean(MeterRegistry.class).get("tether.replicas.live").gauge().value();
+    }
+
+    private double forwarded(int replica, String outcome) {
+        return replicas.get(replica).getBean(MeterRegistry.class).get("tether.replicas.forwarded").tag("outcome", outcome)
+                .counter().count();
     }
 
     private double spawned(int replica) {
