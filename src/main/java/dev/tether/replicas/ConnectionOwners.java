@@ -8,12 +8,14 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
@@ -56,6 +58,7 @@ public final class ConnectionOwners implements SmartLifecycle {
     /** What the last read found; written whole, so that a reader never sees one list of one read and one of another. */
     private volatile View view = View.NONE;
     private volatile boolean leaving;
+    private final Consumer<OwnersChanged> announce;
 
     /** The live peers, and of those the ones that may own connections (not draining). */
     private record View(List<Peer> live, List<Peer> owners) {
@@ -64,14 +67,20 @@ public final class ConnectionOwners implements SmartLifecycle {
 
     @Autowired
     ConnectionOwners(InstanceLeases leases, InstanceId instance, ReplicaProperties properties, StoreSharing sharing,
-            MeterRegistry registry) {
-        this(leases, instance.value(), properties, sharing.isShared(), Schedulers.parallel());
+            MeterRegistry registry, ApplicationEventPublisher events) {
+        this(leases, instance.value(), properties, sharing.isShared(), Schedulers.parallel(), events::publishEvent);
         Gauge.builder("tether.replicas.live", this, owners -> owners.view.live().size())
                 .description("replicas with a live lease, as this replica last read them (0 on an embedded store)")
                 .register(registry);
     }
 
     ConnectionOwners(InstanceLeases leases, String instance, ReplicaProperties properties, boolean shared, Scheduler clock) {
+        this(leases, instance, properties, shared, clock, changed -> { });
+    }
+
+    ConnectionOwners(InstanceLeases leases, String instance, ReplicaProperties properties, boolean shared, Scheduler clock,
+            Consumer<OwnersChanged> announce) {
+        this.announce = announce;
         this.leases = leases;
         this.instance = instance;
         this.properties = properties;
@@ -128,6 +137,7 @@ public final class ConnectionOwners implements SmartLifecycle {
     /** From now on this replica owns no connection while another replica may; called once its lease says so. */
     void leave() {
         leaving = true;
+        announce.accept(new OwnersChanged(instance));
     }
 
     /** The owner among {@code instances} by rendezvous hashing, as {@link #remoteOwner} picks it. */
@@ -144,11 +154,13 @@ public final class ConnectionOwners implements SmartLifecycle {
                 .map(read -> {
                     View now = new View(read.stream().map(ConnectionOwners::peer).toList(),
                             read.stream().filter(lease -> !lease.draining()).map(ConnectionOwners::peer).toList());
-                    if (!now.equals(view)) {
+                    boolean changed = !now.equals(view);
+                    view = now;
+                    if (changed) {
                         log.info("replicas alive: {}", read.stream()
                                 .map(lease -> lease.instance() + "@" + lease.address() + (lease.draining() ? " (draining)" : "")).toList());
+                        announce.accept(new OwnersChanged(instance));
                     }
-                    view = now;
                     return now.live().size();
                 });
     }

@@ -202,10 +202,42 @@ class ReplicasTest {
     }
 
     /**
+     * A warm session on a replica that does not own its connection (a forwarded request is served where it lands, as
+     * when a replica stood in for a stopped owner) is retired, idle, as soon as this replica reads changed leases, so
+     * that one child per connection runs cluster-wide.
+     */
+    @Test
+    void anIdleSessionOfAConnectionAnotherReplicaOwnsIsRetiredWhenTheOwnersChange() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("moved");
+        TetherClient a = start(postgres, schema, dir.resolve("a"));
+        start(postgres, schema, dir.resolve("b"));
+        await().atMost(BOUND).until(() -> live(0) == 2 && live(1) == 2);
+        ConnectionOwners ownersA = owners(0);
+        String instanceB = owners(1).instance();
+        String slug = registerOwnedBy(a, instanceB, ownersA, Fixture.command());
+        HttpResponse<String> servedOnA = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create(a.baseUrl() + TetherClient.healthPath(slug, "default")))
+                .header("Authorization", "Bearer " + TOKEN).header("X-Tether-Forwarded-By", instanceB)
+                .POST(HttpRequest.BodyPublishers.noBody()).timeout(BOUND).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(servedOnA.statusCode()).isEqualTo(200);
+        assertThat(liveChildren(0)).as("A's stand-in session").isEqualTo(1);
+
+        long now = System.currentTimeMillis();
+        try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
+            db.createStatement().execute("INSERT INTO instance_lease (instance_id, address, started_at, expires_at) VALUES"
+                    + " ('third001', '127.0.0.1:9', " + now + ", " + (now + 600_000) + ")");
+        }
+        await().atMost(BOUND).until(() -> liveChildren(0) == 0);
+        assertThat(liveChildren(1)).isZero();
+    }
+
+    /**
      * The owner of a connection is draining and refuses what is forwarded to it as owner, as a replica told to stop
      * does: it marks its lease first, then answers 503 with {@code X-Tether-Draining}. A health check and an
      * execution's tool call asked through A are each refused once, and A, reading the leases again, finds itself the
-     * owner now and serves them; the owner is asked once per request, never twice.
+     * owner now and serves them; the owner is asked once per request, never twice. In between, drain001 owns the
+     * connection again, and A retires its idle session of it.
      */
     @Test
     void aForwardThatADrainingOwnerRefusesIsServedByTheNewOwner() throws Exception {
@@ -254,7 +286,8 @@ class ReplicasTest {
             assertThat(ran.body()).contains("handed over");
             assertThat(refused.get()).as("requests the draining owner refused").isEqualTo(2);
             assertThat(forwarded(0, "owner_left")).isEqualTo(2);
-            assertThat(spawned(0)).as("A's one warm session served both").isEqualTo(1);
+            assertThat(spawned(0)).as("A's session, retired idle when drain001 owned the connection again, then started anew")
+                    .isEqualTo(2);
         }
         finally {
             draining.stop(0);
@@ -351,6 +384,11 @@ class ReplicasTest {
     private double forwarded(int replica, String outcome) {
         return replicas.get(replica).getBean(MeterRegistry.class).get("tether.replicas.forwarded").tag("outcome", outcome)
                 .counter().count();
+    }
+
+    private double liveChildren(int replica) {
+        return replicas.get(replica).getBean(MeterRegistry.class).find("tether.children.live").gauges().stream()
+                .mapToDouble(gauge -> gauge.value()).sum();
     }
 
     private double spawned(int replica) {
