@@ -117,10 +117,16 @@ public final class ConnectionOwners implements SmartLifecycle {
     /**
      * {@link #remoteOwner} after reading the live leases again: for a forward that its owner provably did not take
      * (it refused to connect, or said it is draining), whose answer is then the owner that takes over. Not
-     * coalesced with a read already under way, which may have begun before the owner marked its lease.
+     * coalesced with a read already under way, which may have begun before the owner marked its lease. When the
+     * leases cannot be read, the last read answers.
      */
     public Mono<Optional<Peer>> remoteOwnerAfresh(ConnectionKey connection) {
-        return refresh().then(Mono.fromSupplier(() -> remoteOwner(connection)));
+        return refresh()
+                .onErrorResume(error -> {
+                    log.warn("cannot read the live replicas again for {}, keeping the last read: {}", connection, error.toString());
+                    return Mono.empty();
+                })
+                .then(Mono.fromSupplier(() -> remoteOwner(connection)));
     }
 
     /** The live peer {@code instance}, where what it holds in memory can be reached; empty for this replica and the dead. */
