@@ -10,10 +10,10 @@ import dev.tether.replicas.OwnersChanged;
 import dev.tether.session.SessionPool;
 
 /**
- * One warm child per connection cluster-wide, when owners change: this replica retires its idle sessions of the
+ * One warm child per connection cluster-wide, when owners change: this replica retires its sessions of the
  * connections another replica owns now, as when it begins to drain (the new owners start theirs at their next
- * request), or when a replica that stood in for a stopped one sees it come back. A session in use is left to finish
- * its requests and idles out ({@code tether.session.idle-ttl}) or goes with the daemon.
+ * request), or when a replica that stood in for a stopped one sees it come back. An idle session goes at once, one in
+ * use as soon as its requests in flight are answered (no new ones reach it: they go to the owner).
  */
 @Component
 final class MovedSessions {
@@ -30,10 +30,10 @@ final class MovedSessions {
 
     @EventListener
     void ownersChanged(OwnersChanged changed) {
-        int retired = pool.retireIdle(connection -> owners.remoteOwner(connection).isPresent(),
+        int retired = pool.retireOnceIdle(connection -> owners.remoteOwner(connection).isPresent(),
                 "its connection is owned by another replica now");
         if (retired > 0) {
-            log.info("retired {} idle session(s) of connections other replicas own now", retired);
+            log.info("retired {} idle session(s) of connections other replicas own now; those in use go once idle", retired);
         }
     }
 }

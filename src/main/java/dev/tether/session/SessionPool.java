@@ -130,13 +130,14 @@ public final class SessionPool {
     }
 
     /**
-     * Retires the idle sessions of the connections {@code which} accepts (another replica owns them now); a session in
-     * use is left to its leases and idles out as usual. Returns how many it retired.
+     * Retires the sessions of the connections {@code which} accepts (another replica owns them now): an idle one at
+     * once, one in use once its last lease ends, so that its requests in flight are answered. Returns how many it
+     * retired at once.
      */
-    public int retireIdle(Predicate<ConnectionKey> which, String reason) {
+    public int retireOnceIdle(Predicate<ConnectionKey> which, String reason) {
         return (int) pool.values().stream()
                 .filter(entry -> which.test(entry.key()))
-                .filter(entry -> entry.retireIfIdle(reason))
+                .filter(entry -> entry.retireOnceIdle(reason))
                 .count();
     }
 
