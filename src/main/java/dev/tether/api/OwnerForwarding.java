@@ -2,6 +2,7 @@ package dev.tether.api;
 
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -33,8 +34,10 @@ import dev.tether.store.ConnectionKey;
  * Replicas on one store keep one warm session per connection, on its owner ({@link ConnectionOwners}): a health
  * check, a catalog refresh or a tool call for a connection another replica owns is passed to that replica
  * ({@link PeerExchange}) before the controllers, so that the services below never learn that another replica
- * exists: they serve what reaches them. Once the owner's lease runs out, ownership moves. On an embedded store
- * nothing is forwarded and the filter costs one boolean test.
+ * exists: they serve what reaches them. Once the owner's lease runs out, or it marks its lease draining, ownership
+ * moves; a forward that its owner provably did not take (the connection refused, or the owner draining) goes to the new
+ * owner at once. A draining replica refuses what peers still forward to it as owner. On an embedded store nothing is
+ * forwarded and the filter costs one boolean test.
  */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE + 10)
@@ -43,6 +46,8 @@ final class OwnerForwarding implements WebFilter {
     private static final PathPattern CONNECTION_ROUTE =
             PathPatternParser.defaultInstance.parse("/api/connections/{owner}/{integration}/{name}/{action:health|refresh}");
     private static final PathPattern CALL_ROUTE = PathPatternParser.defaultInstance.parse("/api/tools/call");
+    /** Where a peer calls a tool at its connection's owner for an execution or an agent ({@link PeerCallsController}). */
+    private static final PathPattern PEER_CALL_ROUTE = PathPatternParser.defaultInstance.parse("/api/replicas/calls");
     private static final String WHAT = "this connection's session";
 
     private final ConnectionOwners owners;
@@ -58,33 +63,69 @@ final class OwnerForwarding implements WebFilter {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         ServerHttpRequest request = exchange.getRequest();
-        if (!owners.shared() || request.getMethod() != HttpMethod.POST || PeerExchange.forwarded(request)) {
+        if (!owners.shared() || request.getMethod() != HttpMethod.POST) {
             return chain.filter(exchange);
         }
         PathPattern.PathMatchInfo connectionRoute = CONNECTION_ROUTE.matchAndExtract(request.getPath().pathWithinApplication());
-        if (connectionRoute != null) {
-            Optional<Peer> owner = connection(connectionRoute.getUriVariables()).flatMap(owners::remoteOwner);
-            return owner.isPresent() ? peers.forward(exchange, owner.get(), request.getBody(), WHAT) : chain.filter(exchange);
+        boolean callRoute = connectionRoute == null && CALL_ROUTE.matches(request.getPath().pathWithinApplication());
+        if (PeerExchange.forwarded(request)) {
+            // Sent here as to the owner, which a draining replica is not: the sender reads the leases again.
+            boolean asOwner = connectionRoute != null || callRoute || PEER_CALL_ROUTE.matches(request.getPath().pathWithinApplication());
+            return owners.leaving() && asOwner ? peers.refuseDraining(exchange.getResponse())
+                    : chain.filter(exchange);
         }
-        if (!CALL_ROUTE.matches(request.getPath().pathWithinApplication())) {
+        if (connectionRoute != null) {
+            Optional<ConnectionKey> connection = connection(connectionRoute.getUriVariables());
+            Optional<Peer> owner = connection.flatMap(owners::remoteOwner);
+            return owner.isEmpty() ? chain.filter(exchange)
+                    : withBody(exchange, body -> toOwner(exchange, chain, connection.get(), owner.get(), body));
+        }
+        if (!callRoute) {
             return chain.filter(exchange);
         }
         // The connection is named in the body: read it once, then send or serve those very bytes.
-        return BodyBytes.read(request.getBody(), peers.maxBody())
+        return withBody(exchange, body -> {
+            Optional<ConnectionKey> connection = calledConnection(body);
+            Optional<Peer> owner = connection.flatMap(owners::remoteOwner);
+            return owner.isPresent() ? toOwner(exchange, chain, connection.get(), owner.get(), body) : here(exchange, chain, body);
+        });
+    }
+
+    /** Reads the request's body whole (bounded), for a route that may send it twice: to an owner that left, then the next. */
+    private Mono<Void> withBody(ServerWebExchange exchange, Function<byte[], Mono<Void>> route) {
+        return BodyBytes.read(exchange.getRequest().getBody(), peers.maxBody())
                 .defaultIfEmpty(new byte[0])
-                .flatMap(body -> {
-                    Optional<Peer> owner = calledConnection(body).flatMap(owners::remoteOwner);
-                    Flux<DataBuffer> again = Flux.defer(() -> Flux.just(exchange.getResponse().bufferFactory().wrap(body)));
-                    return owner.isPresent() ? peers.forward(exchange, owner.get(), again, WHAT)
-                            : chain.filter(exchange.mutate().request(new ServerHttpRequestDecorator(request) {
-                                @Override
-                                public Flux<DataBuffer> getBody() {
-                                    return again;
-                                }
-                            }).build());
-                })
+                .flatMap(route)
                 .onErrorResume(DataBufferLimitException.class, tooLarge -> peers.refuse(exchange.getResponse(),
                         HttpStatus.CONTENT_TOO_LARGE, "InvalidInputError", "the request body is larger than " + peers.maxBody() + " bytes"));
+    }
+
+    /**
+     * Forwards to {@code owner}; when it provably did not take the request (it refused the connection or is draining),
+     * reads the leases once more and sends the request to the owner they name now, or serves it here when that is this
+     * replica. A client that leaves cancels all of it, so an abandoned request is never sent again.
+     */
+    private Mono<Void> toOwner(ServerWebExchange exchange, WebFilterChain chain, ConnectionKey connection, Peer owner, byte[] body) {
+        return peers.forwardToOwner(exchange, owner, bytes(exchange, body), WHAT)
+                .onErrorResume(OwnerLeftException.class, left -> owners.remoteOwnerAfresh(connection)
+                        .flatMap(next -> next.isEmpty() ? here(exchange, chain, body)
+                                // The same owner again: it left without a word to the store (killed), and keeps the
+                                // connection until its lease runs out.
+                                : next.get().equals(owner) ? peers.unreachable(exchange.getResponse(), owner, WHAT, left.how())
+                                : peers.forward(exchange, next.get(), bytes(exchange, body), WHAT)));
+    }
+
+    private static Mono<Void> here(ServerWebExchange exchange, WebFilterChain chain, byte[] body) {
+        return chain.filter(exchange.mutate().request(new ServerHttpRequestDecorator(exchange.getRequest()) {
+            @Override
+            public Flux<DataBuffer> getBody() {
+                return bytes(exchange, body);
+            }
+        }).build());
+    }
+
+    private static Flux<DataBuffer> bytes(ServerWebExchange exchange, byte[] body) {
+        return Flux.defer(() -> Flux.just(exchange.getResponse().bufferFactory().wrap(body)));
     }
 
     /** The connection of a health or refresh path; a path the controller will refuse stays here to be refused. */

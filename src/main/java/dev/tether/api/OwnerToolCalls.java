@@ -9,9 +9,14 @@ import reactor.core.publisher.Mono;
 
 import dev.tether.calls.OwnerCalls;
 import dev.tether.replicas.ConnectionOwners;
+import dev.tether.replicas.ConnectionOwners.Peer;
 import dev.tether.store.ConnectionKey;
 
-/** An execution's tool call for a peer's connection, sent to that peer as {@code POST /api/tools/call}. */
+/**
+ * An execution's or an agent's tool call for a peer's connection, sent to that peer ({@link PeerExchange#callTool});
+ * when the peer provably did not take it (it refused the connection, or is draining), sent once more to the owner the
+ * leases name now, or called {@code here} when that is this replica.
+ */
 @Component
 final class OwnerToolCalls implements OwnerCalls {
 
@@ -24,7 +29,11 @@ final class OwnerToolCalls implements OwnerCalls {
     }
 
     @Override
-    public Optional<Mono<CallToolResult>> atOwner(ConnectionKey connection, String address, Map<String, Object> arguments) {
-        return owners.remoteOwner(connection).map(peer -> peers.callTool(peer, address, arguments));
+    public Optional<Mono<CallToolResult>> atOwner(ConnectionKey connection, String address, Map<String, Object> arguments,
+            Mono<CallToolResult> here) {
+        return owners.remoteOwner(connection).map(owner -> peers.callTool(owner, address, arguments)
+                .onErrorResume(OwnerLeftException.class, left -> owners.remoteOwnerAfresh(connection)
+                        .flatMap(next -> next.isEmpty() ? here : next.get().equals(owner) ? Mono.error(left)
+                                : peers.callTool(next.get(), address, arguments))));
     }
 }

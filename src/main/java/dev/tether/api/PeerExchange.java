@@ -2,9 +2,11 @@ package dev.tether.api;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import io.micrometer.core.instrument.Counter;
@@ -56,7 +58,9 @@ import dev.tether.store.StorePosition;
  * {@value #FORWARDED} (the sender's instance id) and the replicas' shared token; whoever receives it serves it, so a
  * request is passed on at most once. A client that leaves cancels the exchange, which closes its connection, so the
  * peer's pipeline is cancelled as if the client had left it directly. A peer that does not accept the connection
- * within {@code tether.replicas.forward-connect-timeout}, or refuses the token, is a 503 {@code ReplicaUnreachableError}.
+ * within {@code tether.replicas.forward-connect-timeout}, or refuses the token, is a 503 {@code ReplicaUnreachableError};
+ * a connection's owner that refuses the connection or says it is draining ({@value #DRAINING}) is an
+ * {@link OwnerLeftException} for the sender, which may then go to the new owner.
  */
 @Component
 final class PeerExchange implements DisposableBean {
@@ -65,6 +69,9 @@ final class PeerExchange implements DisposableBean {
     static final String FORWARDED = "X-Tether-Forwarded-By";
     /** How far into the store's change log the sender had gone: the receiver serves the request once it has too. */
     static final String STORE_POSITION = "X-Tether-Store-Position";
+
+    /** Marks a draining replica's refusal of a request forwarded to it as a connection's owner; its value is its instance id. */
+    static final String DRAINING = "X-Tether-Draining";
 
     /** Hop-by-hop headers, which describe one connection and are passed on neither way. */
     private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "transfer-encoding", "te", "trailer",
@@ -89,6 +96,7 @@ final class PeerExchange implements DisposableBean {
     private final WebClient client;
     private final Counter answered;
     private final Counter unreachable;
+    private final Counter ownerLeft;
 
     PeerExchange(ConnectionOwners owners, StorePosition store, ReplicaProperties properties, AuthToken token, JsonMapper json,
             Environment environment, MeterRegistry registry) {
@@ -110,6 +118,7 @@ final class PeerExchange implements DisposableBean {
                 .build();
         this.answered = forwarded(registry, "answered");
         this.unreachable = forwarded(registry, "unreachable");
+        this.ownerLeft = forwarded(registry, "owner_left");
     }
 
     private static Counter forwarded(MeterRegistry registry, String outcome) {
@@ -130,6 +139,15 @@ final class PeerExchange implements DisposableBean {
 
     /** Sends {@code exchange}'s request, with {@code body}, to {@code peer}, which holds {@code what}, and relays the answer. */
     Mono<Void> forward(ServerWebExchange exchange, Peer peer, Flux<DataBuffer> body, String what) {
+        return forwardToOwner(exchange, peer, body, what)
+                .onErrorResume(OwnerLeftException.class, left -> unreachable(exchange.getResponse(), peer, what, left.how()));
+    }
+
+    /**
+     * As {@link #forward}, to a connection's owner: fails with {@link OwnerLeftException}, before anything is written to
+     * the response, when the owner provably did not take the request, so that the caller may send it to the new owner.
+     */
+    Mono<Void> forwardToOwner(ServerWebExchange exchange, Peer peer, Flux<DataBuffer> body, String what) {
         ServerHttpRequest request = exchange.getRequest();
         ServerHttpResponse response = exchange.getResponse();
         String query = request.getURI().getRawQuery();
@@ -145,14 +163,52 @@ final class PeerExchange implements DisposableBean {
                     markForwarded(headers);
                 })
                 .body(BodyInserters.fromDataBuffers(body))
-                .exchangeToMono(answer -> relay(answer, response, peer, what))
-                .onErrorResume(WebClientRequestException.class, failed -> {
-                    unreachable.increment();
-                    return refuse(response, HttpStatus.SERVICE_UNAVAILABLE, "ReplicaUnreachableError", "replica "
-                            + peer.instance() + " at " + peer.address() + ", which holds " + what + ", did not answer ("
-                            + failed.getMostSpecificCause().getClass().getSimpleName()
-                            + "); it moves once that replica's lease runs out, try again then");
-                });
+                .exchangeToMono(answer -> draining(answer) ? left(answer, peer) : relay(answer, response, peer, what))
+                .onErrorResume(WebClientRequestException.class, failed -> notConnected(failed, peer)
+                        .map(Mono::<Void>error)
+                        .orElseGet(() -> unreachable(response, peer, what, "did not answer ("
+                                + failed.getMostSpecificCause().getClass().getSimpleName() + ")")));
+    }
+
+    /** Answers 503 {@code ReplicaUnreachableError}: {@code peer}, which holds {@code what}, {@code how} (did not answer, …). */
+    Mono<Void> unreachable(ServerHttpResponse response, Peer peer, String what, String how) {
+        unreachable.increment();
+        return refuse(response, HttpStatus.SERVICE_UNAVAILABLE, "ReplicaUnreachableError", "replica " + peer.instance() + " at "
+                + peer.address() + ", which holds " + what + ", " + how + "; it moves once that replica's lease runs out, try again then");
+    }
+
+    /**
+     * An {@link OwnerLeftException} when {@code failed} never reached the peer: the connection was refused or not
+     * accepted in time (a request is written only on a connection that is up). Anything later is no proof.
+     */
+    private Optional<OwnerLeftException> notConnected(WebClientRequestException failed, Peer peer) {
+        if (!(failed.getMostSpecificCause() instanceof ConnectException refused)) {
+            return Optional.empty();
+        }
+        ownerLeft.increment();
+        return Optional.of(new OwnerLeftException(peer, "refused the connection (" + refused.getClass().getSimpleName() + ")"));
+    }
+
+    /** Whether {@code answer} is a draining owner's refusal ({@link #refuseDraining}). */
+    private static boolean draining(ClientResponse answer) {
+        return answer.statusCode().value() == HttpStatus.SERVICE_UNAVAILABLE.value()
+                && answer.headers().asHttpHeaders().containsHeader(DRAINING);
+    }
+
+    /** A draining owner's refusal as an {@link OwnerLeftException}, its body released. */
+    private <T> Mono<T> left(ClientResponse answer, Peer peer) {
+        ownerLeft.increment();
+        return answer.releaseBody().then(Mono.error(new OwnerLeftException(peer, "is draining")));
+    }
+
+    /**
+     * Refuses a request a peer forwarded here as to a connection's owner, which this replica no longer is: it is
+     * draining. Nothing of the request was done, so the peer may send it to the new owner.
+     */
+    Mono<Void> refuseDraining(ServerHttpResponse response) {
+        response.getHeaders().set(DRAINING, owners.instance());
+        return refuse(response, HttpStatus.SERVICE_UNAVAILABLE, "ReplicaDrainingError", "replica " + owners.instance()
+                + " is stopping and owns no connection any more: read the leases again and ask the new owner");
     }
 
     /**
@@ -161,7 +217,8 @@ final class PeerExchange implements DisposableBean {
      * progress notification its {@link ProgressListener}, each server question its {@link ElicitationHandler}, whose
      * answer goes back to the peer. A caller that leaves cancels the exchange, which closes its connection, and the
      * peer's call is cancelled with it. A peer that answers anything but a result fails the call with
-     * {@link PeerCallException}.
+     * {@link PeerCallException}, one that provably did not take it (refused the connection, or is draining) with
+     * {@link OwnerLeftException}.
      */
     Mono<CallToolResult> callTool(Peer peer, String address, Map<String, Object> arguments) {
         return Mono.deferContextual(context -> {
@@ -174,7 +231,8 @@ final class PeerExchange implements DisposableBean {
                     .contentType(MediaType.APPLICATION_JSON)
                     .accept(MediaType.TEXT_EVENT_STREAM)
                     .bodyValue(json.writeValueAsBytes(call))
-                    .exchangeToFlux(answer -> events(answer, peer, address))
+                    .exchangeToFlux(answer -> draining(answer) ? Flux.<ServerSentEvent<String>>from(left(answer, peer))
+                            : events(answer, peer, address))
                     .flatMap(event -> switch (String.valueOf(event.event())) {
                         case "progress" -> {
                             if (progress != null) {
@@ -193,7 +251,13 @@ final class PeerExchange implements DisposableBean {
                     })
                     .next()
                     .switchIfEmpty(Mono.error(() -> new PeerCallException(peer, address, HttpStatus.OK.value(), "the answer ended without a result")));
-        }).doOnError(WebClientRequestException.class, failed -> unreachable.increment());
+        }).onErrorMap(WebClientRequestException.class, failed -> {
+            Optional<OwnerLeftException> left = notConnected(failed, peer);
+            if (left.isEmpty()) {
+                unreachable.increment();
+            }
+            return left.<Throwable>map(error -> error).orElse(failed);
+        });
     }
 
     /** A question of the peer's call, as {@link PeerCallsController} sends it. */

@@ -15,11 +15,14 @@ import dev.tether.store.ConnectionKey;
 public interface OwnerCalls {
 
     /** A replica alone: every call is served here. */
-    OwnerCalls LOCAL = (connection, address, arguments) -> Optional.empty();
+    OwnerCalls LOCAL = (connection, address, arguments, here) -> Optional.empty();
 
     /**
      * The call of the tool at {@code address} as {@code connection}'s owner answers it; empty when this replica owns
-     * the connection. Cancelling the answer cancels the call at the owner.
+     * the connection. Cancelling the answer cancels the call at the owner. An owner that left before it took the call
+     * (it is stopping) hands the connection over: the call goes to the new owner, or to {@code here}, the call on this
+     * replica, when that is this one.
      */
-    Optional<Mono<CallToolResult>> atOwner(ConnectionKey connection, String address, Map<String, Object> arguments);
+    Optional<Mono<CallToolResult>> atOwner(ConnectionKey connection, String address, Map<String, Object> arguments,
+            Mono<CallToolResult> here);
 }

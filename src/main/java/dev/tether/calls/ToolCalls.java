@@ -149,9 +149,10 @@ public final class ToolCalls {
      * routing it again could pass it back and forth between two replicas whose lease snapshots differ.
      */
     private Mono<CallToolResult> atOwner(ToolAddress parsed, StoredTool tool, String address, Map<String, Object> args) {
-        return owners.atOwner(parsed.connection(), address, args)
+        Mono<CallToolResult> here = Mono.defer(() -> call(parsed, tool, args));
+        return owners.atOwner(parsed.connection(), address, args, here)
                 .map(this::timedCall)
-                .orElseGet(() -> call(parsed, tool, args));
+                .orElse(here);
     }
 
     /** An HTTP source's answer as an MCP tool result: its data as JSON text, the whole {@code ToolResult} as structured content. */

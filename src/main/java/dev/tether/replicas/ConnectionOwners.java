@@ -1,18 +1,21 @@
 package dev.tether.replicas;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
@@ -32,7 +35,10 @@ import dev.tether.store.StoreSharing;
  * for that connection (rendezvous hashing), so every replica that sees the same leases picks the same owner, and a
  * replica that leaves moves only its own connections. The live leases are read every {@code tether.replicas.heartbeat}
  * and kept in memory: asking costs no row. On an embedded store, or before any lease is read, every connection is
- * this replica's own.
+ * this replica's own. A replica that is stopping marks its lease draining ({@link GracefulDrain}): from then on it is
+ * nobody's owner, though it stays a live peer (it still holds its paused executions and agent sessions), and a
+ * forward it refuses, or that cannot connect to it, reads the leases again ({@link #remoteOwnerAfresh}) and goes to
+ * the connection's new owner.
  */
 @Component
 public final class ConnectionOwners implements SmartLifecycle {
@@ -49,18 +55,32 @@ public final class ConnectionOwners implements SmartLifecycle {
     private final boolean shared;
     private final Scheduler clock;
     private final Periodic refresh = new Periodic();
-    private volatile List<Peer> live = List.of();
+    /** What the last read found; written whole, so that a reader never sees one list of one read and one of another. */
+    private volatile View view = View.NONE;
+    private volatile boolean leaving;
+    private final Consumer<OwnersChanged> announce;
+
+    /** The live peers, and of those the ones that may own connections (not draining). */
+    private record View(List<Peer> live, List<Peer> owners) {
+        static final View NONE = new View(List.of(), List.of());
+    }
 
     @Autowired
     ConnectionOwners(InstanceLeases leases, InstanceId instance, ReplicaProperties properties, StoreSharing sharing,
-            MeterRegistry registry) {
-        this(leases, instance.value(), properties, sharing.isShared(), Schedulers.parallel());
-        Gauge.builder("tether.replicas.live", this, owners -> owners.live.size())
+            MeterRegistry registry, ApplicationEventPublisher events) {
+        this(leases, instance.value(), properties, sharing.isShared(), Schedulers.parallel(), events::publishEvent);
+        Gauge.builder("tether.replicas.live", this, owners -> owners.view.live().size())
                 .description("replicas with a live lease, as this replica last read them (0 on an embedded store)")
                 .register(registry);
     }
 
     ConnectionOwners(InstanceLeases leases, String instance, ReplicaProperties properties, boolean shared, Scheduler clock) {
+        this(leases, instance, properties, shared, clock, changed -> { });
+    }
+
+    ConnectionOwners(InstanceLeases leases, String instance, ReplicaProperties properties, boolean shared, Scheduler clock,
+            Consumer<OwnersChanged> announce) {
+        this.announce = announce;
         this.leases = leases;
         this.instance = instance;
         this.properties = properties;
@@ -78,10 +98,14 @@ public final class ConnectionOwners implements SmartLifecycle {
         return instance;
     }
 
-    /** The peer that owns {@code connection}; empty when this replica owns it (or knows of no peer). */
+    /**
+     * The peer that owns {@code connection}; empty when this replica owns it (or knows of no peer). A draining replica
+     * owns nothing while another may: its own requests go to the owners that remain.
+     */
     public Optional<Peer> remoteOwner(ConnectionKey connection) {
-        List<Peer> peers = live;
-        if (peers.size() < 2) {
+        List<Peer> peers = leaving ? view.owners().stream().filter(peer -> !peer.instance().equals(instance)).toList()
+                : view.owners();
+        if (peers.isEmpty() || !leaving && peers.size() < 2) {
             return Optional.empty();
         }
         String key = connection.toString();
@@ -90,10 +114,36 @@ public final class ConnectionOwners implements SmartLifecycle {
         return owner.instance().equals(instance) ? Optional.empty() : Optional.of(owner);
     }
 
+    /**
+     * {@link #remoteOwner} after reading the live leases again: for a forward that its owner provably did not take
+     * (it refused to connect, or said it is draining), whose answer is then the owner that takes over. Not
+     * coalesced with a read already under way, which may have begun before the owner marked its lease. When the
+     * leases cannot be read, the last read answers.
+     */
+    public Mono<Optional<Peer>> remoteOwnerAfresh(ConnectionKey connection) {
+        return refresh()
+                .onErrorResume(error -> {
+                    log.warn("cannot read the live replicas again for {}, keeping the last read: {}", connection, error.toString());
+                    return Mono.empty();
+                })
+                .then(Mono.fromSupplier(() -> remoteOwner(connection)));
+    }
+
     /** The live peer {@code instance}, where what it holds in memory can be reached; empty for this replica and the dead. */
     public Optional<Peer> peer(String instance) {
         return this.instance.equals(instance) ? Optional.empty()
-                : live.stream().filter(peer -> peer.instance().equals(instance)).findFirst();
+                : view.live().stream().filter(peer -> peer.instance().equals(instance)).findFirst();
+    }
+
+    /** Whether this replica is stopping: it owns no connection, and refuses what peers still forward to it as owner. */
+    public boolean leaving() {
+        return leaving;
+    }
+
+    /** From now on this replica owns no connection while another replica may; called once its lease says so. */
+    void leave() {
+        leaving = true;
+        announce.accept(new OwnersChanged(instance));
     }
 
     /** The owner among {@code instances} by rendezvous hashing, as {@link #remoteOwner} picks it. */
@@ -106,15 +156,23 @@ public final class ConnectionOwners implements SmartLifecycle {
     Mono<Integer> refresh() {
         return Flux.defer(() -> leases.live(Instant.ofEpochMilli(clock.now(TimeUnit.MILLISECONDS))))
                 .filter(lease -> AdvertisedAddress.hasPort(lease.address()))
-                .map(lease -> new Peer(lease.instance(), lease.address()))
-                .collectSortedList(Comparator.comparing(Peer::instance))
-                .doOnNext(peers -> {
-                    if (!peers.equals(live)) {
-                        log.info("replicas alive: {}", peers.stream().map(peer -> peer.instance() + "@" + peer.address()).toList());
+                .collectSortedList(Comparator.comparing(Lease::instance))
+                .map(read -> {
+                    View now = new View(read.stream().map(ConnectionOwners::peer).toList(),
+                            read.stream().filter(lease -> !lease.draining()).map(ConnectionOwners::peer).toList());
+                    boolean changed = !now.equals(view);
+                    view = now;
+                    if (changed) {
+                        log.info("replicas alive: {}", read.stream()
+                                .map(lease -> lease.instance() + "@" + lease.address() + (lease.draining() ? " (draining)" : "")).toList());
+                        announce.accept(new OwnersChanged(instance));
                     }
-                    live = List.copyOf(peers);
-                })
-                .map(List::size);
+                    return now.live().size();
+                });
+    }
+
+    private static Peer peer(Lease lease) {
+        return new Peer(lease.instance(), lease.address());
     }
 
     /**
@@ -137,8 +195,9 @@ public final class ConnectionOwners implements SmartLifecycle {
         if (!shared) {
             return;
         }
-        refresh.start(properties.heartbeat(), properties.heartbeat(), clock, this::refresh,
-                error -> log.warn("cannot read the live replicas yet, keeping {}: {}", live.size(), error.toString()));
+        // At once: until its first read a replica takes every connection for its own, and may start a second child.
+        refresh.start(Duration.ZERO, properties.heartbeat(), clock, this::refresh,
+                error -> log.warn("cannot read the live replicas yet, keeping {}: {}", view.live().size(), error.toString()));
     }
 
     @Override

@@ -24,8 +24,9 @@ import dev.tether.store.InstanceLeases.Lease;
 import dev.tether.store.StoreSharing;
 
 /**
- * Keeps this replica's lease alive every {@code tether.replicas.heartbeat}, and gives it back at a graceful stop so
- * that peers do not wait for it to run out. A renewal that finds the row gone means a peer took this replica for dead
+ * Keeps this replica's lease alive every {@code tether.replicas.heartbeat}, marks it draining when a graceful stop
+ * begins ({@link GracefulDrain}; renewals go on, so no peer reaps what this replica is still tearing down), and gives
+ * it back at the end of the stop so that peers do not wait for it to run out. A renewal that finds the row gone means a peer took this replica for dead
  * (a pause longer than the lease) and removed its containers: the sessions that used them fail and start again.
  */
 @Component
@@ -41,6 +42,7 @@ public final class ReplicaLease implements SmartLifecycle {
     private final Scheduler clock;
     private final Instant startedAt;
     private final AtomicBoolean held = new AtomicBoolean();
+    private volatile boolean draining;
     /** Until when the last renewal that reached the store keeps the lease; {@link Instant#MIN} before it and after the stop. */
     private final AtomicReference<Instant> heldUntil = new AtomicReference<>(Instant.MIN);
     private final Periodic heartbeat = new Periodic();
@@ -70,7 +72,7 @@ public final class ReplicaLease implements SmartLifecycle {
     /** Renews the lease once: until now plus {@code lease-ttl}. */
     Mono<Boolean> renew() {
         return Mono.defer(() -> {
-                    Lease lease = new Lease(instance, address.get(), startedAt, now(clock).plus(properties.leaseTtl()));
+                    Lease lease = new Lease(instance, address.get(), startedAt, now(clock).plus(properties.leaseTtl()), draining);
                     return leases.renew(lease).doOnNext(kept -> heldUntil.set(lease.expiresAt()));
                 })
                 .doOnNext(kept -> {
@@ -94,12 +96,34 @@ public final class ReplicaLease implements SmartLifecycle {
     }
 
     /**
-     * Whether peers take this replica for alive: always on a store that is not shared; on a shared one, from the
-     * first renewal until the lease would run out unrenewed (the store unreachable) or is given back at the stop.
-     * Readiness follows it, so that a load balancer sends no work to a replica whose children a peer may remove.
+     * Whether this replica takes new work: always on a store that is not shared; on a shared one, from the first
+     * renewal until the lease would run out unrenewed (the store unreachable) or is marked draining at the stop.
+     * Readiness follows it, so that a load balancer sends no work to a replica whose children a peer may remove, or
+     * that is leaving.
      */
     public boolean holds() {
-        return !shared || now(clock).isBefore(heldUntil.get());
+        return !shared || !draining && now(clock).isBefore(heldUntil.get());
+    }
+
+    /**
+     * Marks the lease draining, in memory at once (readiness goes down) and then in the store, where peers reading
+     * the leases stop choosing this replica as an owner; completes once the store has it, or after a heartbeat.
+     */
+    Mono<Void> drain() {
+        return Mono.defer(() -> {
+            draining = true;
+            if (!shared) {
+                return Mono.empty();
+            }
+            return leases.drain(instance)
+                    .timeout(properties.heartbeat(), clock)
+                    .doOnSuccess(done -> log.info("replica {} is draining: peers take over its connections", instance))
+                    .onErrorResume(error -> {
+                        log.warn("replica {} could not mark its lease draining; peers learn it from its refusals: {}", instance,
+                                error.toString());
+                        return Mono.empty();
+                    });
+        });
     }
 
     @Override

@@ -18,14 +18,18 @@ import dev.tether.daemon.PropertyChecks;
  *                  than a third of {@code lease-ttl}, so that two missed renewals do not yet cost the lease
  * @param address   how peers reach this replica, written in its lease: {@code host} or {@code host:port}; default the
  *                  host name, and without a port the API's own port is added
- * @param forwardConnectTimeout how long a replica waits to connect to a connection's owner before it answers 503;
- *                  default 2 s
+ * @param forwardConnectTimeout how long a replica waits to connect to a connection's owner before it reads the
+ *                  leases again (the owner may have just left) or answers 503; default 2 s
+ * @param drainDelay how long a replica told to stop keeps accepting connections once it has turned unready and handed
+ *                  its connections to its peers (passing what it receives to them), so that a load balancer's health
+ *                  checks see it leave before it stops listening; default 2 s, and only beside other replicas
  */
 @ConfigurationProperties("tether.replicas")
-public record ReplicaProperties(Duration leaseTtl, Duration heartbeat, String address, Duration forwardConnectTimeout) {
+public record ReplicaProperties(Duration leaseTtl, Duration heartbeat, String address, Duration forwardConnectTimeout,
+        Duration drainDelay) {
 
     public ReplicaProperties(@Nullable Duration leaseTtl, @Nullable Duration heartbeat, @Nullable String address,
-            @Nullable Duration forwardConnectTimeout) {
+            @Nullable Duration forwardConnectTimeout, @Nullable Duration drainDelay) {
         this.leaseTtl = PropertyChecks.positive("tether.replicas.lease-ttl", leaseTtl, Duration.ofSeconds(15));
         this.heartbeat = PropertyChecks.positive("tether.replicas.heartbeat", heartbeat, Duration.ofSeconds(5));
         if (this.heartbeat.multipliedBy(3).compareTo(this.leaseTtl) > 0) {
@@ -35,10 +39,11 @@ public record ReplicaProperties(Duration leaseTtl, Duration heartbeat, String ad
         this.address = address == null || address.isBlank() ? hostName() : address.strip();
         this.forwardConnectTimeout = PropertyChecks.positive("tether.replicas.forward-connect-timeout", forwardConnectTimeout,
                 Duration.ofSeconds(2));
+        this.drainDelay = PropertyChecks.notNegative("tether.replicas.drain-delay", drainDelay, Duration.ofSeconds(2));
     }
 
     public static ReplicaProperties defaults() {
-        return new ReplicaProperties(null, null, null, null);
+        return new ReplicaProperties(null, null, null, null, null);
     }
 
     private static String hostName() {

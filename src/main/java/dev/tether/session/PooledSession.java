@@ -8,6 +8,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -45,6 +46,8 @@ final class PooledSession {
     /** Leases granted and not yet ended; with {@link #retiring}, guarded by {@code this}: a lease and a retirement never cross. */
     private int leases;
     private boolean retiring;
+    /** Why to retire it once its last lease ends ({@link #retireOnceIdle}); null if not; guarded by {@code this}. */
+    private @Nullable String retireWhenIdle;
     /** Set when every asker of the start left ({@link #abandoned()}); guarded by {@code this}. */
     private boolean everyAskerLeft;
     private final Disposable.Swap lifetime = Disposables.swap();
@@ -168,6 +171,10 @@ final class PooledSession {
             if (!idle() || ended) {
                 return;
             }
+            String moved = retireWhenIdle();
+            if (moved != null && retireIfIdle(moved)) {
+                return;
+            }
             if (othersWait.getAsBoolean() && retireIfIdle("another session waits for a place (tether.session.max-sessions)")) {
                 return;
             }
@@ -182,6 +189,24 @@ final class PooledSession {
 
     private synchronized boolean idle() {
         return leases == 0;
+    }
+
+    private synchronized @Nullable String retireWhenIdle() {
+        return retireWhenIdle;
+    }
+
+    /**
+     * Ends the session now if it is idle, else once its last lease ends (its requests in flight are answered); true
+     * when it is retiring now.
+     */
+    boolean retireOnceIdle(String reason) {
+        synchronized (this) {
+            if (leases > 0 && !retiring) {
+                retireWhenIdle = reason;
+                return false;
+            }
+        }
+        return retireIfIdle(reason);
     }
 
     /** The session once ready; only a wait for a start costs a timer, a warm session is handed over at once. */

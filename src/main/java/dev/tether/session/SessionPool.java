@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -126,6 +127,18 @@ public final class SessionPool {
                 .filter(entry -> entry.key().integration().equals(integration))
                 .flatMap(entry -> entry.retire("integration " + integration + " changed or was removed"))
                 .then();
+    }
+
+    /**
+     * Retires the sessions of the connections {@code which} accepts (another replica owns them now): an idle one at
+     * once, one in use once its last lease ends, so that its requests in flight are answered. Returns how many it
+     * retired at once.
+     */
+    public int retireOnceIdle(Predicate<ConnectionKey> which, String reason) {
+        return (int) pool.values().stream()
+                .filter(entry -> which.test(entry.key()))
+                .filter(entry -> entry.retireOnceIdle(reason))
+                .count();
     }
 
     /** Tears down the session of one connection. */

@@ -8,12 +8,22 @@ import reactor.core.publisher.Mono;
 /** The replicas sharing this store, each by a lease it renews; an expired lease is a replica that died. */
 public interface InstanceLeases {
 
-    /** One replica's lease as stored. */
-    record Lease(String instance, String address, Instant startedAt, Instant expiresAt) {
+    /**
+     * One replica's lease as stored; a {@code draining} replica is stopping: alive (its lease runs, nobody reaps it),
+     * but no longer a connection's owner.
+     */
+    record Lease(String instance, String address, Instant startedAt, Instant expiresAt, boolean draining) {
+
+        public Lease(String instance, String address, Instant startedAt, Instant expiresAt) {
+            this(instance, address, startedAt, expiresAt, false);
+        }
     }
 
     /** Writes or extends this replica's lease; false when it had to be written anew (a peer had claimed it). */
     Mono<Boolean> renew(Lease lease);
+
+    /** Marks this replica's lease draining, the first step of a graceful stop; renewals keep the mark. */
+    Mono<Void> drain(String instance);
 
     /** Removes this replica's lease at a graceful stop, so that peers need not wait for it to run out. */
     Mono<Void> release(String instance);

@@ -30,14 +30,21 @@ final class R2dbcInstanceLeases implements InstanceLeases {
                 .bind("id", lease.instance())
                 .fetch().rowsUpdated()
                 .flatMap(rows -> rows > 0 ? Mono.just(true)
-                        : release(lease.instance()).then(db.sql("INSERT INTO instance_lease (instance_id, address, started_at, expires_at) "
-                                        + "VALUES (:id, :address, :started, :expires)")
+                        : release(lease.instance()).then(db.sql("INSERT INTO instance_lease (instance_id, address, started_at, expires_at, "
+                                        + "draining) VALUES (:id, :address, :started, :expires, :draining)")
                                 .bind("id", lease.instance())
                                 .bind("address", lease.address())
                                 .bind("started", lease.startedAt().toEpochMilli())
                                 .bind("expires", lease.expiresAt().toEpochMilli())
+                                .bind("draining", lease.draining())
                                 .fetch().rowsUpdated())
                                 .thenReturn(false));
+    }
+
+    @Override
+    public Mono<Void> drain(String instance) {
+        return db.sql("UPDATE instance_lease SET draining = TRUE WHERE instance_id = :id").bind("id", instance).fetch().rowsUpdated()
+                .then();
     }
 
     @Override
@@ -47,7 +54,7 @@ final class R2dbcInstanceLeases implements InstanceLeases {
 
     @Override
     public Flux<Lease> live(Instant now) {
-        return db.sql("SELECT instance_id, address, started_at, expires_at FROM instance_lease WHERE expires_at >= :now")
+        return db.sql("SELECT instance_id, address, started_at, expires_at, draining FROM instance_lease WHERE expires_at >= :now")
                 .bind("now", now.toEpochMilli())
                 .map(R2dbcInstanceLeases::lease)
                 .all();
@@ -55,7 +62,7 @@ final class R2dbcInstanceLeases implements InstanceLeases {
 
     @Override
     public Flux<Lease> expired(Instant now) {
-        return db.sql("SELECT instance_id, address, started_at, expires_at FROM instance_lease WHERE expires_at < :now "
+        return db.sql("SELECT instance_id, address, started_at, expires_at, draining FROM instance_lease WHERE expires_at < :now "
                         + "ORDER BY expires_at")
                 .bind("now", now.toEpochMilli())
                 .map(R2dbcInstanceLeases::lease)
@@ -97,6 +104,7 @@ final class R2dbcInstanceLeases implements InstanceLeases {
 
     private static Lease lease(Readable row) {
         return new Lease(row.get("instance_id", String.class), row.get("address", String.class),
-                Instant.ofEpochMilli(row.get("started_at", Long.class)), Instant.ofEpochMilli(row.get("expires_at", Long.class)));
+                Instant.ofEpochMilli(row.get("started_at", Long.class)), Instant.ofEpochMilli(row.get("expires_at", Long.class)),
+                Boolean.TRUE.equals(row.get("draining", Boolean.class)));
     }
 }

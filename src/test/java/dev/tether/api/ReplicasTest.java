@@ -3,6 +3,9 @@ package dev.tether.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -11,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +23,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.sun.net.httpserver.HttpServer;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -306,6 +313,99 @@ class ReplicasTest {
     }
 
     /**
+     * A warm session on a replica that does not own its connection (a forwarded request is served where it lands, as
+     * when a replica stood in for a stopped owner) is retired, idle, as soon as this replica reads changed leases, so
+     * that one child per connection runs cluster-wide.
+     */
+    @Test
+    void anIdleSessionOfAConnectionAnotherReplicaOwnsIsRetiredWhenTheOwnersChange() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("moved");
+        TetherClient a = start(postgres, schema, dir.resolve("a"));
+        start(postgres, schema, dir.resolve("b"));
+        await().atMost(BOUND).until(() -> live(0) == 2 && live(1) == 2);
+        ConnectionOwners ownersA = owners(0);
+        String instanceB = owners(1).instance();
+        String slug = registerOwnedBy(a, instanceB, ownersA, Fixture.command());
+        HttpResponse<String> servedOnA = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create(a.baseUrl() + TetherClient.healthPath(slug, "default")))
+                .header("Authorization", "Bearer " + TOKEN).header("X-Tether-Forwarded-By", instanceB)
+                .POST(HttpRequest.BodyPublishers.noBody()).timeout(BOUND).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(servedOnA.statusCode()).isEqualTo(200);
+        assertThat(liveChildren(0)).as("A's stand-in session").isEqualTo(1);
+
+        long now = System.currentTimeMillis();
+        try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
+            db.createStatement().execute("INSERT INTO instance_lease (instance_id, address, started_at, expires_at) VALUES"
+                    + " ('third001', '127.0.0.1:9', " + now + ", " + (now + 600_000) + ")");
+        }
+        await().atMost(BOUND).until(() -> liveChildren(0) == 0);
+        assertThat(liveChildren(1)).isZero();
+    }
+
+    /**
+     * The owner of a connection is draining and refuses what is forwarded to it as owner, as a replica told to stop
+     * does: it marks its lease first, then answers 503 with {@code X-Tether-Draining}. A health check and an
+     * execution's tool call asked through A are each refused once, and A, reading the leases again, finds itself the
+     * owner now and serves them; the owner is asked once per request, never twice. In between, drain001 owns the
+     * connection again, and A retires its idle session of it.
+     */
+    @Test
+    void aForwardThatADrainingOwnerRefusesIsServedByTheNewOwner() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("draining");
+        AtomicInteger refused = new AtomicInteger();
+        HttpServer draining = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        draining.createContext("/", exchange -> {
+            try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
+                db.createStatement().execute("UPDATE instance_lease SET draining = TRUE WHERE instance_id = 'drain001'");
+            }
+            catch (SQLException ex) {
+                throw new IOException(ex);
+            }
+            refused.incrementAndGet();
+            exchange.getRequestBody().readAllBytes();
+            exchange.getResponseHeaders().add("X-Tether-Draining", "drain001");
+            exchange.sendResponseHeaders(503, -1);
+            exchange.close();
+        });
+        draining.start();
+        try {
+            TetherClient a = start(postgres, schema, dir.resolve("a"));
+            long now = System.currentTimeMillis();
+            try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
+                db.createStatement().execute("INSERT INTO instance_lease (instance_id, address, started_at, expires_at) VALUES"
+                        + " ('drain001', '127.0.0.1:" + draining.getAddress().getPort() + "', " + now + ", " + (now + 600_000) + ")");
+            }
+            ConnectionOwners ownersA = owners(0);
+            await().atMost(BOUND).until(() -> live(0) == 2);
+            String slug = registerOwnedBy(a, "drain001", ownersA, Fixture.command());
+
+            TetherClient.Reply checked = a.post(TetherClient.healthPath(slug, "default"), null);
+            assertThat(checked.json().path("status").asString()).as(checked.toString()).isEqualTo("healthy");
+            assertThat(refused.get()).as("requests the draining owner refused").isEqualTo(1);
+            assertThat(forwarded(0, "owner_left")).isEqualTo(1);
+
+            try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
+                db.createStatement().execute("UPDATE instance_lease SET draining = FALSE WHERE instance_id = 'drain001'");
+            }
+            ConnectionKey key = new ConnectionKey(Owner.ORG, slug, "default");
+            await().atMost(BOUND).until(() -> ownersA.remoteOwner(key).isPresent());
+            TetherClient.Reply ran = a.post("/api/executions", Map.of("code",
+                    "return await tools." + slug + ".org.default.echo({text: 'handed over'})"));
+            assertThat(ran.json().path("status").asString()).as(ran.toString()).isEqualTo("completed");
+            assertThat(ran.body()).contains("handed over");
+            assertThat(refused.get()).as("requests the draining owner refused").isEqualTo(2);
+            assertThat(forwarded(0, "owner_left")).isEqualTo(2);
+            assertThat(spawned(0)).as("A's session, retired idle when drain001 owned the connection again, then started anew")
+                    .isEqualTo(2);
+        }
+        finally {
+            draining.stop(0);
+        }
+    }
+
+    /**
      * What one replica holds in memory, asked for through the other, as behind a round-robin load balancer: an
      * execution paused on A is read and resumed through B, and an agent's {@code /mcp} session opened on A is used and
      * ended through B. Their ids name A.
@@ -390,6 +490,16 @@ class ReplicasTest {
 
     private double live(int replica) {
         return replicas.get(replica).getBean(MeterRegistry.class).get("tether.replicas.live").gauge().value();
+    }
+
+    private double forwarded(int replica, String outcome) {
+        return replicas.get(replica).getBean(MeterRegistry.class).get("tether.replicas.forwarded").tag("outcome", outcome)
+                .counter().count();
+    }
+
+    private double liveChildren(int replica) {
+        return replicas.get(replica).getBean(MeterRegistry.class).find("tether.children.live").gauges().stream()
+                .mapToDouble(gauge -> gauge.value()).sum();
     }
 
     private double spawned(int replica) {

@@ -110,7 +110,10 @@ class ChartTest {
         Map<String, Object> container = container(manifests);
         assertThat(env(container)).containsEntry("TETHER_STORE_R2DBC_URL", "r2dbc:postgresql://db.data:5432/tether")
                 .containsEntry("TETHER_STORE_JDBC_URL", "jdbc:postgresql://db.data:5432/tether")
-                .containsEntry("SPRING_R2DBC_USERNAME", "tether").containsEntry("TETHER_REPLICAS_ADDRESS", "$(POD_IP)");
+                .containsEntry("SPRING_R2DBC_USERNAME", "tether").containsEntry("TETHER_REPLICAS_ADDRESS", "$(POD_IP)")
+                .containsEntry("TETHER_REPLICAS_DRAIN_DELAY", "5s");
+        assertThat(at(spec, "template", "spec")).as("room for the drain, the requests in flight and the children's teardown")
+                .containsEntry("terminationGracePeriodSeconds", 45);
         assertThat(secretRefs(container)).containsEntry("SPRING_R2DBC_PASSWORD", "tether-db/password")
                 .containsEntry("SPRING_FLYWAY_PASSWORD", "tether-db/password")
                 .containsEntry("TETHER_API_TOKEN", "tether-token/token").containsEntry("TETHER_STORE_SECRET_KEY", "tether-key/secret-key");

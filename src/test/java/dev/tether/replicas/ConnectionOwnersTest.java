@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
@@ -28,7 +29,7 @@ import dev.tether.store.TestStores;
 /**
  * Rendezvous ownership over the lease table (H2 in memory, migrated as the daemon's): every replica that reads the
  * same leases picks the same owner, connections spread evenly, a replica that leaves moves only its own share, and
- * an expired lease or one without a port owns nothing.
+ * an expired lease, a draining one or one without a port owns nothing.
  */
 class ConnectionOwnersTest {
 
@@ -86,6 +87,39 @@ class ConnectionOwnersTest {
     }
 
     @Test
+    void aDrainingReplicaOwnsNothingAndPassesItsOwnRequestsToThePeersThatRemain() {
+        InstanceLeases leases = migratedLeases();
+        Instant now = Instant.ofEpochMilli(clock.now(TimeUnit.MILLISECONDS));
+        for (String instance : List.of("inst-a", "inst-b", "inst-c")) {
+            leases.renew(new Lease(instance, "127.0.0.1:" + (4000 + instance.charAt(5)), now, now.plusSeconds(60))).block(BOUND);
+        }
+        ConnectionOwners a = new ConnectionOwners(leases, "inst-a", ReplicaProperties.defaults(), true, clock);
+        ConnectionOwners b = new ConnectionOwners(leases, "inst-b", ReplicaProperties.defaults(), true, clock);
+        ConnectionKey ofA = ownedBy("inst-a", List.of("inst-a", "inst-b", "inst-c"));
+        String heirOfA = ConnectionOwners.owner(ofA.toString(), List.of("inst-b", "inst-c"));
+        a.refresh().block(BOUND);
+        b.refresh().block(BOUND);
+        assertThat(b.remoteOwner(ofA).map(ConnectionOwners.Peer::instance)).contains("inst-a");
+
+        a.leave();
+        assertThat(a.leaving()).isTrue();
+        assertThat(a.remoteOwner(ofA).map(ConnectionOwners.Peer::instance)).as("a leaving replica passes its own connection on")
+                .contains(heirOfA);
+        assertThat(b.remoteOwner(ofA).map(ConnectionOwners.Peer::instance)).as("b has not read a's mark yet").contains("inst-a");
+        leases.drain("inst-a").block(BOUND);
+        assertThat(b.remoteOwnerAfresh(ofA).block(BOUND).map(ConnectionOwners.Peer::instance))
+                .as("read again, the leases name a's heir").isEqualTo(heirOfA.equals("inst-b") ? Optional.empty()
+                        : Optional.of("inst-c"));
+        assertThat(b.peer("inst-a")).as("a draining replica is still reached for what it holds in memory").isPresent();
+        assertThat(a.refresh().block(BOUND)).as("draining, still alive").isEqualTo(3);
+
+        leases.drain("inst-b").block(BOUND);
+        leases.drain("inst-c").block(BOUND);
+        a.refresh().block(BOUND);
+        assertThat(a.remoteOwner(ofA)).as("the last to leave serves what reaches it").isEmpty();
+    }
+
+    @Test
     void anAdvertisedAddressNamesAPort() {
         assertThat(List.of("pod:4788", "10.1.2.3:80", "[fd00::1]:4788")).allMatch(AdvertisedAddress::hasPort);
         assertThat(List.of("pod", "pod:", "pod:0", "fd00::1", "pod:http")).noneMatch(AdvertisedAddress::hasPort);
@@ -97,7 +131,8 @@ class ConnectionOwnersTest {
                 .findFirst().orElseThrow();
     }
 
-    private static InstanceLeases migratedLeases() {
+    /** A fresh lease table in H2 in memory, migrated as the daemon's. */
+    static InstanceLeases migratedLeases() {
         String name = "owners-" + UUID.randomUUID();
         Flyway.configure().dataSource("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "").load().migrate();
         return TestStores.leases(DatabaseClient.create(ConnectionFactories.get(ConnectionFactoryOptions

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 
 import dev.tether.mcp.McpProperties;
@@ -308,6 +309,33 @@ class SessionPoolTest extends HarnessedTest {
 
         OsProcesses.awaitGone(h.spawnedPids("gone"), Duration.ofSeconds(10));
         assertThat(h.pool().size()).isZero();
+    }
+
+    /** A connection that moved to another replica: its session goes once the request it serves is answered, not before. */
+    @Test
+    void aSessionRetiredOnceIdleFinishesItsLeaseFirst() {
+        PoolHarness h = harness(SessionProperties.defaults());
+        ConnectionKey busy = h.connect("busy", h.fixture("busy"));
+        ConnectionKey idle = h.connect("idle", h.fixture("idle"));
+        ConnectionKey stays = h.connect("stays", h.fixture("stays"));
+        ping(h, idle);
+        ping(h, stays);
+        CountDownLatch leased = new CountDownLatch(1);
+        Sinks.Empty<Void> release = Sinks.empty();
+        Mono<String> inFlight = h.pool().withSession(busy, session -> Mono.fromRunnable(leased::countDown)
+                .then(release.asMono()).then(session.ping()).thenReturn("answered")).cache();
+        inFlight.subscribe(ignored -> { }, error -> { });
+        await().atMost(BOUND).until(() -> leased.getCount() == 0);
+
+        assertThat(h.pool().retireOnceIdle(key -> !key.equals(stays), "moved")).as("retired at once: the idle one").isEqualTo(1);
+        OsProcesses.awaitGone(h.spawnedPids("idle"), Duration.ofSeconds(10));
+        assertThat(OsProcesses.alive(h.spawnedPids("busy").get(0))).as("in use").isTrue();
+
+        release.tryEmitEmpty();
+        StepVerifier.create(inFlight).expectNext("answered").expectComplete().verify(BOUND);
+        OsProcesses.awaitGone(h.spawnedPids("busy"), Duration.ofSeconds(10));
+        assertThat(OsProcesses.alive(h.spawnedPids("stays").get(0))).isTrue();
+        await().atMost(BOUND).until(() -> h.pool().size() == 1);
     }
 
     private static void signal(String signal, long pid) throws Exception {

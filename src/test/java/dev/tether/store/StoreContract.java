@@ -531,4 +531,22 @@ abstract class StoreContract {
         assertThat(b.expired(now.plusSeconds(3600)).map(InstanceLeases.Lease::instance).collectList().block(BOUND))
                 .as("released, not left to run out").containsExactly("back0001");
     }
+
+    @Test
+    void aDrainingLeaseStaysAliveWithItsMarkThroughRenewalsUntilItIsGivenBack() {
+        InstanceLeases leases = new R2dbcInstanceLeases(DatabaseClient.create(migratedFactory(newDatabase())));
+        Instant now = Instant.ofEpochSecond(1_700_000_000L);
+        leases.renew(new InstanceLeases.Lease("drain001", "host-a:1", now, now.plusSeconds(15))).block(BOUND);
+        assertThat(leases.live(now).map(InstanceLeases.Lease::draining).collectList().block(BOUND)).containsExactly(false);
+
+        leases.drain("drain001").block(BOUND);
+        assertThat(leases.renew(new InstanceLeases.Lease("drain001", "host-a:1", now, now.plusSeconds(30))).block(BOUND))
+                .as("extended").isTrue();
+        assertThat(leases.live(now.plusSeconds(20)).collectList().block(BOUND))
+                .containsExactly(new InstanceLeases.Lease("drain001", "host-a:1", now, now.plusSeconds(30), true));
+        assertThat(leases.expired(now.plusSeconds(20)).collectList().block(BOUND)).as("nobody's to reap").isEmpty();
+
+        leases.release("drain001").block(BOUND);
+        assertThat(leases.live(now).collectList().block(BOUND)).isEmpty();
+    }
 }

@@ -37,6 +37,27 @@ public final class HaproxyRoundRobin implements AutoCloseable {
 
     /** Starts HAProxy on a free loopback port, with {@code backends} (loopback ports) in this order; returns once it listens. */
     public static HaproxyRoundRobin start(Path dir, List<Integer> backends) throws IOException {
+        return start(dir, backends, "", "option httpchk GET /api/health", "check inter 1s fall 2 rise 1");
+    }
+
+    /**
+     * As {@link #start(Path, List)}, configured as {@code docs/kubernetes.md} tells an operator for rolling restarts:
+     * health checks on the readiness endpoint, which a replica fails from the moment it is told to stop, and a request
+     * whose connection a replica refused (it stopped listening) tried again on another replica.
+     */
+    public static HaproxyRoundRobin startForRollingRestarts(Path dir, List<Integer> backends) throws IOException {
+        return start(dir, backends, """
+                    retries 3
+                    option redispatch 1
+                    retry-on conn-failure
+                """, """
+                    option httpchk GET /actuator/health/readiness
+                    http-check expect status 200
+                """.strip(), "check inter 500ms fall 1 rise 1");
+    }
+
+    private static HaproxyRoundRobin start(Path dir, List<Integer> backends, String defaults, String check, String server)
+            throws IOException {
         if (!Files.isExecutable(BINARY)) {
             if ("true".equalsIgnoreCase(System.getenv("CI"))) {
                 fail("no " + BINARY + ", and CI requires it (.ci/run installs Debian's haproxy)");
@@ -45,7 +66,7 @@ public final class HaproxyRoundRobin implements AutoCloseable {
         }
         int port = Fixture.freeLoopbackPort();
         String servers = IntStream.range(0, backends.size())
-                .mapToObj(i -> "    server replica" + i + " 127.0.0.1:" + backends.get(i) + " check inter 1s fall 2 rise 1")
+                .mapToObj(i -> "    server replica" + i + " 127.0.0.1:" + backends.get(i) + " " + server)
                 .collect(Collectors.joining("\n"));
         Path config = dir.resolve("haproxy.cfg");
         Files.createDirectories(dir);
@@ -58,14 +79,14 @@ public final class HaproxyRoundRobin implements AutoCloseable {
                     timeout client 120s
                     timeout server 120s
                     option abortonclose
-                frontend tether
+                %sfrontend tether
                     bind 127.0.0.1:%d
                     default_backend replicas
                 backend replicas
                     balance roundrobin
-                    option httpchk GET /api/health
+                    %s
                 %s
-                """.formatted(port, servers));
+                """.formatted(defaults, port, check, servers));
         Path log = dir.resolve("haproxy.log");
         Process process = new ProcessBuilder(BINARY.toString(), "-db", "-f", config.toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -77,9 +77,15 @@ public final class PackagedDaemon implements AutoCloseable {
      */
     public static PackagedDaemon start(Path jar, Path dataDir, List<String> arguments, Map<String, String> environment)
             throws IOException, InterruptedException {
+        return startOn(Fixture.freeLoopbackPort(), jar, dataDir, arguments, environment);
+    }
+
+    /** As {@link #start(Path, Path, List, Map)}, on {@code port}: a replica started again where a load balancer expects it. */
+    public static PackagedDaemon startOn(int port, Path jar, Path dataDir, List<String> arguments, Map<String, String> environment)
+            throws IOException, InterruptedException {
         Map<String, String> launcherEnvironment = new HashMap<>(environment);
         launcherEnvironment.put("TETHER_JAR", jar.toString());
-        return start(List.of(launcher().toString()), dataDir, arguments, launcherEnvironment);
+        return start(port, List.of(launcher().toString()), dataDir, arguments, launcherEnvironment);
     }
 
     /**
@@ -88,7 +94,11 @@ public final class PackagedDaemon implements AutoCloseable {
      */
     public static PackagedDaemon start(List<String> command, Path dataDir, List<String> arguments, Map<String, String> environment)
             throws IOException, InterruptedException {
-        int port = Fixture.freeLoopbackPort();
+        return start(Fixture.freeLoopbackPort(), command, dataDir, arguments, environment);
+    }
+
+    private static PackagedDaemon start(int port, List<String> command, Path dataDir, List<String> arguments,
+            Map<String, String> environment) throws IOException, InterruptedException {
         Path log = nextLog(dataDir);
         List<String> commandLine = new ArrayList<>(command);
         commandLine.add("--server.port=" + port);
@@ -218,6 +228,16 @@ public final class PackagedDaemon implements AutoCloseable {
             process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             throw new IllegalStateException("the daemon did not stop within " + STOP_BOUND + " of SIGTERM; see " + log);
         }
+    }
+
+    /** SIGTERM, and the exit status once the daemon has exited, within {@code bound} (or it is killed and this fails). */
+    public int terminate(Duration bound) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new IllegalStateException("the daemon did not stop within " + bound + " of SIGTERM; see " + log);
+        }
+        return process.exitValue();
     }
 
     public boolean alive() {

@@ -1,0 +1,39 @@
+package dev.tether.api;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.event.EventListener;
+import org.springframework.stereotype.Component;
+
+import dev.tether.replicas.ConnectionOwners;
+import dev.tether.replicas.OwnersChanged;
+import dev.tether.session.SessionPool;
+
+/**
+ * One warm child per connection cluster-wide, when owners change: this replica retires its sessions of the
+ * connections another replica owns now, as when it begins to drain (the new owners start theirs at their next
+ * request), or when a replica that stood in for a stopped one sees it come back. An idle session goes at once, one in
+ * use as soon as its requests in flight are answered (no new ones reach it: they go to the owner).
+ */
+@Component
+final class MovedSessions {
+
+    private static final Logger log = LoggerFactory.getLogger(MovedSessions.class);
+
+    private final ConnectionOwners owners;
+    private final SessionPool pool;
+
+    MovedSessions(ConnectionOwners owners, SessionPool pool) {
+        this.owners = owners;
+        this.pool = pool;
+    }
+
+    @EventListener
+    void ownersChanged(OwnersChanged changed) {
+        int retired = pool.retireOnceIdle(connection -> owners.remoteOwner(connection).isPresent(),
+                "its connection is owned by another replica now");
+        if (retired > 0) {
+            log.info("retired {} idle session(s) of connections other replicas own now; those in use go once idle", retired);
+        }
+    }
+}
