@@ -35,6 +35,7 @@ public final class PackagedDaemon implements AutoCloseable {
     /** Generous: the first start after a build also trains the launcher's start-up cache. */
     private static final Duration START_BOUND = Duration.ofSeconds(180);
     private static final Duration STOP_BOUND = Duration.ofSeconds(30);
+    private static final String TOKEN_SETTING = "--tether.api.token=";
 
     private final Process process;
     private final int port;
@@ -44,12 +45,13 @@ public final class PackagedDaemon implements AutoCloseable {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private String token;
 
-    private PackagedDaemon(Process process, int port, Path dataDir, Path log, Duration startedIn) {
+    private PackagedDaemon(Process process, int port, Path dataDir, Path log, Duration startedIn, String token) {
         this.process = process;
         this.port = port;
         this.dataDir = dataDir;
         this.log = log;
         this.startedIn = startedIn;
+        this.token = token;
     }
 
     /** The jar: {@code -Dtether.jar} when failsafe runs, else the one {@code ./mvnw package} left in {@code target/}. */
@@ -99,7 +101,10 @@ public final class PackagedDaemon implements AutoCloseable {
         long launched = System.nanoTime();
         Process process = builder.start();
         awaitHealthy(process, "http://127.0.0.1:" + port, log);
-        return new PackagedDaemon(process, port, dataDir, log, Duration.ofNanos(System.nanoTime() - launched));
+        // Replicas share a token given as a setting; the daemon then writes none to its data dir.
+        String token = arguments.stream().filter(argument -> argument.startsWith(TOKEN_SETTING))
+                .map(argument -> argument.substring(TOKEN_SETTING.length())).reduce((first, last) -> last).orElse(null);
+        return new PackagedDaemon(process, port, dataDir, log, Duration.ofNanos(System.nanoTime() - launched), token);
     }
 
     /** The jar for a test that runs it; without one (surefire, or no {@code package} yet) the test is skipped. */
@@ -138,7 +143,7 @@ public final class PackagedDaemon implements AutoCloseable {
         return startedIn;
     }
 
-    /** The bearer token the daemon wrote to {@code server-control/auth.json}. */
+    /** The bearer token given as {@code --tether.api.token}, else the one the daemon wrote to {@code server-control/auth.json}. */
     public String token() {
         if (token == null) {
             token = JsonMapper.builder().build().readTree(read(dataDir.resolve("server-control").resolve("auth.json")))
@@ -162,12 +167,7 @@ public final class PackagedDaemon implements AutoCloseable {
 
     /** CPU time the daemon's JVM has used so far, all its threads, user and system, as the kernel counts it. */
     public Duration cpuTime() {
-        // /proc/PID/stat: the command name in parentheses may hold spaces; utime and stime are the 12th and 13th
-        // fields after it, in clock ticks (100 per second on Linux).
-        String stat = read(Path.of("/proc", Long.toString(process.pid()), "stat"));
-        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-        return Duration.ofMillis(ticks * 10);
+        return OsProcesses.cpuTime(process.pid());
     }
 
     /**
@@ -218,6 +218,11 @@ public final class PackagedDaemon implements AutoCloseable {
             process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             throw new IllegalStateException("the daemon did not stop within " + STOP_BOUND + " of SIGTERM; see " + log);
         }
+    }
+
+    /** SIGTERM without waiting: the orderly shutdown begins, and {@link #close} waits for its end. */
+    public void terminate() {
+        process.destroy();
     }
 
     public boolean alive() {
