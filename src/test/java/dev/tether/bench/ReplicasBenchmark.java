@@ -11,10 +11,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 import tools.jackson.databind.JsonNode;
 
@@ -37,8 +39,9 @@ import dev.tether.testsupport.PostgresDatabase;
  * <li>how long a connection owned by a replica goes unserved after {@code kill -9} of that replica, and after its
  * SIGTERM: from the signal to the first 200 of a call sent to a survivor.</li>
  * </ul>
- * Run it with {@code bench/replicas.sh}. Arguments: {@code samples=500 seconds=5 warmup=20 clients=1,8,32
- * connections=6 moves=3 lease-ttl=15 heartbeat=5} (seconds; the last two the daemon's defaults).
+ * Run it with {@code bench/replicas.sh}. Arguments: {@code samples=500 seconds=5 warmup=90 clients=1,8,32
+ * connections=6 moves=3 lease-ttl=15 heartbeat=5 figures=calls,forwarding,moves} (times in seconds; the lease's are the
+ * daemon's defaults). The warm-up is long because three JVMs share the cores while C2 compiles the request path in each.
  */
 public final class ReplicasBenchmark {
 
@@ -53,12 +56,16 @@ public final class ReplicasBenchmark {
     /** Seconds of calls through each cluster before its first figure, for the JIT's second tier to settle. */
     private final int warmup;
     private final int[] clients;
+    /** Which figures to measure, for a quicker run of one of them: calls, forwarding, moves. */
+    private final Set<String> figures;
     private final int connections;
     /** How many times ownership is moved by each signal. */
     private final int moves;
     private final Duration leaseTtl;
     private final Duration heartbeat;
     private final List<PackagedDaemon> started = new ArrayList<>();
+    /** Where each figure's CPU went in the daemons, printed under the table. */
+    private final List<String> threadLines = new ArrayList<>();
     /** Each replica's data dir is its own: replicas sharing one would share an instance id. */
     private final AtomicInteger dataDirs = new AtomicInteger();
     private Path jar;
@@ -68,7 +75,8 @@ public final class ReplicasBenchmark {
     private ReplicasBenchmark(BenchArguments args) {
         samples = args.integer("samples", 500);
         seconds = args.integer("seconds", 5);
-        warmup = args.integer("warmup", 20);
+        warmup = args.integer("warmup", 90);
+        figures = Set.of(args.text("figures", "calls,forwarding,moves").split(","));
         clients = Arrays.stream(args.text("clients", "1,8,32").split(",")).mapToInt(Integer::parseInt).toArray();
         connections = args.integer("connections", 6);
         moves = args.integer("moves", 3);
@@ -101,9 +109,29 @@ public final class ReplicasBenchmark {
                 heartbeat.toSeconds(), load());
 
         List<PackagedDaemon> replicas = new ArrayList<>(List.of(startReplica()));
-        BenchClient alone = client(replicas.get(0));
         // The fixture's five tools and three generated ones.
-        List<String> slugs = alone.addFixtureServers(connections, BenchClient.FIXTURE_TOOLS + 3);
+        List<String> slugs = client(replicas.get(0)).addFixtureServers(connections, BenchClient.FIXTURE_TOOLS + 3);
+        if (figures.contains("calls")) {
+            callsPerSecond(replicas, slugs);
+        }
+        else {
+            replicas.addAll(startReplicas(REPLICAS - 1));
+            awaitLeases(replicas);
+        }
+        if (figures.contains("forwarding")) {
+            Map<String, Integer> ownerOf = owners(replicas, slugs);
+            System.out.printf("owners: %s%n", ownerOf);
+            forwarding(replicas, slugs.get(0), ownerOf.get(slugs.get(0)));
+        }
+        if (figures.contains("moves")) {
+            moves(replicas, slugs);
+        }
+        System.out.printf("load at the end: %s%n", load());
+    }
+
+    /** Through one replica alone, then through HAProxy over three: the second and third join the first here. */
+    private void callsPerSecond(List<PackagedDaemon> replicas, List<String> slugs) throws Exception {
+        BenchClient alone = client(replicas.get(0));
         System.out.println();
         System.out.println("| cluster | clients | calls/s | p50 / p99 | errors | forwarded | CPU per call: daemons + children + HAProxy + client | cores busy: ours / machine | load |");
         System.out.println("|---|---|---|---|---|---|---|---|---|");
@@ -115,11 +143,13 @@ public final class ReplicasBenchmark {
             throughput(REPLICAS + " replicas, HAProxy", new BenchClient("http://127.0.0.1:" + haproxy.port(), TOKEN), slugs, replicas, haproxy);
         }
         System.out.println();
+        System.out.println("the daemons' busiest threads, CPU per call:");
+        threadLines.forEach(line -> System.out.println("  " + line));
+        System.out.println();
+    }
 
-        Map<String, Integer> ownerOf = owners(replicas, slugs);
-        System.out.printf("owners: %s%n", ownerOf);
-        forwarding(replicas, slugs.get(0), ownerOf.get(slugs.get(0)));
-
+    /** {@code moves} times each, alternately: {@code kill -9}, then SIGTERM, of a replica owning a connection. */
+    private void moves(List<PackagedDaemon> replicas, List<String> slugs) throws Exception {
         List<Long> killed = new ArrayList<>();
         List<Long> terminated = new ArrayList<>();
         for (int move = 0; move < 2 * moves; move++) {
@@ -130,11 +160,12 @@ public final class ReplicasBenchmark {
                 awaitLeases(replicas);
             }
         }
-        System.out.println();
-        System.out.printf("ownership moved, from the signal to the first 200 through a survivor (lease TTL %d s, heartbeat %d s):"
-                + " kill -9 p50 %s ms %s, SIGTERM p50 %s ms %s%n", leaseTtl.toSeconds(), heartbeat.toSeconds(),
-                Samples.p50(killed, Long::doubleValue), killed, Samples.p50(terminated, Long::doubleValue), terminated);
-        System.out.printf("load at the end: %s%n", load());
+        if (moves > 0) {
+            System.out.println();
+            System.out.printf("ownership moved, from the signal to the first 200 through a survivor (lease TTL %d s, heartbeat %d s):"
+                    + " kill -9 p50 %s ms %s, SIGTERM p50 %s ms %s%n", leaseTtl.toSeconds(), heartbeat.toSeconds(),
+                    Samples.p50(killed, Long::doubleValue), killed, Samples.p50(terminated, Long::doubleValue), terminated);
+        }
     }
 
     /** Warm-up, then each number of clients: calls per second, latencies, and the CPU the calls cost whom. */
@@ -156,6 +187,7 @@ public final class ReplicasBenchmark {
             System.out.printf("| %s | %d | %,.0f/s | %.2f / %.2f ms | %d | %.0f %% | %s | %s | %s |%n", cluster, count, load.rate(),
                     load.latencies().p50(), load.latencies().p99(), load.errors(),
                     100 * (forwarded(replicas) - forwardedBefore) / calls, spent.perCall(calls), spent.coresBusy(), load());
+            threadLines.add(String.format("%s, %d clients: %s", cluster, count, spent.busiestThreads(calls)));
         }
     }
 
@@ -164,7 +196,8 @@ public final class ReplicasBenchmark {
         BenchClient direct = client(replicas.get(owner));
         BenchClient peer = client(replicas.get((owner + 1) % replicas.size()));
         Map<String, Object> call = echo(slug, "forwarded");
-        long warm = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
+        // After the calls per second the replicas are warm; without them, they are warmed up here.
+        long warm = System.nanoTime() + Duration.ofSeconds(figures.contains("calls") ? seconds : warmup).toNanos();
         while (System.nanoTime() < warm) {
             direct.post("/api/tools/call", call);
             peer.post("/api/tools/call", call);
@@ -367,13 +400,16 @@ public final class ReplicasBenchmark {
      * CPU time used so far, from {@code /proc}: the replicas' JVMs, their children (the fixture servers), HAProxy and
      * this benchmark's JVM (its clients), in milliseconds, and the whole machine's busy and total clock ticks.
      */
-    private record CpuShares(long daemons, long children, long haproxy, long client, long machineBusy, long machineTotal) {
+    private record CpuShares(long daemons, Map<String, Long> threads, long children, long haproxy, long client, long machineBusy,
+            long machineTotal) {
 
         static CpuShares now(List<PackagedDaemon> replicas, HaproxyRoundRobin haproxy) throws IOException {
             long daemons = 0;
+            Map<String, Long> threads = new TreeMap<>();
             long children = 0;
             for (PackagedDaemon replica : replicas) {
                 daemons += replica.cpuTime().toMillis();
+                replica.cpuTimeByThreadName().forEach((name, time) -> threads.merge(name, time.toMillis(), Long::sum));
                 children += ProcessHandle.of(replica.pid()).stream().flatMap(ProcessHandle::descendants)
                         .mapToLong(child -> OsProcesses.cpuTime(child.pid()).toMillis()).sum();
             }
@@ -381,18 +417,27 @@ public final class ReplicasBenchmark {
             long[] ticks = Arrays.stream(Files.readString(Path.of("/proc/stat")).lines().findFirst().orElseThrow()
                     .split("\\s+")).skip(1).limit(8).mapToLong(Long::parseLong).toArray();
             long total = Arrays.stream(ticks).sum();
-            return new CpuShares(daemons, children, haproxy == null ? 0 : OsProcesses.cpuTime(haproxy.pid()).toMillis(),
+            return new CpuShares(daemons, threads, children, haproxy == null ? 0 : OsProcesses.cpuTime(haproxy.pid()).toMillis(),
                     OsProcesses.cpuTime(ProcessHandle.current().pid()).toMillis(), total - ticks[3] - ticks[4], total);
         }
 
         CpuShares minus(CpuShares earlier) {
-            return new CpuShares(daemons - earlier.daemons, children - earlier.children, haproxy - earlier.haproxy,
+            Map<String, Long> spent = new TreeMap<>(threads);
+            earlier.threads.forEach((name, time) -> spent.merge(name, -time, Long::sum));
+            return new CpuShares(daemons - earlier.daemons, spent, children - earlier.children, haproxy - earlier.haproxy,
                     client - earlier.client, machineBusy - earlier.machineBusy, machineTotal - earlier.machineTotal);
         }
 
         String perCall(int calls) {
             return String.format("%.3f + %.3f + %.3f + %.3f ms", (double) daemons / calls, (double) children / calls,
                     (double) haproxy / calls, (double) client / calls);
+        }
+
+        /** The daemons' threads that used the most CPU, per call, by name (a pool's threads as one). */
+        String busiestThreads(int calls) {
+            return threads.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(6)
+                    .map(thread -> String.format("%s %.3f", thread.getKey(), (double) thread.getValue() / calls))
+                    .collect(Collectors.joining(", ", "", " ms"));
         }
 
         /** Of the machine's cores, how many this benchmark's processes kept busy, and how many everything did. */

@@ -47,9 +47,11 @@ public final class OsProcesses {
      */
     public static Duration cpuTime(long pid) {
         String stat = stat(pid);
-        if (stat == null) {
-            return Duration.ZERO;
-        }
+        return stat == null ? Duration.ZERO : cpuTimeOfStat(stat);
+    }
+
+    /** The CPU time, user and system, of a {@code /proc/PID/stat} or {@code /proc/PID/task/TID/stat} line. */
+    public static Duration cpuTimeOfStat(String stat) {
         // after the command name in parentheses (which may hold spaces), utime and stime are the 12th and 13th
         // fields, in clock ticks (100 per second on Linux)
         String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -175,26 +176,45 @@ public final class PackagedDaemon implements AutoCloseable {
      * {@code name}: how a test sees that code threads were lowered.
      */
     public List<Integer> niceOfThreads(Pattern name) {
+        // nice is the 17th field after the name
+        return threadStats().stream().filter(stat -> name.matcher(threadName(stat)).matches())
+                .map(stat -> Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16])).toList();
+    }
+
+    /**
+     * CPU time the daemon's threads have used so far, user and system, summed by name as the kernel keeps it (its first
+     * 15 characters) without a trailing number, so that a pool's threads count as one: where a load's CPU went.
+     */
+    public Map<String, Duration> cpuTimeByThreadName() {
+        Map<String, Duration> byName = new TreeMap<>();
+        for (String stat : threadStats()) {
+            byName.merge(threadName(stat).replaceAll("[-#]?\\d+$", ""), OsProcesses.cpuTimeOfStat(stat), Duration::plus);
+        }
+        return byName;
+    }
+
+    /** {@code /proc/PID/task/TID/stat} of each of the daemon's threads alive now. */
+    private List<String> threadStats() {
         try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(process.pid()), "task"))) {
-            List<Integer> nice = new ArrayList<>();
+            List<String> stats = new ArrayList<>();
             for (Path task : tasks.toList()) {
-                String stat;
                 try {
-                    stat = Files.readString(task.resolve("stat"));
+                    stats.add(Files.readString(task.resolve("stat")));
                 }
                 catch (IOException ended) {
-                    continue;
-                }
-                // the name is in parentheses; nice is the 17th field after it
-                if (name.matcher(stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))).matches()) {
-                    nice.add(Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16]));
+                    // the thread ended meanwhile
                 }
             }
-            return nice;
+            return stats;
         }
         catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
+    }
+
+    /** The thread's name, in parentheses in its stat line. */
+    private static String threadName(String stat) {
+        return stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     }
 
     /** A scrape of {@code /actuator/prometheus}, which asks for the token like the API when it shares the API's port. */
