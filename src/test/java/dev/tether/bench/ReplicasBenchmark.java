@@ -70,6 +70,8 @@ public final class ReplicasBenchmark {
     private final AtomicInteger dataDirs = new AtomicInteger();
     private Path jar;
     private Path dir;
+    private PostgresDatabase postgres;
+    private String schema;
     private Map<String, String> store;
 
     private ReplicasBenchmark(BenchArguments args) {
@@ -96,12 +98,12 @@ public final class ReplicasBenchmark {
     }
 
     private void run() throws Exception {
-        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow(() -> new IllegalStateException(
+        postgres = PostgresDatabase.fromEnvironment().orElseThrow(() -> new IllegalStateException(
                 "replicas need PostgreSQL: set TETHER_TEST_POSTGRES=host:port/database (and TETHER_TEST_POSTGRES_USER,"
                         + " TETHER_TEST_POSTGRES_PASSWORD unless both are tether), as the tests take it"));
         jar = PackagedDaemon.jar().orElseThrow(() -> new IllegalStateException("build the jar first: ./mvnw -DskipTests package"));
         dir = Files.createTempDirectory("tether-bench-replicas");
-        String schema = postgres.createSchema("bench_replicas");
+        schema = postgres.createSchema("bench_replicas");
         store = postgres.daemonEnvironment(schema);
         System.out.printf("Tether replicas benchmark: %d cores, java %s, PostgreSQL %s schema %s, %d fixture connections,"
                 + " lease TTL %d s, heartbeat %d s, load %s%n", Runtime.getRuntime().availableProcessors(),
@@ -386,9 +388,16 @@ public final class ReplicasBenchmark {
         }), BOUND, () -> "every replica sees " + replicas.size() + " live leases");
     }
 
-    private void stopAll() throws InterruptedException {
+    /** Every replica stopped, then their schema and data dirs gone: a run leaves nothing behind. */
+    private void stopAll() throws InterruptedException, IOException {
         for (PackagedDaemon replica : started) {
             replica.close();
+        }
+        if (schema != null) {
+            postgres.dropSchema(schema);
+        }
+        if (dir != null) {
+            Samples.delete(dir);
         }
     }
 
