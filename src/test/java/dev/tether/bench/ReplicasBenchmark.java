@@ -215,6 +215,19 @@ public final class ReplicasBenchmark {
         System.out.printf("forwarding, %d warm calls each, one at a time: to the owner p50 %.2f ms p90 %.2f ms; through a peer"
                 + " p50 %.2f ms p90 %.2f ms; the hop +%.2f ms at p50, +%.2f ms at p90 (load %s)%n", samples, owned.p50(),
                 owned.p90(), forwarded.p50(), forwarded.p90(), forwarded.p50() - owned.p50(), forwarded.p90() - owned.p90(), load());
+        // The CPU apart, each way in a run of its own: alternating, the two ways' costs could not be told apart.
+        double ownerCpu = daemonCpuPerCall(replicas, direct, call);
+        double peerCpu = daemonCpuPerCall(replicas, peer, call);
+        System.out.printf("the daemons' CPU per call, %d calls one at a time each way: to the owner %.3f ms, through a peer %.3f ms:"
+                + " the hop %.3f ms (load %s)%n", samples, ownerCpu, peerCpu, peerCpu - ownerCpu, load());
+    }
+
+    private double daemonCpuPerCall(List<PackagedDaemon> replicas, BenchClient client, Map<String, Object> call) throws Exception {
+        CpuShares before = CpuShares.now(replicas, null);
+        for (int i = 0; i < samples; i++) {
+            client.post("/api/tools/call", call);
+        }
+        return (double) CpuShares.now(replicas, null).minus(before).daemons() / samples;
     }
 
     private static long timed(BenchClient client, Map<String, Object> call) throws Exception {
