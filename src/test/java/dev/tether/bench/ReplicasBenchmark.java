@@ -88,11 +88,13 @@ public final class ReplicasBenchmark {
 
     public static void main(String[] argv) throws Exception {
         ReplicasBenchmark benchmark = new ReplicasBenchmark(BenchArguments.parse(argv));
+        boolean completed = false;
         try {
             benchmark.run();
+            completed = true;
         }
         finally {
-            benchmark.stopAll();
+            benchmark.stopAll(completed);
         }
         System.exit(0);
     }
@@ -401,16 +403,19 @@ public final class ReplicasBenchmark {
         }), BOUND, () -> "every replica sees " + replicas.size() + " live leases");
     }
 
-    /** Every replica stopped, then their schema and data dirs gone: a run leaves nothing behind. */
-    private void stopAll() throws InterruptedException, IOException {
+    /** Every replica stopped, then their schema gone, and their data dirs unless the run failed: their logs say why. */
+    private void stopAll(boolean completed) throws InterruptedException, IOException {
         for (PackagedDaemon replica : started) {
             replica.close();
         }
         if (schema != null) {
             postgres.dropSchema(schema);
         }
-        if (dir != null) {
+        if (dir != null && completed) {
             Samples.delete(dir);
+        }
+        else if (dir != null) {
+            System.out.printf("the replicas' data dirs and logs are kept in %s%n", dir);
         }
     }
 
