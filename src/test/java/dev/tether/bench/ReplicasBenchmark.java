@@ -191,7 +191,7 @@ public final class ReplicasBenchmark {
             System.out.printf("| %s | %d | %,.0f/s | %.2f / %.2f ms | %d | %.0f %% | %s | %s | %s |%n", cluster, count, load.rate(),
                     load.latencies().p50(), load.latencies().p99(), load.errors(),
                     100 * (forwarded(replicas) - forwardedBefore) / calls, spent.perCall(calls), spent.coresBusy(), load());
-            threadLines.add(String.format("%s, %d clients: %s", cluster, count, spent.busiestThreads(calls)));
+            threadLines.add(String.format("%s, %d client%s: %s", cluster, count, count == 1 ? "" : "s", spent.busiestThreads(calls)));
         }
     }
 
