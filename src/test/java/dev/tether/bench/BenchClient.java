@@ -1,8 +1,10 @@
 package dev.tether.bench;
 
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,21 +17,36 @@ import dev.tether.testsupport.PackagedDaemon;
 
 /**
  * What every benchmark does to a packaged daemon before it measures: JSON requests over one keep-alive HTTP/1.1
- * client, and stdio servers registered the way Executor's app does it (the server, then its connection).
+ * client, and stdio servers registered the way Executor's app does it (the server, then its connection). Its
+ * address is the daemon's, or a load balancer's in front of replicas that share a token.
  */
 final class BenchClient {
 
     static final JsonMapper JSON = JsonMapper.builder().build();
 
-    private final PackagedDaemon daemon;
+    private final String url;
+    private final String token;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     BenchClient(PackagedDaemon daemon) {
-        this.daemon = daemon;
+        this(daemon.url(), daemon.token());
+    }
+
+    BenchClient(String url, String token) {
+        this.url = url;
+        this.token = token;
     }
 
     HttpClient http() {
         return http;
+    }
+
+    /** A request to {@code path} with the token and a JSON body type, bounded at a minute. */
+    HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(URI.create(url + path))
+                .header("Authorization", "Bearer " + token)
+                .header("Content-Type", "application/json")
+                .timeout(Duration.ofSeconds(60));
     }
 
     /** Sends a request; anything but a 2xx fails the benchmark, naming the route and the answer. A text answer comes as a string node. */
@@ -46,7 +63,7 @@ final class BenchClient {
     }
 
     private <T> HttpResponse<T> exchange(String method, String path, Object body, HttpResponse.BodyHandler<T> answer) throws Exception {
-        HttpRequest request = daemon.request(path)
+        HttpRequest request = request(path)
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
                 .build();
         HttpResponse<T> response = http.send(request, answer);

@@ -4,20 +4,15 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.PackagedDaemon;
@@ -59,24 +54,6 @@ public final class HotPathBenchmark {
         System.exit(0);
     }
 
-    /** Latencies in microseconds, sorted. */
-    private record Latencies(List<Long> micros) {
-
-        static Latencies of(List<Long> micros) {
-            List<Long> sorted = new ArrayList<>(micros);
-            Collections.sort(sorted);
-            return new Latencies(sorted);
-        }
-
-        double p50() {
-            return micros.get(micros.size() / 2) / 1000.0;
-        }
-
-        double p99() {
-            return micros.get((int) Math.ceil(micros.size() * 0.99) - 1) / 1000.0;
-        }
-    }
-
     private void run() throws Exception {
         Path jar = PackagedDaemon.jar().orElseThrow(() -> new IllegalStateException("build the jar first: ./mvnw -DskipTests package"));
         List<String> everything = Fixture.everythingDockerCommand(); // builds the test image when missing
@@ -116,7 +93,7 @@ public final class HotPathBenchmark {
             }
 
             for (int clients : figures.contains("calls") ? new int[] { 1, 8, 32 } : new int[0]) {
-                Load load = concurrent(daemon, client, clients, echo);
+                CallLoad load = concurrent(client, clients, echo);
                 rows.add(new String[] { "POST /api/tools/call echo, " + clients + " client" + (clients == 1 ? "" : "s"),
                         String.format("%.0f/s, p50 %s, %d errors", load.rate(), ms(load.latencies().p50()), load.errors()),
                         "echo p50 " + ms(rawEcho.p50()), ratio(load.latencies().p50(), rawEcho.p50()) });
@@ -163,51 +140,11 @@ public final class HotPathBenchmark {
         return Latencies.of(micros);
     }
 
-    private record Load(double rate, Latencies latencies, int errors) {
-    }
-
-    /** {@code clients} threads calling back to back for {@code seconds}, after a warm-up of the same length. */
-    private Load concurrent(PackagedDaemon daemon, BenchClient client, int clients, Object body) throws Exception {
+    /** {@code clients} calling back to back for {@code seconds}, after a warm-up of the same length. */
+    private CallLoad concurrent(BenchClient client, int clients, Object body) throws Exception {
         byte[] payload = BenchClient.JSON.writeValueAsBytes(body);
-        for (boolean warmUp : new boolean[] { true, false }) {
-            ConcurrentLinkedQueue<Long> micros = new ConcurrentLinkedQueue<>();
-            AtomicInteger errors = new AtomicInteger();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            CountDownLatch done = new CountDownLatch(clients);
-            long began = System.nanoTime();
-            for (int c = 0; c < clients; c++) {
-                Thread caller = new Thread(() -> {
-                    try {
-                        while (System.nanoTime() < deadline) {
-                            long start = System.nanoTime();
-                            HttpResponse<String> response = client.http().send(daemon.request("/api/tools/call")
-                                    .header("Content-Type", "application/json")
-                                    .POST(HttpRequest.BodyPublishers.ofByteArray(payload)).build(), HttpResponse.BodyHandlers.ofString());
-                            if (response.statusCode() == 200 && !response.body().contains("\"isError\":true")) {
-                                micros.add((System.nanoTime() - start) / 1_000);
-                            }
-                            else {
-                                errors.incrementAndGet();
-                            }
-                        }
-                    }
-                    catch (Exception ex) {
-                        errors.incrementAndGet();
-                    }
-                    finally {
-                        done.countDown();
-                    }
-                });
-                caller.setDaemon(true);
-                caller.start();
-            }
-            done.await();
-            if (!warmUp) {
-                double took = (System.nanoTime() - began) / 1e9;
-                return new Load(micros.size() / took, Latencies.of(new ArrayList<>(micros)), errors.get());
-            }
-        }
-        throw new IllegalStateException("unreachable");
+        CallLoad.run(client, clients, Duration.ofSeconds(seconds), any -> payload);
+        return CallLoad.run(client, clients, Duration.ofSeconds(seconds), any -> payload);
     }
 
     /** server-everything in a container of its own, spoken to directly: the floor under every Tether figure. */

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.OsProcesses;
 import dev.tether.testsupport.PackagedDaemon;
 
 /**
@@ -128,7 +129,7 @@ public final class SidecarStartBenchmark {
                 }
             }
             double first200 = (System.nanoTime() - launched) / 1e6;
-            double cpu = cpuMillis(sidecar.pid());
+            double cpu = OsProcesses.cpuTime(sidecar.pid()).toMillis();
             Thread.sleep(settle.toMillis());
             return new Sample(ready, first200, cpu, residentMiB(sidecar.pid()));
         }
@@ -138,12 +139,6 @@ public final class SidecarStartBenchmark {
                 sidecar.destroyForcibly();
             }
         }
-    }
-
-    private static double cpuMillis(long pid) throws IOException {
-        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10.0;
     }
 
     private static double residentMiB(long pid) throws IOException {

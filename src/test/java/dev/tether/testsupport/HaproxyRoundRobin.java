@@ -99,6 +99,10 @@ public final class HaproxyRoundRobin implements AutoCloseable {
         return port;
     }
 
+    public long pid() {
+        return process.pid();
+    }
+
     private boolean listening() {
         if (!process.isAlive()) {
             fail("HAProxy exited with " + process.exitValue() + ": " + output());

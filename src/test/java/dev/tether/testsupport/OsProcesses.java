@@ -41,6 +41,23 @@ public final class OsProcesses {
         return state != 'Z' && state != 'X';
     }
 
+    /**
+     * CPU time {@code pid} has used so far, all its threads, user and system, as the kernel counts it; zero once it
+     * is gone. Not its children's.
+     */
+    public static Duration cpuTime(long pid) {
+        String stat = stat(pid);
+        return stat == null ? Duration.ZERO : cpuTimeOfStat(stat);
+    }
+
+    /** The CPU time, user and system, of a {@code /proc/PID/stat} or {@code /proc/PID/task/TID/stat} line. */
+    public static Duration cpuTimeOfStat(String stat) {
+        // after the command name in parentheses (which may hold spaces), utime and stime are the 12th and 13th
+        // fields, in clock ticks (100 per second on Linux)
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Duration.ofMillis((Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10);
+    }
+
     /** Live processes (this JVM excluded) whose command line contains {@code commandLineFragment}. */
     public static List<ProcessHandle> matching(String commandLineFragment) {
         long self = ProcessHandle.current().pid();

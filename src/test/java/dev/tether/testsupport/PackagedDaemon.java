@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -35,6 +36,7 @@ public final class PackagedDaemon implements AutoCloseable {
     /** Generous: the first start after a build also trains the launcher's start-up cache. */
     private static final Duration START_BOUND = Duration.ofSeconds(180);
     private static final Duration STOP_BOUND = Duration.ofSeconds(30);
+    private static final String TOKEN_SETTING = "--tether.api.token=";
 
     private final Process process;
     private final int port;
@@ -44,12 +46,13 @@ public final class PackagedDaemon implements AutoCloseable {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private String token;
 
-    private PackagedDaemon(Process process, int port, Path dataDir, Path log, Duration startedIn) {
+    private PackagedDaemon(Process process, int port, Path dataDir, Path log, Duration startedIn, String token) {
         this.process = process;
         this.port = port;
         this.dataDir = dataDir;
         this.log = log;
         this.startedIn = startedIn;
+        this.token = token;
     }
 
     /** The jar: {@code -Dtether.jar} when failsafe runs, else the one {@code ./mvnw package} left in {@code target/}. */
@@ -109,7 +112,10 @@ public final class PackagedDaemon implements AutoCloseable {
         long launched = System.nanoTime();
         Process process = builder.start();
         awaitHealthy(process, "http://127.0.0.1:" + port, log);
-        return new PackagedDaemon(process, port, dataDir, log, Duration.ofNanos(System.nanoTime() - launched));
+        // Replicas share a token given as a setting; the daemon then writes none to its data dir.
+        String token = arguments.stream().filter(argument -> argument.startsWith(TOKEN_SETTING))
+                .map(argument -> argument.substring(TOKEN_SETTING.length())).reduce((first, last) -> last).orElse(null);
+        return new PackagedDaemon(process, port, dataDir, log, Duration.ofNanos(System.nanoTime() - launched), token);
     }
 
     /** The jar for a test that runs it; without one (surefire, or no {@code package} yet) the test is skipped. */
@@ -148,7 +154,7 @@ public final class PackagedDaemon implements AutoCloseable {
         return startedIn;
     }
 
-    /** The bearer token the daemon wrote to {@code server-control/auth.json}. */
+    /** The bearer token given as {@code --tether.api.token}, else the one the daemon wrote to {@code server-control/auth.json}. */
     public String token() {
         if (token == null) {
             token = JsonMapper.builder().build().readTree(read(dataDir.resolve("server-control").resolve("auth.json")))
@@ -172,12 +178,7 @@ public final class PackagedDaemon implements AutoCloseable {
 
     /** CPU time the daemon's JVM has used so far, all its threads, user and system, as the kernel counts it. */
     public Duration cpuTime() {
-        // /proc/PID/stat: the command name in parentheses may hold spaces; utime and stime are the 12th and 13th
-        // fields after it, in clock ticks (100 per second on Linux).
-        String stat = read(Path.of("/proc", Long.toString(process.pid()), "stat"));
-        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-        return Duration.ofMillis(ticks * 10);
+        return OsProcesses.cpuTime(process.pid());
     }
 
     /**
@@ -185,26 +186,45 @@ public final class PackagedDaemon implements AutoCloseable {
      * {@code name}: how a test sees that code threads were lowered.
      */
     public List<Integer> niceOfThreads(Pattern name) {
+        // nice is the 17th field after the name
+        return threadStats().stream().filter(stat -> name.matcher(threadName(stat)).matches())
+                .map(stat -> Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16])).toList();
+    }
+
+    /**
+     * CPU time the daemon's threads have used so far, user and system, summed by name as the kernel keeps it (its first
+     * 15 characters) without a trailing number, so that a pool's threads count as one: where a load's CPU went.
+     */
+    public Map<String, Duration> cpuTimeByThreadName() {
+        Map<String, Duration> byName = new TreeMap<>();
+        for (String stat : threadStats()) {
+            byName.merge(threadName(stat).replaceAll("[-#]?\\d+$", ""), OsProcesses.cpuTimeOfStat(stat), Duration::plus);
+        }
+        return byName;
+    }
+
+    /** {@code /proc/PID/task/TID/stat} of each of the daemon's threads alive now. */
+    private List<String> threadStats() {
         try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(process.pid()), "task"))) {
-            List<Integer> nice = new ArrayList<>();
+            List<String> stats = new ArrayList<>();
             for (Path task : tasks.toList()) {
-                String stat;
                 try {
-                    stat = Files.readString(task.resolve("stat"));
+                    stats.add(Files.readString(task.resolve("stat")));
                 }
                 catch (IOException ended) {
-                    continue;
-                }
-                // the name is in parentheses; nice is the 17th field after it
-                if (name.matcher(stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))).matches()) {
-                    nice.add(Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16]));
+                    // the thread ended meanwhile
                 }
             }
-            return nice;
+            return stats;
         }
         catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
+    }
+
+    /** The thread's name, in parentheses in its stat line. */
+    private static String threadName(String stat) {
+        return stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     }
 
     /** A scrape of {@code /actuator/prometheus}, which asks for the token like the API when it shares the API's port. */
@@ -232,12 +252,17 @@ public final class PackagedDaemon implements AutoCloseable {
 
     /** SIGTERM, and the exit status once the daemon has exited, within {@code bound} (or it is killed and this fails). */
     public int terminate(Duration bound) throws InterruptedException {
-        process.destroy();
+        terminate();
         if (!process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
             process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             throw new IllegalStateException("the daemon did not stop within " + bound + " of SIGTERM; see " + log);
         }
         return process.exitValue();
+    }
+
+    /** SIGTERM without waiting: the orderly shutdown begins, and {@link #close} waits for its end. */
+    public void terminate() {
+        process.destroy();
     }
 
     public boolean alive() {
