@@ -153,7 +153,27 @@ final class PeerExchange implements DisposableBean {
                     int status = answer.statusCode().value();
                     (status == HttpStatus.UNAUTHORIZED.value() ? unreachable : answered).increment();
                     return status == HttpStatus.OK.value() ? Mono.fromCallable(() -> MCP_JSON.readValue(text, CallToolResult.class))
-                            : Mono.error(new PeerCallException(peer, address, status, text));
+                            : Mono.error(new PeerCallException(peer, "the connection of " + address, status, text));
+                }))
+                .doOnError(WebClientRequestException.class, failed -> unreachable.increment());
+    }
+
+    /**
+     * Posts to {@code path} on {@code peer}, which holds {@code what}, with no body, marked forwarded so that the peer
+     * serves it itself, and emits the answer's body. A caller that leaves cancels the exchange, which closes its
+     * connection. A peer that answers anything but 200 fails it with {@link PeerCallException}.
+     */
+    Mono<String> post(Peer peer, String path, String what) {
+        return client.post().uri(URI.create("http://" + peer.address() + path))
+                .headers(headers -> {
+                    headers.setBearerAuth(token.bearer());
+                    headers.set(FORWARDED, owners.instance());
+                })
+                .exchangeToMono(answer -> answer.bodyToMono(String.class).defaultIfEmpty("").flatMap(text -> {
+                    int status = answer.statusCode().value();
+                    (status == HttpStatus.UNAUTHORIZED.value() ? unreachable : answered).increment();
+                    return status == HttpStatus.OK.value() ? Mono.just(text)
+                            : Mono.error(new PeerCallException(peer, what, status, text));
                 }))
                 .doOnError(WebClientRequestException.class, failed -> unreachable.increment());
     }
