@@ -3,6 +3,7 @@ package dev.tether.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -114,6 +115,45 @@ class ReplicasTest {
                 .POST(HttpRequest.BodyPublishers.noBody()).timeout(BOUND).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(forwarded.statusCode()).isEqualTo(200);
         assertThat(spawned(0)).as("a request already forwarded is served where it lands").isEqualTo(1);
+    }
+
+    /**
+     * Work that starts a child, asked of A for a connection B owns on routes that are not passed to B whole: a listing
+     * of tools whose catalog was never synced, the server's {@code list_changed} (B syncs on its session at once), a
+     * listing whose catalog A holds past A's TTL, and a batch health check. B does each on its one child, A starts none.
+     */
+    @Test
+    void catalogSyncsAndBatchChecksOfAPeersConnectionRunOnItsOwner() throws Exception {
+        TetherClient a = twoLiveReplicas("syncs", "--tether.catalog.ttl=1s").get(0);
+        ConnectionOwners ownersA = owners(0);
+        String instanceB = owners(1).instance();
+        Path record = dir.resolve("record.txt");
+        String slug = registerOwnedBy(a, instanceB, ownersA, Fixture.command("--record=" + record, "--list-changed-after=2000"));
+        String listing = "/api/tools?integration=" + slug;
+
+        await().atMost(BOUND).untilAsserted(() -> assertThat(a.get(listing).body()).as("never synced, listed through A")
+                .contains("tools." + slug + ".org.default.tool_1"));
+        assertThat(spawned(0)).as("children A spawned").isZero();
+        assertThat(spawned(1)).as("children B spawned").isEqualTo(1);
+
+        await().atMost(BOUND).until(() -> listings(record) >= 2);
+        assertThat(spawned(1)).as("list_changed synced on B's session").isEqualTo(1);
+
+        long before = listings(record);
+        await().atMost(BOUND).until(() -> a.get(listing).status() == 200 && listings(record) > before);
+        assertThat(spawned(0)).as("children A spawned for a catalog past its TTL").isZero();
+
+        TetherClient.Reply checked = a.post("/api/connections/health", Map.of("integration", slug));
+        assertThat(checked.status()).as(checked.toString()).isEqualTo(200);
+        assertThat(checked.json().size()).isEqualTo(1);
+        assertThat(checked.json().get(0).path("health").path("status").asString()).as(checked.toString()).isEqualTo("healthy");
+        assertThat(Files.readAllLines(record)).contains("ping");
+        assertThat(spawned(0)).as("children A spawned for a batch check").isZero();
+        assertThat(spawned(1)).as("children B spawned").isEqualTo(1);
+    }
+
+    private static long listings(Path record) throws IOException {
+        return Files.exists(record) ? Files.readAllLines(record).stream().filter("tools/list"::equals).count() : 0;
     }
 
     /**
