@@ -30,6 +30,7 @@ import org.springframework.http.HttpMethod;
 import dev.tether.TetherApplication;
 import dev.tether.replicas.ConnectionOwners;
 import dev.tether.store.ConnectionKey;
+import dev.tether.store.ConnectionStore;
 import dev.tether.store.Owner;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.Fixture.RefusingPort;
@@ -291,12 +292,19 @@ class ReplicasTest {
         return session == null ? request : request.header("Mcp-Session-Id", session);
     }
 
-    /** Registers connections through {@code client} until one is owned by {@code instance}; returns its slug. */
-    private static String registerOwnedBy(TetherClient client, String instance, ConnectionOwners owners, List<String> command) {
+    /**
+     * Registers connections through {@code client} until one is owned by {@code instance}; returns its slug once every
+     * replica here has read it, as a request forwarded to an owner that has not yet heard of a connection created a
+     * moment ago on a peer is answered 404 (the tests here are about forwarding, not about how soon a write is read).
+     */
+    private String registerOwnedBy(TetherClient client, String instance, ConnectionOwners owners, List<String> command) {
         for (int i = 0; i < 40; i++) {
             String slug = client.register("owned" + i, command);
             ConnectionKey key = new ConnectionKey(Owner.ORG, slug, "default");
             if (owners.remoteOwner(key).map(ConnectionOwners.Peer::instance).filter(instance::equals).isPresent()) {
+                for (ConfigurableApplicationContext replica : replicas) {
+                    await().atMost(BOUND).until(() -> replica.getBean(ConnectionStore.class).find(key).blockOptional().isPresent());
+                }
                 return slug;
             }
         }
