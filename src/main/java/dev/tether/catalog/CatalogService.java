@@ -55,8 +55,13 @@ public final class CatalogService implements SmartLifecycle {
     public record ConnectionTools(ConnectionKey key, List<StoredTool> tools) {
     }
 
-    /** A sync to run, here or at the connection's owner, and where its outcome goes. */
-    private record SyncJob(ConnectionKey key, boolean here, Sinks.One<ConnectionTools> outcome) {
+    /** A sync to run, here or at the connection's owner ({@code atOwner}), and where its outcome goes. */
+    private record SyncJob(ConnectionKey key, Optional<Mono<Void>> atOwner, Sinks.One<ConnectionTools> outcome) {
+
+        Map<ConnectionKey, Mono<ConnectionTools>> runningIn(Map<ConnectionKey, Mono<ConnectionTools>> here,
+                Map<ConnectionKey, Mono<ConnectionTools>> atOwners) {
+            return atOwner.isPresent() ? atOwners : here;
+        }
     }
 
     private final SessionPool sessions;
@@ -68,6 +73,11 @@ public final class CatalogService implements SmartLifecycle {
     private final OutcomeTimers timers;
     private final OwnerSyncs owners;
     private final Map<ConnectionKey, Mono<ConnectionTools>> syncing = new ConcurrentHashMap<>();
+    /**
+     * Syncs sent to a connection's owner, apart from those here: a sync a peer asked of this replica runs here and never
+     * joins one this replica sent to that peer, or two replicas whose lease snapshots differ would wait on each other.
+     */
+    private final Map<ConnectionKey, Mono<ConnectionTools>> syncingAtOwner = new ConcurrentHashMap<>();
     private final Set<ConnectionKey> announcedChanged = ConcurrentHashMap.newKeySet();
     private final Sinks.Many<SyncJob> jobs = Sinks.many().unicast().onBackpressureBuffer();
     private final Sinks.Many<String> changes = Sinks.many().multicast().directBestEffort();
@@ -178,7 +188,8 @@ public final class CatalogService implements SmartLifecycle {
      */
     private Mono<ConnectionTools> sync(ConnectionKey key, boolean here) {
         Sinks.One<ConnectionTools> outcome = Sinks.one();
-        Mono<ConnectionTools> running = syncing.putIfAbsent(key, outcome.asMono());
+        SyncJob job = new SyncJob(key, here ? Optional.empty() : owners.atOwner(key), outcome);
+        Mono<ConnectionTools> running = job.runningIn(syncing, syncingAtOwner).putIfAbsent(key, outcome.asMono());
         if (running != null) {
             return running;
         }
@@ -186,7 +197,7 @@ public final class CatalogService implements SmartLifecycle {
         // say) runs on this thread and must be able to remove its entry, or the connection never syncs again.
         // Askers on many threads queue jobs: the lock makes them take turns rather than spin on a refused emission.
         synchronized (jobs) {
-            jobs.tryEmitNext(new SyncJob(key, here, outcome));
+            jobs.tryEmitNext(job);
         }
         return outcome.asMono();
     }
@@ -195,7 +206,7 @@ public final class CatalogService implements SmartLifecycle {
         ConnectionKey key = job.key();
         announcedChanged.remove(key); // a change announced from now on needs another sync
         Timer.Sample timing = timers.start();
-        Optional<Mono<Void>> atOwner = job.here() ? Optional.empty() : owners.atOwner(key);
+        Optional<Mono<Void>> atOwner = job.atOwner();
         Mono<ConnectionTools> synced = integrations.find(key.integration())
                 .filter(integration -> integration.config() instanceof HttpSourceConfig)
                 // An HTTP source's tools are its document's operations, made when it was added: nothing to list.
@@ -205,11 +216,11 @@ public final class CatalogService implements SmartLifecycle {
         return synced
                 .doOnEach(signal -> {
                     if (signal.isOnNext()) {
-                        syncing.remove(key);
+                        job.runningIn(syncing, syncingAtOwner).remove(key);
                         job.outcome().tryEmitValue(signal.get());
                     }
                     else if (signal.isOnError()) {
-                        syncing.remove(key);
+                        job.runningIn(syncing, syncingAtOwner).remove(key);
                         job.outcome().tryEmitError(signal.getThrowable());
                     }
                 })

@@ -63,6 +63,11 @@ public final class HealthService implements SmartLifecycle {
     private final MeterRegistry registry;
     private final OwnerChecks owners;
     private final Map<ConnectionKey, Mono<HealthVerdict>> inFlight = new ConcurrentHashMap<>();
+    /**
+     * Checks sent to a connection's owner, apart from those here: a check a peer asked of this replica runs here and
+     * never joins one this replica sent to that peer, or two replicas whose lease snapshots differ would wait on each other.
+     */
+    private final Map<ConnectionKey, Mono<HealthVerdict>> inFlightAtOwner = new ConcurrentHashMap<>();
     private final Sinks.Many<HealthEvent> verdicts = Sinks.many().multicast().directBestEffort();
     private final Sinks.Many<Generation> generations = Sinks.many().unicast().onBackpressureBuffer();
     private final AtomicLong generationIds = new AtomicLong();
@@ -149,9 +154,11 @@ public final class HealthService implements SmartLifecycle {
     /** The probe of a connection, {@code here} or at its owner, joined when one is already running. */
     private Mono<HealthVerdict> shared(ConnectionKey key, boolean here) {
         boolean[] started = { false };
-        Mono<HealthVerdict> probe = inFlight.computeIfAbsent(key, k -> {
+        Optional<Mono<HealthVerdict>> atOwner = here ? Optional.empty() : owners.atOwner(key);
+        Map<ConnectionKey, Mono<HealthVerdict>> running = atOwner.isPresent() ? inFlightAtOwner : inFlight;
+        Mono<HealthVerdict> probe = running.computeIfAbsent(key, k -> {
             started[0] = true;
-            return sharedProbe(k, here);
+            return sharedProbe(k, here, atOwner, running);
         });
         if (!started[0]) {
             count("coalesced");
@@ -159,10 +166,10 @@ public final class HealthService implements SmartLifecycle {
         return probe;
     }
 
-    private Mono<HealthVerdict> sharedProbe(ConnectionKey key, boolean here) {
+    private Mono<HealthVerdict> sharedProbe(ConnectionKey key, boolean here, Optional<Mono<HealthVerdict>> atOwner,
+            Map<ConnectionKey, Mono<HealthVerdict>> running) {
         AtomicReference<Mono<HealthVerdict>> self = new AtomicReference<>();
-        Runnable forget = () -> inFlight.remove(key, self.get());
-        Optional<Mono<HealthVerdict>> atOwner = here ? Optional.empty() : owners.atOwner(key);
+        Runnable forget = () -> running.remove(key, self.get());
         Mono<HealthVerdict> shared = atOwner.map(owner -> checkedAtOwner(key, owner)).orElseGet(() -> probe(key))
                 // Forget the probe before anyone sees its end, so that a later asker starts a new one.
                 .doOnEach(signal -> forget.run())

@@ -24,6 +24,7 @@ import io.modelcontextprotocol.spec.McpSchema.Tool;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
@@ -188,6 +189,25 @@ class CatalogTimingTest {
                 .singleElement().satisfies(listed -> assertThat(listed.tools()).containsExactly(old));
         assertThat(stores.connections().find(key).block(Duration.ofSeconds(5)).lastHealth()).isEmpty();
         verify(pool, never()).withSession(any(), any());
+    }
+
+    /**
+     * A sync a peer asked of this replica (the refresh route, forwarded here) runs here even while this replica's own
+     * sync of that connection waits on that very peer: joining it, two replicas whose lease snapshots differ for a
+     * heartbeat would wait on each other for good.
+     */
+    @Test
+    void aSyncAPeerAsksForRunsHereAndNeverJoinsOneSentToThatPeer() {
+        storeCatalogSyncedAt(NOW.minus(Duration.ofMinutes(16)));
+        OwnerSyncs waitingOnThePeer = connection -> Optional.of(Mono.never());
+        started(waitingOnThePeer);
+
+        Disposable listing = catalog.tools(Optional.empty(), Optional.empty(), Optional.empty()).subscribe();
+        Disposable refreshing = catalog.refresh(key).subscribe();
+
+        assertThat(listings).as("the peer's refresh listed the tools here").hasValue(1);
+        listing.dispose();
+        refreshing.dispose();
     }
 
     private void storeCatalogSyncedAt(Instant syncedAt) {

@@ -171,7 +171,7 @@ class HealthTimingTest {
         ConnectionKey silent = connection("silent");
         HealthVerdict ownersVerdict = HealthVerdict.degraded(42, "checked by the owner");
         OwnerChecks peers = key -> key.equals(mine) ? Optional.empty()
-                : key.equals(theirs) ? Optional.of(Mono.just(ownersVerdict))
+                : key.equals(theirs) ? Optional.of(Mono.delay(ANSWER).thenReturn(ownersVerdict))
                 : Optional.of(Mono.error(new IllegalStateException("replica ghost001 did not answer")));
         time = VirtualTimeScheduler.getOrSet();
         health = new HealthService(pool, stores.connections(), new HealthProperties(null, null, LINGER), clock, registry, peers);
@@ -181,7 +181,7 @@ class HealthTimingTest {
         Disposable listening = health.events().subscribe(announced::add);
 
         health.checkAll(Optional.empty(), Optional.empty()).subscribe(batch::add);
-        time.advanceTimeBy(ANSWER);
+        time.advanceTimeBy(ANSWER.multipliedBy(2));
 
         assertThat(probes).as("pinged here").containsOnlyKeys(mine);
         assertThat(batch).hasSize(3);
@@ -193,13 +193,31 @@ class HealthTimingTest {
         assertThat(stores.connections().find(theirs).block(Duration.ofSeconds(5)).lastHealth()).as("the owner stores its verdict").isEmpty();
         assertThat(stores.connections().find(silent).block(Duration.ofSeconds(5)).lastHealth()).isEmpty();
         assertThat(counter("owner")).isEqualTo(2.0);
+        listening.dispose();
+    }
 
+    /**
+     * A check the API routed here (a peer that takes this replica for the owner sent it) is probed here, and never
+     * joins this replica's check of that connection at that peer: two replicas whose lease snapshots differ for a
+     * heartbeat would wait on each other for good.
+     */
+    @Test
+    void aCheckAPeerAsksForIsProbedHereAndNeverJoinsOneSentToThatPeer() {
+        ConnectionKey theirs = connection("theirs");
+        OwnerChecks waitingOnThePeer = key -> Optional.of(Mono.never());
+        time = VirtualTimeScheduler.getOrSet();
+        health = new HealthService(pool, stores.connections(), new HealthProperties(null, null, LINGER), clock, registry,
+                waitingOnThePeer);
+        health.start();
         List<HealthVerdict> routedHere = new CopyOnWriteArrayList<>();
+
+        Disposable batch = health.checkAll(Optional.empty(), Optional.empty()).subscribe();
         health.check(theirs, Optional.empty()).subscribe(routedHere::add);
         time.advanceTimeBy(ANSWER);
-        assertThat(probes).as("a single check is served where the API sent it").containsKey(theirs);
+
+        assertThat(probes).as("pinged here").containsOnlyKeys(theirs);
         assertThat(routedHere).extracting(HealthVerdict::status).containsExactly("healthy");
-        listening.dispose();
+        batch.dispose();
     }
 
     private static HealthVerdict verdictOf(List<HealthEvent> events, ConnectionKey key) {
