@@ -9,7 +9,6 @@ import reactor.core.publisher.Mono;
 
 import dev.tether.calls.OwnerCalls;
 import dev.tether.replicas.ConnectionOwners;
-import dev.tether.replicas.ConnectionOwners.Peer;
 import dev.tether.store.ConnectionKey;
 
 /**
@@ -31,9 +30,7 @@ final class OwnerToolCalls implements OwnerCalls {
     @Override
     public Optional<Mono<CallToolResult>> atOwner(ConnectionKey connection, String address, Map<String, Object> arguments,
             Mono<CallToolResult> here) {
-        return owners.remoteOwner(connection).map(owner -> peers.callTool(owner, address, arguments)
-                .onErrorResume(OwnerLeftException.class, left -> owners.remoteOwnerAfresh(connection)
-                        .flatMap(next -> next.isEmpty() ? here : next.get().equals(owner) ? Mono.error(left)
-                                : peers.callTool(next.get(), address, arguments))));
+        return owners.remoteOwner(connection).map(owner -> peers.atOwner(connection, owner,
+                peer -> peers.callTool(peer, address, arguments), here));
     }
 }

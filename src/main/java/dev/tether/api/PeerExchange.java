@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -50,6 +51,7 @@ import dev.tether.replicas.ConnectionOwners;
 import dev.tether.replicas.ConnectionOwners.Peer;
 import dev.tether.replicas.ReplicaProperties;
 import dev.tether.security.AuthToken;
+import dev.tether.store.ConnectionKey;
 import dev.tether.store.StorePosition;
 
 /**
@@ -244,20 +246,53 @@ final class PeerExchange implements DisposableBean {
                         case "result" -> Mono.just(read(event.data(), CallToolResult.class));
                         case "failure" -> {
                             PeerFailure failure = read(event.data(), PeerFailure.class);
-                            yield Mono.<CallToolResult>error(new PeerCallException(peer, address, failure.status(),
+                            yield Mono.<CallToolResult>error(new PeerCallException(peer, "the connection of " + address, failure.status(),
                                     json.writeValueAsString(failure.body())));
                         }
                         default -> Mono.<CallToolResult>empty();
                     })
                     .next()
-                    .switchIfEmpty(Mono.error(() -> new PeerCallException(peer, address, HttpStatus.OK.value(), "the answer ended without a result")));
-        }).onErrorMap(WebClientRequestException.class, failed -> {
-            Optional<OwnerLeftException> left = notConnected(failed, peer);
-            if (left.isEmpty()) {
-                unreachable.increment();
-            }
-            return left.<Throwable>map(error -> error).orElse(failed);
-        });
+                    .switchIfEmpty(Mono.error(() -> new PeerCallException(peer, "the connection of " + address,
+                            HttpStatus.OK.value(), "the answer ended without a result")));
+        }).onErrorMap(WebClientRequestException.class, failed -> ownerLeftOr(failed, peer));
+    }
+
+    /**
+     * Posts to {@code path} on {@code peer}, which holds {@code what}, with no body, marked forwarded so that the peer
+     * serves it itself, and emits the answer's body. A caller that leaves cancels the exchange, which closes its
+     * connection. A peer that answers anything but 200 fails it with {@link PeerCallException}.
+     */
+    Mono<String> post(Peer peer, String path, String what) {
+        return client.post().uri(URI.create("http://" + peer.address() + path))
+                .headers(this::markForwarded)
+                .exchangeToMono(answer -> draining(answer) ? this.<String>left(answer, peer)
+                        : answer.bodyToMono(String.class).defaultIfEmpty("").flatMap(text -> {
+                            int status = answer.statusCode().value();
+                            (status == HttpStatus.UNAUTHORIZED.value() ? unreachable : answered).increment();
+                            return status == HttpStatus.OK.value() ? Mono.just(text)
+                                    : Mono.error(new PeerCallException(peer, what, status, text));
+                        }))
+                .onErrorMap(WebClientRequestException.class, failed -> ownerLeftOr(failed, peer));
+    }
+
+    /**
+     * Sends work for {@code connection} to its owner {@code owner} ({@code send}); when that owner provably did not
+     * take it (it refused the connection, or is draining), reads the leases once more and sends it to the owner they
+     * name now, or runs {@code here} when that is this replica. The same owner again means it left without a word to
+     * the store (killed): the failure stands until its lease runs out. A caller that leaves cancels all of it.
+     */
+    <T> Mono<T> atOwner(ConnectionKey connection, Peer owner, Function<Peer, Mono<T>> send, Mono<T> here) {
+        return send.apply(owner).onErrorResume(OwnerLeftException.class, left -> owners.remoteOwnerAfresh(connection)
+                .flatMap(next -> next.isEmpty() ? here : next.get().equals(owner) ? Mono.error(left) : send.apply(next.get())));
+    }
+
+    /** {@code failed} as an {@link OwnerLeftException} when it never reached {@code peer}; counted as unreachable otherwise. */
+    private Throwable ownerLeftOr(WebClientRequestException failed, Peer peer) {
+        Optional<OwnerLeftException> left = notConnected(failed, peer);
+        if (left.isEmpty()) {
+            unreachable.increment();
+        }
+        return left.<Throwable>map(error -> error).orElse(failed);
     }
 
     /** A question of the peer's call, as {@link PeerCallsController} sends it. */
@@ -273,7 +308,7 @@ final class PeerExchange implements DisposableBean {
         (status == HttpStatus.UNAUTHORIZED.value() ? unreachable : answered).increment();
         return status == HttpStatus.OK.value() ? answer.bodyToFlux(EVENTS)
                 : answer.bodyToMono(String.class).defaultIfEmpty("")
-                        .flatMapMany(text -> Flux.error(new PeerCallException(peer, address, status, text)));
+                        .flatMapMany(text -> Flux.error(new PeerCallException(peer, "the connection of " + address, status, text)));
     }
 
     /** Puts the peer's question to this call's user, and posts the answer back to the peer. */

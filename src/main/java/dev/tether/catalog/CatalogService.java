@@ -55,8 +55,13 @@ public final class CatalogService implements SmartLifecycle {
     public record ConnectionTools(ConnectionKey key, List<StoredTool> tools) {
     }
 
-    /** A sync to run, and where its outcome goes. */
-    private record SyncJob(ConnectionKey key, Sinks.One<ConnectionTools> outcome) {
+    /** A sync to run, here or at the connection's owner ({@code atOwner}), and where its outcome goes. */
+    private record SyncJob(ConnectionKey key, Optional<Mono<Void>> atOwner, Sinks.One<ConnectionTools> outcome) {
+
+        Map<ConnectionKey, Mono<ConnectionTools>> runningIn(Map<ConnectionKey, Mono<ConnectionTools>> here,
+                Map<ConnectionKey, Mono<ConnectionTools>> atOwners) {
+            return atOwner.isPresent() ? atOwners : here;
+        }
     }
 
     private final SessionPool sessions;
@@ -66,14 +71,20 @@ public final class CatalogService implements SmartLifecycle {
     private final CatalogProperties properties;
     private final Clock clock;
     private final OutcomeTimers timers;
+    private final OwnerSyncs owners;
     private final Map<ConnectionKey, Mono<ConnectionTools>> syncing = new ConcurrentHashMap<>();
+    /**
+     * Syncs sent to a connection's owner, apart from those here: a sync a peer asked of this replica runs here and never
+     * joins one this replica sent to that peer, or two replicas whose lease snapshots differ would wait on each other.
+     */
+    private final Map<ConnectionKey, Mono<ConnectionTools>> syncingAtOwner = new ConcurrentHashMap<>();
     private final Set<ConnectionKey> announcedChanged = ConcurrentHashMap.newKeySet();
     private final Sinks.Many<SyncJob> jobs = Sinks.many().unicast().onBackpressureBuffer();
     private final Sinks.Many<String> changes = Sinks.many().multicast().directBestEffort();
     private final Disposable.Composite running = Disposables.composite();
 
     public CatalogService(SessionPool sessions, IntegrationStore integrations, ConnectionStore connections,
-            CatalogStore catalogs, CatalogProperties properties, Clock clock, MeterRegistry registry) {
+            CatalogStore catalogs, CatalogProperties properties, Clock clock, MeterRegistry registry, OwnerSyncs owners) {
         this.sessions = sessions;
         this.integrations = integrations;
         this.connections = connections;
@@ -81,13 +92,29 @@ public final class CatalogService implements SmartLifecycle {
         this.properties = properties;
         this.clock = clock;
         this.timers = new OutcomeTimers("tether.catalog.sync", "tool catalog syncs", registry);
+        this.owners = owners;
     }
 
-    /** Re-lists a connection's tools now (joining a sync already running) and returns the resulting catalog. */
+    /**
+     * Re-lists a connection's tools now on this replica (joining a sync already running) and returns the resulting
+     * catalog: for a request the API has already passed to the connection's owner, or that a peer passed here.
+     */
     public Mono<ConnectionTools> refresh(ConnectionKey key) {
+        return refresh(key, true);
+    }
+
+    /**
+     * As {@link #refresh}, on the replica that owns the connection when that is another: for callers inside this
+     * replica (an execution's {@code refresh} built-in), whose requests no API route has passed to the owner.
+     */
+    public Mono<ConnectionTools> refreshAtOwner(ConnectionKey key) {
+        return refresh(key, false);
+    }
+
+    private Mono<ConnectionTools> refresh(ConnectionKey key, boolean here) {
         return connections.find(key)
                 .switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key)))
-                .flatMap(connection -> sync(key));
+                .flatMap(connection -> sync(key, here));
     }
 
     /**
@@ -111,7 +138,8 @@ public final class CatalogService implements SmartLifecycle {
     /**
      * Tools of the matching connections, in the store's order of connections (so that unchanged catalogs give an
      * equal answer, which {@code GET /api/tools} relies on to reuse its encoded listing). Stale catalogs are synced
-     * at once; a catalog whose sync takes longer than the grace is answered from the store while the sync goes on.
+     * at once, by the connection's owner when that is another replica; a catalog whose sync takes longer than the
+     * grace is answered from the store while the sync goes on.
      */
     public Flux<ConnectionTools> tools(Optional<String> integration, Optional<Owner> owner, Optional<String> connection) {
         return connections.all(integration, owner)
@@ -131,7 +159,7 @@ public final class CatalogService implements SmartLifecycle {
     public Mono<ConnectionTools> syncIfStale(ConnectionKey key) {
         return connections.find(key)
                 .flatMap(connection -> isStale(key))
-                .flatMap(stale -> stale ? sync(key)
+                .flatMap(stale -> stale ? sync(key, false)
                         : catalogs.catalog(key).map(catalog -> new ConnectionTools(key, catalog.tools())));
     }
 
@@ -140,7 +168,7 @@ public final class CatalogService implements SmartLifecycle {
         Mono<ConnectionTools> stored = catalogs.catalog(key)
                 .map(catalog -> new ConnectionTools(key, catalog.tools()))
                 .defaultIfEmpty(new ConnectionTools(key, List.of()));
-        return isStale(key).flatMap(stale -> stale ? sync(key).timeout(properties.grace(), stored) : stored);
+        return isStale(key).flatMap(stale -> stale ? sync(key, false).timeout(properties.grace(), stored) : stored);
     }
 
     private Mono<Boolean> isStale(ConnectionKey key) {
@@ -154,10 +182,15 @@ public final class CatalogService implements SmartLifecycle {
                 .defaultIfEmpty(true);
     }
 
-    /** The running sync of a connection, or a new one queued behind the concurrency bound. */
-    private Mono<ConnectionTools> sync(ConnectionKey key) {
+    /**
+     * The running sync of a connection, or a new one queued behind the concurrency bound: {@code here}, or at the
+     * connection's owner when that is another replica.
+     */
+    private Mono<ConnectionTools> sync(ConnectionKey key, boolean here) {
         Sinks.One<ConnectionTools> outcome = Sinks.one();
-        Mono<ConnectionTools> running = syncing.putIfAbsent(key, outcome.asMono());
+        SyncJob job = new SyncJob(key, here ? Optional.empty()
+                : owners.atOwner(key, Mono.defer(() -> syncedOnSession(key, timers.start())).then()), outcome);
+        Mono<ConnectionTools> running = job.runningIn(syncing, syncingAtOwner).putIfAbsent(key, outcome.asMono());
         if (running != null) {
             return running;
         }
@@ -165,7 +198,7 @@ public final class CatalogService implements SmartLifecycle {
         // say) runs on this thread and must be able to remove its entry, or the connection never syncs again.
         // Askers on many threads queue jobs: the lock makes them take turns rather than spin on a refused emission.
         synchronized (jobs) {
-            jobs.tryEmitNext(new SyncJob(key, outcome));
+            jobs.tryEmitNext(job);
         }
         return outcome.asMono();
     }
@@ -174,26 +207,56 @@ public final class CatalogService implements SmartLifecycle {
         ConnectionKey key = job.key();
         announcedChanged.remove(key); // a change announced from now on needs another sync
         Timer.Sample timing = timers.start();
-        return integrations.find(key.integration())
+        Optional<Mono<Void>> atOwner = job.atOwner();
+        Mono<ConnectionTools> synced = integrations.find(key.integration())
                 .filter(integration -> integration.config() instanceof HttpSourceConfig)
                 // An HTTP source's tools are its document's operations, made when it was added: nothing to list.
                 .flatMap(integration -> save(key, ((HttpSourceConfig) integration.config()).tools()).doOnNext(tools -> timing.stop(timers.timer("ok"))))
-                .switchIfEmpty(Mono.defer(() -> sessions.withSession(key, McpSession::listTools)
-                .flatMap(listed -> listed.complete() ? save(key, ToolNaming.name(listed.tools())).doOnNext(tools -> timing.stop(timers.timer("ok")))
-                        : preserve(key, listed.incompleteReason().orElseThrow()).doOnNext(tools -> timing.stop(timers.timer("incomplete"))))
-                .onErrorResume(error -> !(error instanceof ConnectionNotFoundException),
-                        error -> preserve(key, error.getMessage()).doOnNext(tools -> timing.stop(timers.timer("failed"))))))
+                .switchIfEmpty(Mono.defer(() -> atOwner.map(owner -> syncedAtOwner(key, owner, timing))
+                        .orElseGet(() -> syncedOnSession(key, timing))));
+        return synced
                 .doOnEach(signal -> {
                     if (signal.isOnNext()) {
-                        syncing.remove(key);
+                        job.runningIn(syncing, syncingAtOwner).remove(key);
                         job.outcome().tryEmitValue(signal.get());
                     }
                     else if (signal.isOnError()) {
-                        syncing.remove(key);
+                        job.runningIn(syncing, syncingAtOwner).remove(key);
                         job.outcome().tryEmitError(signal.getThrowable());
                     }
                 })
                 .onErrorResume(error -> Mono.empty());
+    }
+
+    /** Lists the tools on the connection's pooled session here; a failed or incomplete listing keeps the stored catalog. */
+    private Mono<ConnectionTools> syncedOnSession(ConnectionKey key, Timer.Sample timing) {
+        return sessions.withSession(key, McpSession::listTools)
+                .flatMap(listed -> listed.complete() ? save(key, ToolNaming.name(listed.tools())).doOnNext(tools -> timing.stop(timers.timer("ok")))
+                        : preserve(key, listed.incompleteReason().orElseThrow()).doOnNext(tools -> timing.stop(timers.timer("incomplete"))))
+                .onErrorResume(error -> !(error instanceof ConnectionNotFoundException),
+                        error -> preserve(key, error.getMessage()).doOnNext(tools -> timing.stop(timers.timer("failed"))));
+    }
+
+    /**
+     * Another replica owns the connection's session: it syncs there and stores the catalog, which this replica reads
+     * back, announcing a change as its own sync would. An owner that does not answer leaves the stored catalog and the
+     * connection's verdict as they are: nothing was learnt of the server.
+     */
+    private Mono<ConnectionTools> syncedAtOwner(ConnectionKey key, Mono<Void> atOwner, Timer.Sample timing) {
+        return catalogs.catalog(key).map(StoredCatalog::tools).defaultIfEmpty(List.of())
+                .flatMap(before -> atOwner.then(catalogs.reload(key)).map(StoredCatalog::tools).defaultIfEmpty(before)
+                        .doOnNext(after -> {
+                            timing.stop(timers.timer("owner"));
+                            if (!before.equals(after)) {
+                                announce(key.integration());
+                            }
+                        })
+                        .onErrorResume(error -> {
+                            log.warn("tool sync of {} at its owner failed, the stored catalog stays: {}", key, error.getMessage());
+                            timing.stop(timers.timer("failed"));
+                            return Mono.just(before);
+                        }))
+                .map(tools -> new ConnectionTools(key, tools));
     }
 
     private Mono<ConnectionTools> save(ConnectionKey key, List<StoredTool> tools) {
@@ -229,6 +292,9 @@ public final class CatalogService implements SmartLifecycle {
         running.add(sessions.toolsChanged()
                 .subscribe(key -> {
                     announcedChanged.add(key);
+                    // Synced at once on the session that announced it, so that the catalog in the store, which other
+                    // replicas read, is the new one; an agent here that lists meanwhile joins this sync.
+                    sync(key, true);
                     announce(key.integration());
                 }, error -> log.error("tools/list_changed listener stopped", error)));
     }

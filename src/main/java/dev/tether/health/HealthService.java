@@ -61,7 +61,13 @@ public final class HealthService implements SmartLifecycle {
     private final HealthProperties properties;
     private final Clock clock;
     private final MeterRegistry registry;
+    private final OwnerChecks owners;
     private final Map<ConnectionKey, Mono<HealthVerdict>> inFlight = new ConcurrentHashMap<>();
+    /**
+     * Checks sent to a connection's owner, apart from those here: a check a peer asked of this replica runs here and
+     * never joins one this replica sent to that peer, or two replicas whose lease snapshots differ would wait on each other.
+     */
+    private final Map<ConnectionKey, Mono<HealthVerdict>> inFlightAtOwner = new ConcurrentHashMap<>();
     private final Sinks.Many<HealthEvent> verdicts = Sinks.many().multicast().directBestEffort();
     private final Sinks.Many<Generation> generations = Sinks.many().unicast().onBackpressureBuffer();
     private final AtomicLong generationIds = new AtomicLong();
@@ -69,27 +75,29 @@ public final class HealthService implements SmartLifecycle {
     private volatile Disposable generationRunner;
 
     public HealthService(SessionPool sessions, ConnectionStore connections, HealthProperties properties, Clock clock,
-            MeterRegistry registry) {
+            MeterRegistry registry, OwnerChecks owners) {
         this.sessions = sessions;
         this.connections = connections;
         this.properties = properties;
         this.clock = clock;
         this.registry = registry;
+        this.owners = owners;
     }
 
     /**
-     * Checks a connection; with {@code ifStale}, a persisted verdict younger than that is returned without
-     * probing. Cancelling stops waiting; the probe itself stops too unless someone else waits for it.
+     * Checks a connection here; with {@code ifStale}, a persisted verdict younger than that is returned without
+     * probing. Cancelling stops waiting; the probe itself stops too unless someone else waits for it. For a request the
+     * API has already passed to the connection's owner, or that a peer passed here.
      */
     public Mono<HealthVerdict> check(ConnectionKey key, Optional<Duration> ifStale) {
         // Without ifStale, join the shared probe at once: a store lookup first would let a burst of checks
         // trickle in one by one and start probe after probe. The probe itself fails for an unknown connection.
-        Mono<HealthVerdict> verdict = ifStale.isEmpty() ? Mono.defer(() -> shared(key))
+        Mono<HealthVerdict> verdict = ifStale.isEmpty() ? Mono.defer(() -> shared(key, true))
                 : connections.find(key)
                         .switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key)))
                         .flatMap(connection -> fresh(connection, ifStale)
                                 .map(cached -> Mono.just(cached).doOnNext(v -> count("cached")))
-                                .orElseGet(() -> shared(key)));
+                                .orElseGet(() -> shared(key, true)));
         return verdict.doOnCancel(() -> count("cancelled"));
     }
 
@@ -106,7 +114,8 @@ public final class HealthService implements SmartLifecycle {
     /**
      * Checks the matching connections as one generation, superseding any generation still running, and emits
      * the verdicts of this generation as they come. Completes when the generation is done or superseded.
-     * Cancelling this Flux only stops observing: the generation runs on until done or superseded.
+     * Cancelling this Flux only stops observing: the generation runs on until done or superseded. Beside other
+     * replicas, a connection another replica owns is checked there ({@link OwnerChecks}).
      */
     public Flux<HealthEvent> checkAll(Optional<String> integration, Optional<Owner> owner) {
         return connections.all(integration, owner)
@@ -142,12 +151,14 @@ public final class HealthService implements SmartLifecycle {
                 .filter(verdict -> clock.millis() - verdict.checkedAt() < maxAge.toMillis()));
     }
 
-    /** The probe of a connection, joined when one is already running. */
-    private Mono<HealthVerdict> shared(ConnectionKey key) {
+    /** The probe of a connection, {@code here} or at its owner, joined when one is already running. */
+    private Mono<HealthVerdict> shared(ConnectionKey key, boolean here) {
         boolean[] started = { false };
-        Mono<HealthVerdict> probe = inFlight.computeIfAbsent(key, k -> {
+        Optional<Mono<HealthVerdict>> atOwner = here ? Optional.empty() : owners.atOwner(key, Mono.defer(() -> probe(key)));
+        Map<ConnectionKey, Mono<HealthVerdict>> running = atOwner.isPresent() ? inFlightAtOwner : inFlight;
+        Mono<HealthVerdict> probe = running.computeIfAbsent(key, k -> {
             started[0] = true;
-            return sharedProbe(k);
+            return sharedProbe(k, here, atOwner, running);
         });
         if (!started[0]) {
             count("coalesced");
@@ -155,10 +166,11 @@ public final class HealthService implements SmartLifecycle {
         return probe;
     }
 
-    private Mono<HealthVerdict> sharedProbe(ConnectionKey key) {
+    private Mono<HealthVerdict> sharedProbe(ConnectionKey key, boolean here, Optional<Mono<HealthVerdict>> atOwner,
+            Map<ConnectionKey, Mono<HealthVerdict>> running) {
         AtomicReference<Mono<HealthVerdict>> self = new AtomicReference<>();
-        Runnable forget = () -> inFlight.remove(key, self.get());
-        Mono<HealthVerdict> shared = probe(key)
+        Runnable forget = () -> running.remove(key, self.get());
+        Mono<HealthVerdict> shared = atOwner.map(owner -> checkedAtOwner(key, owner)).orElseGet(() -> probe(key))
                 // Forget the probe before anyone sees its end, so that a later asker starts a new one.
                 .doOnEach(signal -> forget.run())
                 .doOnCancel(forget)
@@ -170,9 +182,24 @@ public final class HealthService implements SmartLifecycle {
                 .singleOrEmpty()
                 // publish() replays nothing: an asker that joins as the probe ends sees it complete without the
                 // verdict. The probe is forgotten by then, so asking again starts (or joins) the next one.
-                .switchIfEmpty(Mono.defer(() -> shared(key)));
+                .switchIfEmpty(Mono.defer(() -> shared(key, here)));
         self.set(shared);
         return shared;
+    }
+
+    /**
+     * Another replica owns the connection's session: it checks, stores and announces the verdict (which reaches this
+     * replica's event stream from the store), and this one passes it to the batch. An owner that does not answer gives
+     * the batch an {@code unknown} verdict that is neither stored nor announced: nothing was learnt of the server.
+     */
+    private Mono<HealthVerdict> checkedAtOwner(ConnectionKey key, Mono<HealthVerdict> atOwner) {
+        return atOwner
+                .onErrorResume(error -> Mono.fromSupplier(() -> {
+                    log.warn("batch check of {} at its owner failed, its verdict stays unknown here: {}", key, error.getMessage());
+                    return new HealthVerdict("unknown", clock.millis(),
+                            Optional.of("the replica that owns this connection did not check it: " + error.getMessage()));
+                }))
+                .doOnNext(verdict -> count("owner"));
     }
 
     private Mono<HealthVerdict> probe(ConnectionKey key) {
@@ -230,7 +257,7 @@ public final class HealthService implements SmartLifecycle {
     /** The generation's checks; its verdicts go to its observers, one emitter at a time (flatMap serialises). */
     private Flux<HealthEvent> run(Generation generation) {
         return Flux.fromIterable(generation.keys())
-                .flatMap(key -> shared(key)
+                .flatMap(key -> shared(key, false)
                         .map(verdict -> new HealthEvent(generation.id(), key, verdict))
                         // Only a lookup failure gets here (a connection deleted since the generation was formed).
                         .onErrorResume(error -> Mono.empty()), properties.concurrency())

@@ -61,10 +61,19 @@ final class ChildPlaces {
      * gets where to report a child's teardown ({@code McpSessions.open}'s second argument).
      */
     <T> Flux<T> holding(String forWhat, Function<Consumer<Mono<Void>>, Flux<T>> body) {
+        return holding(forWhat, body, () -> { });
+    }
+
+    /**
+     * As {@link #holding(String, Function)}, running {@code freed} once the place is given back, or at once when none was
+     * had (refused, or left while waiting in line); it may run more than once.
+     */
+    <T> Flux<T> holding(String forWhat, Function<Consumer<Mono<Void>>, Flux<T>> body, Runnable freed) {
         return Flux.defer(() -> {
             List<Mono<Void>> teardowns = new CopyOnWriteArrayList<>();
-            return Flux.usingWhen(claim(forWhat), place -> body.apply(teardowns::add),
-                    place -> free(place, teardowns), (place, error) -> free(place, teardowns), place -> free(place, teardowns));
+            return Flux.usingWhen(claim(forWhat).doOnError(refused -> freed.run()).doOnCancel(freed), place -> body.apply(teardowns::add),
+                    place -> free(place, teardowns, freed), (place, error) -> free(place, teardowns, freed),
+                    place -> free(place, teardowns, freed));
         });
     }
 
@@ -101,13 +110,14 @@ final class ChildPlaces {
     }
 
     /** The place is given back once every child it counted is gone, not when its session ended. */
-    private static Mono<Void> free(PooledRef<Object> place, List<Mono<Void>> teardowns) {
+    private static Mono<Void> free(PooledRef<Object> place, List<Mono<Void>> teardowns, Runnable freed) {
         return Mono.when(teardowns)
                 .timeout(TEARDOWN_BOUND)
                 .onErrorResume(error -> {
                     log.warn("a child's teardown did not report within {} ({}); its place is given back", TEARDOWN_BOUND, error.toString());
                     return Mono.empty();
                 })
-                .then(place.release());
+                .then(place.release())
+                .doFinally(signal -> freed.run());
     }
 }

@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -54,6 +55,12 @@ public final class SessionPool {
     private final SessionProperties properties;
     private final Scheduler timer;
     private final Map<ConnectionKey, PooledSession> pool = new ConcurrentHashMap<>();
+    /**
+     * Per connection, the end of its last session's child (its teardown ended, container removed included), which the
+     * next session's start waits for: a retired session tears down for a second or more, and a request meanwhile must
+     * not give the connection a second child (a second container) beside it. Removed once that child is gone.
+     */
+    private final Map<ConnectionKey, Mono<Void>> lastChildGone = new ConcurrentHashMap<>();
     private final ChildPlaces places;
     private final Sinks.Many<ConnectionKey> toolsChanged = Sinks.many().multicast().directBestEffort();
 
@@ -171,15 +178,42 @@ public final class SessionPool {
                 .zipWith(credentials.credentials(key)).map(found -> {
             Map<String, String> values = found.getT2();
             McpServer server = IntegrationServers.of(integration, values, tokens.bearer(found.getT1())); // fails for an HTTP source
-            PooledSession fresh = new PooledSession(key, integration.configChangedAt(),
-                    places.holding("connection " + key, teardowns -> sessions.open(server, teardowns)),
+            Mono<Void> previousGone = lastChildGone.getOrDefault(key, Mono.empty());
+            Sinks.Empty<Void> gone = Sinks.empty();
+            Mono<Void> thisGone = gone.asMono();
+            Runnable freed = () -> {
+                lastChildGone.remove(key, thisGone);
+                gone.tryEmitEmpty();
+            };
+            PooledSession fresh = new PooledSession(key, integration.configChangedAt(), afterPrevious(previousGone,
+                    places.holding("connection " + key, teardowns -> sessions.open(server, teardowns), freed), freed),
                     properties, timer, this::announceToolsChanged, places::othersWait);
             PooledSession raced = pool.putIfAbsent(key, fresh);
             if (raced != null) {
                 return raced; // another asker won; ours was never started, so there is nothing to clean up
             }
+            lastChildGone.put(key, thisGone);
             fresh.start(ended -> pool.remove(key, ended));
             return fresh;
+        });
+    }
+
+    /**
+     * {@code opened} once {@code previousGone} completes; {@code freed} runs at once when it ends before it got that
+     * far (every asker left while the previous child was still tearing down), as no place was held to give back.
+     */
+    private static Flux<McpSession> afterPrevious(Mono<Void> previousGone, Flux<McpSession> opened, Runnable freed) {
+        return Flux.defer(() -> {
+            AtomicBoolean opening = new AtomicBoolean();
+            return previousGone.thenMany(Flux.defer(() -> {
+                        opening.set(true);
+                        return opened;
+                    }))
+                    .doFinally(signal -> {
+                        if (!opening.get()) {
+                            freed.run();
+                        }
+                    });
         });
     }
 

@@ -254,6 +254,16 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
                 .then(changes.record("catalog", StoreChanges.item(key)));
     }
 
+    @Override
+    public Mono<StoredCatalog> reload(ConnectionKey key) {
+        return loaded.then(store.catalog(key))
+                .doOnNext(catalog -> {
+                    if (connections.containsKey(key)) {
+                        catalogs.put(key, Optional.of(Indexed.of(catalog)));
+                    }
+                });
+    }
+
     // ---- other replicas --------------------------------------------------------------------
 
     /** Reloads what other replicas changed since the last look. */

@@ -132,6 +132,45 @@ class ReplicasTest {
     }
 
     /**
+     * Work that starts a child, asked of A for a connection B owns on routes that are not passed to B whole: a listing
+     * of tools whose catalog was never synced, the server's {@code list_changed} (B syncs on its session at once), a
+     * listing whose catalog A holds past A's TTL, and a batch health check. B does each on its one child, A starts none.
+     */
+    @Test
+    void catalogSyncsAndBatchChecksOfAPeersConnectionRunOnItsOwner() throws Exception {
+        TetherClient a = twoLiveReplicas("syncs", "--tether.catalog.ttl=1s").get(0);
+        ConnectionOwners ownersA = owners(0);
+        String instanceB = owners(1).instance();
+        Path record = dir.resolve("record.txt");
+        String slug = registerOwnedBy(a, instanceB, ownersA, Fixture.command("--record=" + record, "--list-changed-after=2000"));
+        String listing = "/api/tools?integration=" + slug;
+
+        await().atMost(BOUND).untilAsserted(() -> assertThat(a.get(listing).body()).as("never synced, listed through A")
+                .contains("tools." + slug + ".org.default.tool_1"));
+        assertThat(spawned(0)).as("children A spawned").isZero();
+        assertThat(spawned(1)).as("children B spawned").isEqualTo(1);
+
+        await().atMost(BOUND).until(() -> listings(record) >= 2);
+        assertThat(spawned(1)).as("list_changed synced on B's session").isEqualTo(1);
+
+        long before = listings(record);
+        await().atMost(BOUND).until(() -> a.get(listing).status() == 200 && listings(record) > before);
+        assertThat(spawned(0)).as("children A spawned for a catalog past its TTL").isZero();
+
+        TetherClient.Reply checked = a.post("/api/connections/health", Map.of("integration", slug));
+        assertThat(checked.status()).as(checked.toString()).isEqualTo(200);
+        assertThat(checked.json().size()).isEqualTo(1);
+        assertThat(checked.json().get(0).path("health").path("status").asString()).as(checked.toString()).isEqualTo("healthy");
+        assertThat(Files.readAllLines(record)).contains("ping");
+        assertThat(spawned(0)).as("children A spawned for a batch check").isZero();
+        assertThat(spawned(1)).as("children B spawned").isEqualTo(1);
+    }
+
+    private static long listings(Path record) throws IOException {
+        return Files.exists(record) ? Files.readAllLines(record).stream().filter("tools/list"::equals).count() : 0;
+    }
+
+    /**
      * An execution on A calls a tool of a connection B owns: the call goes to B, whose warm child answers, and A
      * starts no child. A call that needs approval pauses on A, as A's policies say, and goes to B once accepted; a call
      * that A's execution gives up on (its run times out) is cancelled on B's child too.

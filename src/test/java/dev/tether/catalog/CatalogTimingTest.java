@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -23,6 +24,7 @@ import io.modelcontextprotocol.spec.McpSchema.Tool;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
@@ -80,8 +82,12 @@ class CatalogTimingTest {
     }
 
     private CatalogService started() {
+        return started(OwnerSyncs.LOCAL);
+    }
+
+    private CatalogService started(OwnerSyncs owners) {
         catalog = new CatalogService(pool, stores.integrations(), stores.connections(), stores.catalogs(),
-                new CatalogProperties(Duration.ofMinutes(15), null, GRACE), clock, new SimpleMeterRegistry());
+                new CatalogProperties(Duration.ofMinutes(15), null, GRACE), clock, new SimpleMeterRegistry(), owners);
         catalog.start();
         return catalog;
     }
@@ -143,6 +149,65 @@ class CatalogTimingTest {
                 .assertNext(answer -> assertThat(answer.tools()).isEmpty())
                 .expectComplete()
                 .verify(Duration.ofSeconds(5));
+    }
+
+    /**
+     * Beside other replicas, a stale catalog of a connection a peer owns is synced by that peer, which stores it, and
+     * read back here: listed, asked for by a tool call, or refreshed by an execution, it starts no session here, and
+     * a change is announced to this replica's agents as a sync here would.
+     */
+    @Test
+    void staleCatalogOfAPeersConnectionIsSyncedByItsOwnerNeverOnASessionHere() {
+        storeCatalogSyncedAt(NOW.minus(Duration.ofMinutes(16)));
+        StoredTool fresh = new StoredTool("fresh_tool", "fresh_tool", "as the owner listed it", false, Map.of(), null);
+        AtomicInteger asked = new AtomicInteger();
+        OwnerSyncs owner = (connection, here) -> Optional.of(Mono.defer(() -> {
+            asked.incrementAndGet();
+            return stores.catalogs().saveCatalog(connection, new StoredCatalog(List.of(fresh), NOW));
+        }));
+        List<String> announced = new CopyOnWriteArrayList<>();
+        started(owner).changes().subscribe(announced::add);
+
+        assertThat(catalog.tools(Optional.empty(), Optional.empty(), Optional.empty()).collectList().block(Duration.ofSeconds(5)))
+                .singleElement().satisfies(listed -> assertThat(listed.tools()).containsExactly(fresh));
+        assertThat(announced).containsExactly("slow");
+        assertThat(catalog.syncIfStale(key).block(Duration.ofSeconds(5)).tools()).as("fresh now: no second sync").containsExactly(fresh);
+        assertThat(asked).hasValue(1);
+        assertThat(catalog.refreshAtOwner(key).block(Duration.ofSeconds(5)).tools()).containsExactly(fresh);
+        assertThat(asked).hasValue(2);
+        verify(pool, never()).withSession(any(), any());
+        assertThat(listings).hasValue(0);
+    }
+
+    /** An owner that does not answer: the stored catalog is answered, and the connection is not marked degraded here. */
+    @Test
+    void ownerThatDoesNotAnswerLeavesTheStoredCatalogAndTheVerdictAlone() {
+        storeCatalogSyncedAt(NOW.minus(Duration.ofMinutes(16)));
+        OwnerSyncs silent = (connection, here) -> Optional.of(Mono.error(new IllegalStateException("replica ghost001 did not answer")));
+
+        assertThat(started(silent).tools(Optional.empty(), Optional.empty(), Optional.empty()).collectList().block(Duration.ofSeconds(5)))
+                .singleElement().satisfies(listed -> assertThat(listed.tools()).containsExactly(old));
+        assertThat(stores.connections().find(key).block(Duration.ofSeconds(5)).lastHealth()).isEmpty();
+        verify(pool, never()).withSession(any(), any());
+    }
+
+    /**
+     * A sync a peer asked of this replica (the refresh route, forwarded here) runs here even while this replica's own
+     * sync of that connection waits on that very peer: joining it, two replicas whose lease snapshots differ for a
+     * heartbeat would wait on each other for good.
+     */
+    @Test
+    void aSyncAPeerAsksForRunsHereAndNeverJoinsOneSentToThatPeer() {
+        storeCatalogSyncedAt(NOW.minus(Duration.ofMinutes(16)));
+        OwnerSyncs waitingOnThePeer = (connection, here) -> Optional.of(Mono.never());
+        started(waitingOnThePeer);
+
+        Disposable listing = catalog.tools(Optional.empty(), Optional.empty(), Optional.empty()).subscribe();
+        Disposable refreshing = catalog.refresh(key).subscribe();
+
+        assertThat(listings).as("the peer's refresh listed the tools here").hasValue(1);
+        listing.dispose();
+        refreshing.dispose();
     }
 
     private void storeCatalogSyncedAt(Instant syncedAt) {

@@ -77,7 +77,7 @@ class HealthTimingTest {
     /** Virtual time from here on: the service and everything it assembles use it. */
     private void startInVirtualTime(HealthProperties properties) {
         time = VirtualTimeScheduler.getOrSet();
-        health = new HealthService(pool, stores.connections(), properties, clock, registry);
+        health = new HealthService(pool, stores.connections(), properties, clock, registry, OwnerChecks.LOCAL);
         health.start();
     }
 
@@ -158,11 +158,77 @@ class HealthTimingTest {
         assertThat(probes.values()).allSatisfy(started -> assertThat(started).hasSize(1));
     }
 
+    /**
+     * Beside other replicas, a batch checks a connection a peer owns at that peer, which stores and announces the
+     * verdict: no probe here, nothing stored or announced here twice. An owner that does not answer gives the batch
+     * an {@code unknown} verdict that is kept nowhere. A single check reaches this service only once the API has
+     * routed it here, and probes here.
+     */
+    @Test
+    void batchChecksAPeersConnectionAtItsOwnerAndKeepsNoCopyOfItsVerdict() {
+        ConnectionKey mine = connection("mine");
+        ConnectionKey theirs = connection("theirs");
+        ConnectionKey silent = connection("silent");
+        HealthVerdict ownersVerdict = HealthVerdict.degraded(42, "checked by the owner");
+        OwnerChecks peers = (key, here) -> key.equals(mine) ? Optional.empty()
+                : key.equals(theirs) ? Optional.of(Mono.delay(ANSWER).thenReturn(ownersVerdict))
+                : Optional.of(Mono.error(new IllegalStateException("replica ghost001 did not answer")));
+        time = VirtualTimeScheduler.getOrSet();
+        health = new HealthService(pool, stores.connections(), new HealthProperties(null, null, LINGER), clock, registry, peers);
+        health.start();
+        List<HealthEvent> announced = new CopyOnWriteArrayList<>();
+        List<HealthEvent> batch = new CopyOnWriteArrayList<>();
+        Disposable listening = health.events().subscribe(announced::add);
+
+        health.checkAll(Optional.empty(), Optional.empty()).subscribe(batch::add);
+        time.advanceTimeBy(ANSWER.multipliedBy(2));
+
+        assertThat(probes).as("pinged here").containsOnlyKeys(mine);
+        assertThat(batch).hasSize(3);
+        assertThat(verdictOf(batch, mine).status()).isEqualTo("healthy");
+        assertThat(verdictOf(batch, theirs)).isEqualTo(ownersVerdict);
+        assertThat(verdictOf(batch, silent).status()).isEqualTo("unknown");
+        assertThat(verdictOf(batch, silent).detail()).hasValueSatisfying(detail -> assertThat(detail).contains("ghost001 did not answer"));
+        assertThat(announced).extracting(HealthEvent::key).as("announced here: this replica's own verdicts").containsExactly(mine);
+        assertThat(stores.connections().find(theirs).block(Duration.ofSeconds(5)).lastHealth()).as("the owner stores its verdict").isEmpty();
+        assertThat(stores.connections().find(silent).block(Duration.ofSeconds(5)).lastHealth()).isEmpty();
+        assertThat(counter("owner")).isEqualTo(2.0);
+        listening.dispose();
+    }
+
+    /**
+     * A check the API routed here (a peer that takes this replica for the owner sent it) is probed here, and never
+     * joins this replica's check of that connection at that peer: two replicas whose lease snapshots differ for a
+     * heartbeat would wait on each other for good.
+     */
+    @Test
+    void aCheckAPeerAsksForIsProbedHereAndNeverJoinsOneSentToThatPeer() {
+        ConnectionKey theirs = connection("theirs");
+        OwnerChecks waitingOnThePeer = (key, here) -> Optional.of(Mono.never());
+        time = VirtualTimeScheduler.getOrSet();
+        health = new HealthService(pool, stores.connections(), new HealthProperties(null, null, LINGER), clock, registry,
+                waitingOnThePeer);
+        health.start();
+        List<HealthVerdict> routedHere = new CopyOnWriteArrayList<>();
+
+        Disposable batch = health.checkAll(Optional.empty(), Optional.empty()).subscribe();
+        health.check(theirs, Optional.empty()).subscribe(routedHere::add);
+        time.advanceTimeBy(ANSWER);
+
+        assertThat(probes).as("pinged here").containsOnlyKeys(theirs);
+        assertThat(routedHere).extracting(HealthVerdict::status).containsExactly("healthy");
+        batch.dispose();
+    }
+
+    private static HealthVerdict verdictOf(List<HealthEvent> events, ConnectionKey key) {
+        return events.stream().filter(event -> event.key().equals(key)).findFirst().orElseThrow().verdict();
+    }
+
     /** Real threads, no virtual time: askers that join just as a probe ends must still get a verdict. */
     @Test
     void everyJoinerGetsAVerdictEvenWhenItJoinsAsTheProbeEnds() {
         doAnswer(call -> Mono.delay(Duration.ofNanos(50_000)).then()).when(pool).withSession(any(), any(Duration.class), any());
-        health = new HealthService(pool, stores.connections(), new HealthProperties(null, null, LINGER), clock, registry);
+        health = new HealthService(pool, stores.connections(), new HealthProperties(null, null, LINGER), clock, registry, OwnerChecks.LOCAL);
         ConnectionKey key = connection("racy");
 
         for (int round = 0; round < 300; round++) {

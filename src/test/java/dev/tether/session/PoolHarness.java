@@ -39,12 +39,14 @@ import tools.jackson.databind.json.JsonMapper;
 import dev.tether.daemon.TetherProperties;
 import dev.tether.catalog.CatalogProperties;
 import dev.tether.catalog.CatalogService;
+import dev.tether.catalog.OwnerSyncs;
 import dev.tether.docker.DockerEngine;
 import dev.tether.docker.DockerProperties;
 import dev.tether.docker.DockerRunRewriter;
 import dev.tether.docker.InstanceId;
 import dev.tether.health.HealthProperties;
 import dev.tether.health.HealthService;
+import dev.tether.health.OwnerChecks;
 import dev.tether.mcp.McpProperties;
 import dev.tether.mcp.McpSessions;
 import dev.tether.process.ChildProcesses;
@@ -142,7 +144,7 @@ public final class PoolHarness implements AutoCloseable {
 
     /** A started health service on this pool; stopped by {@link #close()}. */
     public HealthService health(HealthProperties properties) {
-        HealthService health = new HealthService(pool, stores.connections(), properties, clock, registry);
+        HealthService health = new HealthService(pool, stores.connections(), properties, clock, registry, OwnerChecks.LOCAL);
         health.start();
         stoppers.add(health::stop);
         return health;
@@ -151,7 +153,7 @@ public final class PoolHarness implements AutoCloseable {
     /** A started catalog service on this pool; stopped by {@link #close()}. */
     public CatalogService catalog(CatalogProperties properties) {
         CatalogService catalog = new CatalogService(pool, stores.integrations(), stores.connections(), stores.catalogs(),
-                properties, clock, registry);
+                properties, clock, registry, OwnerSyncs.LOCAL);
         catalog.start();
         stoppers.add(catalog::stop);
         return catalog;

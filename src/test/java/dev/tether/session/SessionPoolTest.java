@@ -299,6 +299,26 @@ class SessionPoolTest extends HarnessedTest {
         assertThat(h.pool().size()).isEqualTo(1);
     }
 
+    /**
+     * One child per connection at any moment: a retired session whose server ignores stdin's end tears down for the
+     * EOF grace and more, and a request meanwhile waits for that child to be gone before the next one is spawned,
+     * rather than running a second child (a second container) of the connection beside it.
+     */
+    @Test
+    void aNewSessionWaitsUntilTheRetiredOnesChildIsGone() {
+        PoolHarness h = harness(SessionProperties.defaults());
+        ConnectionKey key = h.connect("slowgoing", h.fixture("slowgoing", "--ignore-eof"));
+        ping(h, key);
+        long old = h.spawnedPids("slowgoing").get(0);
+
+        h.pool().retire(key).block(BOUND);
+        ping(h, key);
+
+        assertThat(h.spawns("slowgoing")).isEqualTo(2);
+        assertThat(OsProcesses.alive(old)).as("the retired session's child, when the next one answered").isFalse();
+        assertThat(h.pool().size()).isEqualTo(1);
+    }
+
     @Test
     void retiringAnIntegrationTearsItsSessionsDown() {
         PoolHarness h = harness(SessionProperties.defaults());

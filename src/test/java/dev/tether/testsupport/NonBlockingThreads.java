@@ -27,6 +27,10 @@ public final class NonBlockingThreads implements BlockHoundIntegration {
                 // Jackson builds a type's deserializer once and caches it under a lock: concurrent first requests of one
                 // body type (a burst of POST /api/executions) wait on each other for that one build, not on I/O.
                 .allowBlockingCallsInside("tools.jackson.databind.deser.DeserializerCache", "_createAndCacheValueDeserializer")
+                // Netty 4.2's adaptive allocator grows its magazines under a StampedLock when event loops contend for
+                // buffers (many concurrent clients in one test JVM): a short critical section of the allocator's own,
+                // not a wait for I/O; other Netty users' BlockHound rules allow it too (line/armeria#6344).
+                .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines")
                 // Logback appends under a lock of its own, to a console buffered by the test runner.
                 .allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "writeBytes")
                 .blockingMethodCallback(method -> {

@@ -89,7 +89,7 @@ final class CoreTools implements BuiltinHandlers {
     }
 
     private Mono<Object> connectionsRefresh(Arguments args) {
-        return catalogs.refresh(args.connectionKey()).map(refreshed -> Map.of("tools", refreshed.tools().stream()
+        return catalogs.refreshAtOwner(args.connectionKey()).map(refreshed -> Map.of("tools", refreshed.tools().stream()
                 .map(tool -> RefreshedToolView.of(refreshed.key(), tool)).toList()));
     }
 
