@@ -3,6 +3,10 @@ package dev.tether.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,6 +33,7 @@ import org.springframework.http.HttpMethod;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import tools.jackson.databind.JsonNode;
 
 import dev.tether.testsupport.Await;
 import dev.tether.testsupport.DockerContainers;
@@ -48,7 +53,9 @@ import dev.tether.testsupport.RequiresPostgres;
  * stopping replica turns unready, hands its connections over and passes what still reaches it to their new owners,
  * and a peer whose forward it refuses goes to the new owner. Each replica exits within the drain bound with 0 or 143
  * (the JVM's status after SIGTERM), and once all are stopped no container and no {@code docker run} client is left.
- * Prints how long ownership took to move after each SIGTERM, for docs/performance.md.
+ * Then, on the restarted cluster, an agent over {@code /mcp} through HAProxy has an execution paused for approval and
+ * resumed through another replica. Prints how long ownership took to move after each SIGTERM, for
+ * docs/performance.md.
  */
 @RequiresDocker
 @RequiresPostgres
@@ -206,12 +213,87 @@ class RollingRestartIT {
                 samples.get(), SAMPLE.toMillis());
         assertThat(failures).as("calls that failed").isEmpty();
 
+        anAgentsPausedExecutionIsResumedThroughAnotherReplica(balanced, replicas, slugs.get(0));
+
         for (PackagedDaemon replica : replicas) {
             assertThat(terminate(replica)).as("exit status after SIGTERM").isIn(0, 143);
         }
         assertThat(DockerContainers.withLabel(RUN_LABEL, RUN).stream().filter(RollingRestartIT::running).toList())
                 .as("containers once every replica has stopped").isEmpty();
         OsProcesses.awaitNoneMatching(RUN_LABEL + "=" + RUN, Duration.ofSeconds(5));
+    }
+
+    /**
+     * An agent over {@code /mcp} through HAProxy: its session lives on the replica that answered its {@code initialize},
+     * an {@code execute} pauses there for approval, and a {@code resume} that HAProxy sends to another replica is
+     * passed to it and completes. Round robin decides where each request lands, so the agent pauses and resumes until
+     * a resume has landed elsewhere: at most one per replica, as each attempt moves the rotation by two requests.
+     */
+    private static void anAgentsPausedExecutionIsResumedThroughAnotherReplica(TetherClient balanced, List<PackagedDaemon> replicas,
+            String slug) throws Exception {
+        assertThat(balanced.post("/api/policies", Map.of("owner", "org", "pattern", slug + ".org.default.echo", "action",
+                "require_approval")).status()).isEqualTo(200);
+        String base = balanced.baseUrl();
+        HttpResponse<String> opened = mcp(base, null, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"rolling-agent\",\"version\":\"1\"}}}");
+        assertThat(opened.statusCode()).as(opened.body()).isEqualTo(200);
+        String session = opened.headers().firstValue("Mcp-Session-Id").orElseThrow();
+        String home = session.substring(0, session.indexOf('.'));
+        for (int attempt = 0; attempt < REPLICAS; attempt++) {
+            JsonNode paused = rpc(mcp(base, session, call(10 + 2 * attempt, "execute", Map.of("code",
+                    "return await tools['" + slug + "'].org.default.echo({message: 'approved " + attempt + "'})"))));
+            String execution = paused.at("/result/structuredContent/executionId").asString();
+            assertThat(execution).as("paused: %s", paused).startsWith("exec_" + home + "_");
+            double forwardedBefore = forwardedByOthers(replicas, home);
+            JsonNode resumed = rpc(mcp(base, session, call(11 + 2 * attempt, "resume", Map.of("executionId", execution,
+                    "action", "accept"))));
+            assertThat(resumed.toString()).as("resumed").contains("approved " + attempt);
+            if (forwardedByOthers(replicas, home) > forwardedBefore) {
+                System.out.printf("[rolling] an agent's execution paused on %s, resumed through another replica (attempt %d)%n",
+                        home, attempt + 1);
+                return;
+            }
+        }
+        throw new AssertionError("no resume of " + REPLICAS + " landed on a replica other than " + home);
+    }
+
+    /** Requests passed to their home or owner by the replicas other than {@code home}. */
+    private static double forwardedByOthers(List<PackagedDaemon> replicas, String home) throws Exception {
+        double forwarded = 0;
+        for (PackagedDaemon replica : replicas) {
+            if (!home.equals(replica.instanceId())) {
+                forwarded += replica.metrics().sum("tether_replicas_forwarded_total");
+            }
+        }
+        return forwarded;
+    }
+
+    private static String call(int id, String tool, Map<String, Object> arguments) {
+        return TetherClient.JSON.writeValueAsString(Map.of("jsonrpc", "2.0", "id", id, "method", "tools/call", "params",
+                Map.of("name", tool, "arguments", arguments)));
+    }
+
+    /** One request on a connection of its own, so that HAProxy balances it afresh. */
+    private static HttpResponse<String> mcp(String base, String session, String body) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + "/mcp"))
+                .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream").timeout(BOUND)
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (session != null) {
+            request.header("Mcp-Session-Id", session);
+        }
+        return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The JSON-RPC answer of a response, sent as JSON or as the last {@code data:} of an event stream. */
+    private static JsonNode rpc(HttpResponse<String> response) {
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        String body = response.body().strip();
+        if (!body.startsWith("{")) {
+            List<String> data = body.lines().filter(line -> line.startsWith("data:")).map(line -> line.substring(5).strip()).toList();
+            body = data.get(data.size() - 1);
+        }
+        return TetherClient.JSON.readTree(body);
     }
 
     private PackagedDaemon start(int port, Path dataDir, Map<String, String> store) {
