@@ -77,9 +77,10 @@ class HttpSourcesBrowserIT {
         List<String> flows = List.of("POST /api/openapi/preview", "POST /api/openapi/specs", "POST /api/graphql/integrations");
         assertThat(sourceCalls(executor).keySet()).as("the sources' calls the UI made on Executor").containsAll(flows);
         assertThat(sourceCalls(tether).keySet()).as("the sources' calls the UI made on Tether").containsAll(flows);
-        sourceCalls(executor).forEach((call, shape) -> {
-            if (sourceCalls(tether).containsKey(call)) {
-                assertThat(sourceCalls(tether).get(call)).as("the JSON shape of %s", call).isEqualTo(shape);
+        Map<String, JsonNode> tetherShapes = readShapes(tether);
+        readShapes(executor).forEach((call, shape) -> {
+            if (tetherShapes.containsKey(call)) {
+                assertThat(tetherShapes.get(call)).as("the JSON shape of %s", call).isEqualTo(shape);
             }
         });
     }
@@ -94,11 +95,34 @@ class HttpSourcesBrowserIT {
     private static Map<String, JsonNode> sourceCalls(JsonNode run) {
         Map<String, JsonNode> calls = new TreeMap<>();
         run.path("calls").forEach(call -> {
-            String route = call.path("route").asString();
-            if (route.startsWith("/api/openapi/") || route.startsWith("/api/graphql/")) {
-                calls.put(call.path("method").asString() + " " + route, call.path("shape"));
+            if (isSourceRoute(call)) {
+                calls.put(key(call), call.path("shape"));
             }
         });
         return calls;
+    }
+
+    /**
+     * The sources' calls whose answer the browser kept, each with its last readable shape. A page that moves on while
+     * an answer is still arriving leaves its body unreadable (walk.mjs marks it so); that says nothing of the daemon's
+     * answer, only of the walk's timing, so such a call is compared through another answer of its route or not at all.
+     */
+    private static Map<String, JsonNode> readShapes(JsonNode run) {
+        Map<String, JsonNode> shapes = new TreeMap<>();
+        run.path("calls").forEach(call -> {
+            if (isSourceRoute(call) && !call.path("shape").asString("").equals("unreadable")) {
+                shapes.put(key(call), call.path("shape"));
+            }
+        });
+        return shapes;
+    }
+
+    private static boolean isSourceRoute(JsonNode call) {
+        String route = call.path("route").asString();
+        return route.startsWith("/api/openapi/") || route.startsWith("/api/graphql/");
+    }
+
+    private static String key(JsonNode call) {
+        return call.path("method").asString() + " " + call.path("route").asString();
     }
 }
