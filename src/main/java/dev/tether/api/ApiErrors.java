@@ -17,6 +17,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebInputException;
+import org.springframework.web.util.DisconnectedClientHelper;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.exc.StreamReadException;
 
@@ -166,7 +167,17 @@ final class ApiErrors {
     }
 
     @ExceptionHandler
-    ResponseEntity<Map<String, Object>> failed(Exception ex) {
+    ResponseEntity<Map<String, Object>> failed(Exception ex) throws Exception {
+        if (DisconnectedClientHelper.isClientDisconnectedException(ex)) {
+            // The client left (a storm abandons requests by the hundred): nobody is there to answer, and nothing
+            // failed here. Passed on, Spring logs it as a disconnect at debug, not as an error with a stack trace.
+            throw ex;
+        }
+        return answer(ex);
+    }
+
+    /** The answer to a failure: Executor's tagged error where one is listed, else an internal error, logged. */
+    ResponseEntity<Map<String, Object>> answer(Throwable ex) {
         // As Spring would for handlers of their own: a known failure is found behind its wrappers too.
         for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
             for (Answer<?> answer : ANSWERS) {

@@ -98,7 +98,7 @@ final class PeerCallsController {
     }
 
     private ServerSentEvent<String> failure(Exception failed) {
-        ResponseEntity<Map<String, Object>> answer = errors.failed(failed);
+        ResponseEntity<Map<String, Object>> answer = errors.answer(failed);
         return event("failure", Map.of("status", answer.getStatusCode().value(), "body", answer.getBody()));
     }
 
