@@ -49,8 +49,11 @@ export const CHROMIUM_FLAGS = ["--no-sandbox", "--headless", "--disable-gpu", "-
 export function start(logDir, name, command, args, env) {
   const out = createWriteStream(join(logDir, `${name}.log`));
   const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"], detached: false });
-  child.stdout.pipe(out);
-  child.stderr.pipe(out);
+  // Two sources into one file: neither may end it (a pipe ends its destination when its source ends, and the other's
+  // next chunk would then be a write after end, which crashes the run); the child's close, after both, does.
+  child.stdout.pipe(out, { end: false });
+  child.stderr.pipe(out, { end: false });
+  child.once("close", () => out.end());
   child.exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   return child;
 }
