@@ -101,18 +101,14 @@ final class OwnerForwarding implements WebFilter {
     }
 
     /**
-     * Forwards to {@code owner}; when it provably did not take the request (it refused the connection or is draining),
-     * reads the leases once more and sends the request to the owner they name now, or serves it here when that is this
-     * replica. A client that leaves cancels all of it, so an abandoned request is never sent again.
+     * Forwards to {@code owner}, handing over as every route to an owner does ({@link PeerExchange#atOwner}); an owner
+     * that still did not take it is a 503 that names it. A client that leaves cancels all of it, so an abandoned
+     * request is never sent again.
      */
     private Mono<Void> toOwner(ServerWebExchange exchange, WebFilterChain chain, ConnectionKey connection, Peer owner, byte[] body) {
-        return peers.forwardToOwner(exchange, owner, bytes(exchange, body), WHAT)
-                .onErrorResume(OwnerLeftException.class, left -> owners.remoteOwnerAfresh(connection)
-                        .flatMap(next -> next.isEmpty() ? here(exchange, chain, body)
-                                // The same owner again: it left without a word to the store (killed), and keeps the
-                                // connection until its lease runs out.
-                                : next.get().equals(owner) ? peers.unreachable(exchange.getResponse(), owner, WHAT, left.how())
-                                : peers.forward(exchange, next.get(), bytes(exchange, body), WHAT)));
+        return peers.atOwner(connection, owner, peer -> peers.forwardToOwner(exchange, peer, bytes(exchange, body), WHAT),
+                        Mono.defer(() -> here(exchange, chain, body)))
+                .onErrorResume(OwnerLeftException.class, left -> peers.unreachable(exchange.getResponse(), left.peer(), WHAT, left.how()));
     }
 
     private static Mono<Void> here(ServerWebExchange exchange, WebFilterChain chain, byte[] body) {

@@ -9,11 +9,18 @@ import dev.tether.replicas.ConnectionOwners.Peer;
  */
 final class OwnerLeftException extends RuntimeException {
 
+    private final Peer peer;
     private final String how;
 
     OwnerLeftException(Peer peer, String how) {
         super("replica " + peer.instance() + " at " + peer.address() + " " + how, null, false, false);
+        this.peer = peer;
         this.how = how;
+    }
+
+    /** The owner that did not take the request. */
+    Peer peer() {
+        return peer;
     }
 
     /** What the owner did: "refused the connection (…)", "is draining". */
