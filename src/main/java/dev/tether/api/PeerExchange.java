@@ -275,6 +275,29 @@ final class PeerExchange implements DisposableBean {
                 .onErrorMap(WebClientRequestException.class, failed -> ownerLeftOr(failed, peer));
     }
 
+    /** A peer's answer read whole: its status and body. */
+    record PeerAnswer(int status, String body) {
+    }
+
+    /**
+     * Posts {@code body} (JSON) to {@code path} on {@code peer}, which holds {@code what}, marked forwarded so that the
+     * peer serves it itself, and emits its status and body whatever the status: the caller reads the peer's refusals
+     * as the route's own. A caller that leaves cancels the exchange, which closes its connection; a peer that does not
+     * take the connection fails it with {@link OwnerLeftException}.
+     */
+    Mono<PeerAnswer> postJson(Peer peer, String path, Object body, String what) {
+        return client.post().uri(URI.create("http://" + peer.address() + path))
+                .headers(this::markForwarded)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(json.writeValueAsBytes(body))
+                .exchangeToMono(answer -> answer.bodyToMono(String.class).defaultIfEmpty("").map(text -> {
+                    int status = answer.statusCode().value();
+                    (status == HttpStatus.UNAUTHORIZED.value() ? unreachable : answered).increment();
+                    return new PeerAnswer(status, text);
+                }))
+                .onErrorMap(WebClientRequestException.class, failed -> ownerLeftOr(failed, peer));
+    }
+
     /**
      * Sends work for {@code connection} to its owner {@code owner} ({@code send}); when that owner provably did not
      * take it (it refused the connection, or is draining), reads the leases once more and sends it to the owner they

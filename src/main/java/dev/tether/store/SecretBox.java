@@ -11,6 +11,7 @@ import java.util.Base64;
 import java.util.Optional;
 
 import javax.crypto.Cipher;
+import javax.crypto.Mac;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -148,6 +149,21 @@ final class SecretBox {
         }
         catch (GeneralSecurityException | IllegalArgumentException ex) {
             return Optional.empty();
+        }
+    }
+
+    /**
+     * A key for {@code purpose} derived from the store key (HMAC-SHA256 of the purpose under it): every replica that
+     * opens the store's secrets derives the same one, and the store key itself is never used for anything else.
+     */
+    byte[] derive(String purpose) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key.getEncoded(), "HmacSHA256"));
+            return mac.doFinal(("tether derived key: " + purpose).getBytes(StandardCharsets.UTF_8));
+        }
+        catch (GeneralSecurityException ex) {
+            throw new IllegalStateException("HmacSHA256 is not available in this JVM", ex);
         }
     }
 

@@ -75,6 +75,7 @@ class ArchitectureTest {
             allow("discovery", "daemon", "process", "security"),
             allow("agent", "calls", "catalog", "daemon", "mcp", "replicas", "security", "store"),
             allow("agent.codemode", "agent", "execution", "replicas", "store"),
+            allow("agent.stateless", "agent", "agent.codemode", "calls", "catalog", "daemon", "execution", "mcp", "store"),
             allow("api.input", "store"),
             allow("api", "api.input", "calls", "calls.builtin", "catalog", "daemon", "detect", "execution", "graphql", "health",
                     "http", "httpauth", "liveness", "mcp", "oauth", "onepassword", "openapi", "policy", "process", "providers", "replicas",

@@ -14,7 +14,7 @@ public final class RequiresTestClientsExtension implements ExecutionCondition {
 
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-        String missing = NodeClients.missing().orElse(null);
+        String missing = NodeClients.missing().or(PythonClients::missing).orElse(null);
         if (missing == null) {
             return ConditionEvaluationResult.enabled("node and the test clients are installed");
         }
