@@ -100,11 +100,28 @@ public final class McpSessions {
 
     private Flux<McpSession> remote(RemoteServer remote, SentBearer bearer) {
         return switch (remote.transport()) {
-            case STREAMABLE_HTTP -> live(remote, "streamable HTTP",
-                    () -> session(remote, transports.streamableHttp(remote, bearer), Mono.never(), bearer));
+            case STREAMABLE_HTTP -> statelessOr(remote, bearer, live(remote, "streamable HTTP",
+                    () -> session(remote, transports.streamableHttp(remote, bearer), Mono.never(), bearer)));
             case SSE -> live(remote, "SSE", () -> sseSession(remote, "SSE", bearer));
-            case AUTO -> streamableHttpThenSse(remote, bearer);
+            case AUTO -> statelessOr(remote, bearer, streamableHttpThenSse(remote, bearer));
         };
+    }
+
+    /**
+     * MCP 2026-07-28 where the server speaks it: a {@code server/discover} first (one request, bounded by the
+     * discovery timeout), and a server that lists the revision gets a session of it; anything else (a 2025 server
+     * refuses a request before its handshake; an old one does not know the method; one that wants credentials) gets
+     * {@code handshake}, as before, which also reports what went wrong. The SSE transport is of the handshake era only.
+     */
+    private Flux<McpSession> statelessOr(RemoteServer remote, SentBearer bearer, Flux<McpSession> handshake) {
+        return Flux.defer(() -> {
+            StatelessServerClient modern = new StatelessServerClient(remote, bearer, properties, json);
+            return modern.speaks()
+                    .timeout(properties.discoveryTimeout())
+                    .onErrorReturn(false)
+                    .flatMapMany(speaks -> speaks ? live(remote, "MCP 2026-07-28",
+                            () -> new McpSession(remote.name(), modern, properties, Redaction.of(remote), bearer)) : handshake);
+        });
     }
 
     /** Runs {@code body} on a session of its own, started for it and ended after it: the original's way, for one-off uses. */
