@@ -218,6 +218,41 @@ class StatelessMcpTest {
         assertThat(answer).isEqualTo("done after 3 steps");
     }
 
+    /**
+     * {@code subscriptions/listen} replaces the session stream: it is acknowledged at once, and a catalog that changes
+     * (a server registered and synced) reaches it as {@code notifications/tools/list_changed}, on both endpoints.
+     */
+    @Test
+    void aListenStreamHearsThatTheToolsChanged() throws Exception {
+        for (String path : List.of("/mcp/tools", "/mcp")) {
+            Map<String, Object> withMeta = Map.of("notifications", Map.of("toolsListChanged", true), "_meta", Map.of(
+                    "io.modelcontextprotocol/protocolVersion", MODERN, "io.modelcontextprotocol/clientCapabilities", Map.of()));
+            HttpRequest listen = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream").header("Mcp-Method", "subscriptions/listen")
+                    .header("MCP-Protocol-Version", MODERN)
+                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(Map.of("jsonrpc", "2.0", "id", 7,
+                            "method", "subscriptions/listen", "params", withMeta)))).build();
+            HttpResponse<java.util.stream.Stream<String>> stream = http.send(listen, HttpResponse.BodyHandlers.ofLines());
+            assertThat(stream.statusCode()).isEqualTo(200);
+            assertThat(stream.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/event-stream");
+            java.util.concurrent.BlockingQueue<String> events = new java.util.concurrent.LinkedBlockingQueue<>();
+            Thread reader = new Thread(() -> stream.body().filter(line -> line.startsWith("data:")).forEach(events::add));
+            reader.setDaemon(true);
+            reader.start();
+            try {
+                String ack = events.poll(BOUND.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(ack).as(path).contains("notifications/subscriptions/acknowledged", "\"toolsListChanged\":true");
+                new TetherClient(port, TOKEN).registerAndSync(SLUG + "_" + path.length(), Fixture.command());
+                String changed = events.poll(BOUND.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(changed).as(path).contains("notifications/tools/list_changed", "io.modelcontextprotocol/subscriptionId");
+            } finally {
+                stream.body().close();
+                new TetherClient(port, TOKEN).delete("/api/mcp/servers/" + SLUG + "_" + path.length());
+            }
+        }
+    }
+
     // ---- clients ---------------------------------------------------------------------------------
 
     private Map<String, JsonNode> python(String... args) throws Exception {
