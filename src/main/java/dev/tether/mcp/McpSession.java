@@ -121,7 +121,7 @@ public final class McpSession {
 
     /** The handshake; for a server of MCP 2026-07-28, which has none, its {@code server/discover} (kept from the probe). */
     Mono<Void> initialize() {
-        return stateless != null ? bounded(stateless.ping(), "server/discover", properties.discoveryTimeout())
+        return stateless != null ? bounded(stateless.discover(), "server/discover", properties.discoveryTimeout())
                 : bounded(handshake().initialize(), "initialize", properties.discoveryTimeout()).then();
     }
 

@@ -72,9 +72,17 @@ final class StatelessServerClient {
                 .map(result -> result.supportedVersions() != null && result.supportedVersions().contains(VERSION));
     }
 
-    /** Liveness: the revision has no {@code ping}, and {@code server/discover} is the request every server answers. */
-    Mono<Void> ping() {
+    /** The server's {@code server/discover}, kept from the probe for as long as its {@code ttlMs} says. */
+    Mono<Void> discover() {
         return client.discover().then();
+    }
+
+    /**
+     * Liveness: the revision has no {@code ping}, and the SDK keeps {@code server/discover} for its {@code ttlMs}, so
+     * the first page of tools is what reaches the server every time.
+     */
+    Mono<Void> ping() {
+        return client.tools().list().then();
     }
 
     Optional<Implementation> serverInfo() {

@@ -24,7 +24,7 @@ import dev.tether.testsupport.RequiresTestClients;
 
 /**
  * A remote server that speaks MCP 2026-07-28 only (the TypeScript SDK v2 with {@code legacy: 'reject'}, which refuses
- * {@code initialize}) as a source behind Tether: its tools are listed and called, and a tool that answers
+ * {@code initialize}) as a source behind Tether: it is healthy, its tools are listed and called, and a tool that answers
  * {@code input_required} pauses an execution whose question the web UI's approval page reads
  * ({@code GET /api/executions/{id}}) and answers ({@code POST …/resume}, as the CLI's {@code resume} does); the
  * answer goes back in the retry's {@code inputResponses} and the execution completes with the server's answer. The
@@ -75,6 +75,8 @@ class StatelessUpstreamTest {
     void itsToolsListAndRunAndItsQuestionPausesAnExecution() throws Exception {
         Reply synced = tether.post("/api/connections/org/" + SLUG + "/default/refresh", null);
         assertThat(synced.status()).as(synced.toString()).isEqualTo(200);
+        Reply health = tether.post("/api/connections/org/" + SLUG + "/default/health", null);
+        assertThat(health.json().path("status").asString()).as(health.toString()).isEqualTo("healthy");
         Reply tools = tether.get("/api/tools?integration=" + SLUG);
         assertThat(tools.json().findValuesAsString("name")).contains("echo", "confirm");
 
