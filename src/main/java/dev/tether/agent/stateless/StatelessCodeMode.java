@@ -1,14 +1,12 @@
 package dev.tether.agent.stateless;
 
 import java.io.IOException;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
-import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.modern.McpSchema;
 import io.modelcontextprotocol.modern.McpSchema.CallToolOutcome;
 import io.modelcontextprotocol.modern.McpSchema.CallToolRequest;
@@ -20,7 +18,6 @@ import io.modelcontextprotocol.modern.server.McpRequestContext;
 import io.modelcontextprotocol.modern.server.McpServer;
 import io.modelcontextprotocol.modern.server.feature.McpAsyncTool;
 import io.modelcontextprotocol.modern.server.feature.McpAsyncToolRepository;
-import io.modelcontextprotocol.modern.server.feature.ToolsFeature;
 import io.modelcontextprotocol.modern.server.feature.ToolsPage;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -62,13 +59,12 @@ final class StatelessCodeMode {
     private final McpServer server;
 
     StatelessCodeMode(CodeModeOffer offer, Executions executions, ResumeAnywhere resumes, McpJsonMapper json,
-            JsonSchemaValidator schemas, StatelessServers servers, Duration listTtl) {
+            StatelessServers servers) {
         this.offer = offer;
         this.executions = executions;
         this.resumes = resumes;
         this.json = json;
-        this.server = servers.server("executor", "1.0.0",
-                ToolsFeature.ofAsync(new Tools(), json, schemas, listTtl.toMillis(), McpSchema.CacheScope.PRIVATE));
+        this.server = servers.server("executor", "1.0.0", new Tools());
     }
 
     McpServer server() {

@@ -42,10 +42,10 @@ final class StatelessEndpoints implements RouterFunction<ServerResponse>, Dispos
         McpJsonMapper json = McpJsonDefaults.getMapper();
         // found once here: the SDK finds it with a ServiceLoader, which reads jars, on each call otherwise
         JsonSchemaValidator schemas = McpJsonDefaults.getSchemaValidator();
-        StatelessServers servers = new StatelessServers(json, keys, execution.pausedExpiry(), catalogs);
+        StatelessServers servers = new StatelessServers(json, schemas, agent.listTtl(), keys, execution.pausedExpiry(), catalogs);
         this.transport = new StatelessTransport(json, events);
-        this.codeMode = new StatelessCodeMode(offer, executions, resumes, json, schemas, servers, agent.listTtl());
-        this.tools = new StatelessTools(catalogs, calls, json, schemas, servers, TetherApplication.VERSION, agent.listTtl());
+        this.codeMode = new StatelessCodeMode(offer, executions, resumes, json, servers);
+        this.tools = new StatelessTools(catalogs, calls, json, servers, TetherApplication.VERSION);
         HandlerFunction<ServerResponse> codeModeHandler = request -> transport.serve(request, codeMode.server());
         HandlerFunction<ServerResponse> toolsHandler = request -> transport.serve(request, tools.server());
         this.routes = org.springframework.web.reactive.function.server.RouterFunctions

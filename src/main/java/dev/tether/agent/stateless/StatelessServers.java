@@ -4,12 +4,14 @@ import java.time.Duration;
 
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.modern.McpSchema;
 import io.modelcontextprotocol.modern.server.HmacRequestStateCodec;
-import io.modelcontextprotocol.modern.server.McpFeature;
 import io.modelcontextprotocol.modern.server.McpServer;
+import io.modelcontextprotocol.modern.server.feature.McpAsyncToolRepository;
 import io.modelcontextprotocol.modern.server.feature.McpChangePublisher;
 import io.modelcontextprotocol.modern.server.feature.ServerChange;
+import io.modelcontextprotocol.modern.server.feature.ToolsFeature;
 
 import dev.tether.catalog.CatalogService;
 import dev.tether.store.StoreKeys;
@@ -26,11 +28,16 @@ import dev.tether.store.StoreKeys;
 final class StatelessServers {
 
     private final McpJsonMapper json;
+    private final JsonSchemaValidator schemas;
+    private final Duration listTtl;
     private final HmacRequestStateCodec seal;
     private final McpChangePublisher changes;
 
-    StatelessServers(McpJsonMapper json, StoreKeys keys, Duration stateLifetime, CatalogService catalogs) {
+    StatelessServers(McpJsonMapper json, JsonSchemaValidator schemas, Duration listTtl, StoreKeys keys, Duration stateLifetime,
+            CatalogService catalogs) {
         this.json = json;
+        this.schemas = schemas;
+        this.listTtl = listTtl;
         this.seal = HmacRequestStateCodec.builder()
                 .key(keys.derived("mcp request state"))
                 .ttl(stateLifetime)
@@ -41,11 +48,12 @@ final class StatelessServers {
         this.changes = () -> catalogs.changes().map(integration -> (ServerChange) new ServerChange.ToolsListChanged());
     }
 
-    McpServer server(String name, String version, McpFeature tools) {
+    /** A server named {@code name} whose tools are {@code tools}, listed with {@code ttlMs} of the list TTL. */
+    McpServer server(String name, String version, McpAsyncToolRepository tools) {
         return McpServer.builder()
                 .serverInfo(McpSchema.Implementation.builder(name, version).build())
                 .jsonMapper(json)
-                .feature(tools)
+                .feature(ToolsFeature.ofAsync(tools, json, schemas, listTtl.toMillis(), McpSchema.CacheScope.PRIVATE))
                 .subscriptions(changes)
                 .requestStateCodec(seal)
                 .build();

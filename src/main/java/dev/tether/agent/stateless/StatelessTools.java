@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Optional;
 
 import io.modelcontextprotocol.json.McpJsonMapper;
-import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.modern.McpException;
 import io.modelcontextprotocol.modern.McpSchema;
 import io.modelcontextprotocol.modern.McpSchema.CallToolOutcome;
@@ -18,7 +17,6 @@ import io.modelcontextprotocol.modern.server.McpRequestContext;
 import io.modelcontextprotocol.modern.server.McpServer;
 import io.modelcontextprotocol.modern.server.feature.McpAsyncTool;
 import io.modelcontextprotocol.modern.server.feature.McpAsyncToolRepository;
-import io.modelcontextprotocol.modern.server.feature.ToolsFeature;
 import io.modelcontextprotocol.modern.server.feature.ToolsPage;
 import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import org.jspecify.annotations.Nullable;
@@ -52,13 +50,11 @@ final class StatelessTools {
     private final McpJsonMapper json;
     private final McpServer server;
 
-    StatelessTools(CatalogService catalogs, ToolCalls calls, McpJsonMapper json, JsonSchemaValidator schemas,
-            StatelessServers servers, String version, Duration listTtl) {
+    StatelessTools(CatalogService catalogs, ToolCalls calls, McpJsonMapper json, StatelessServers servers, String version) {
         this.catalogs = catalogs;
         this.calls = calls;
         this.json = json;
-        this.server = servers.server("tether", version,
-                ToolsFeature.ofAsync(new Tools(), json, schemas, listTtl.toMillis(), McpSchema.CacheScope.PRIVATE));
+        this.server = servers.server("tether", version, new Tools());
     }
 
     McpServer server() {

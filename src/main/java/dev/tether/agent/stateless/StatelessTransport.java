@@ -48,8 +48,6 @@ final class StatelessTransport {
 
     /** The transport context's key for who asks: a digest of the request's credential, never the credential. */
     static final String PRINCIPAL = "tether.principal";
-    /** The transport context's key for the address the agent reached, for URLs Tether hands back (approval pages). */
-    static final String ORIGIN = "tether.origin";
 
     static final String METHOD_HEADER = "Mcp-Method";
     static final String NAME_HEADER = "Mcp-Name";
@@ -188,7 +186,7 @@ final class StatelessTransport {
             }
         });
         return McpTransportContext.create(Map.of(McpHeaders.TRANSPORT_CONTEXT_KEY, mcpHeaders,
-                PRINCIPAL, principal(headers.getFirst(HttpHeaders.AUTHORIZATION)), ORIGIN, request.uri()));
+                PRINCIPAL, principal(headers.getFirst(HttpHeaders.AUTHORIZATION))));
     }
 
     /**
