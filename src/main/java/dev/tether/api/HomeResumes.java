@@ -1,6 +1,8 @@
 package dev.tether.api;
 
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -48,11 +50,11 @@ final class HomeResumes implements ResumeAnywhere {
         return Mono.defer(() -> names.elsewhere(executionId).flatMap(owners::peer)
                 .map(home -> {
                     Map<String, Object> body = new LinkedHashMap<>();
-                    body.put("action", action.name().toLowerCase(java.util.Locale.ROOT));
+                    body.put("action", action.name().toLowerCase(Locale.ROOT));
                     if (content != null) {
                         body.put("content", content);
                     }
-                    String path = "/api/executions/" + UriUtils.encodePathSegment(executionId, java.nio.charset.StandardCharsets.UTF_8) + "/resume";
+                    String path = "/api/executions/" + UriUtils.encodePathSegment(executionId, StandardCharsets.UTF_8) + "/resume";
                     return peers.postJson(home, path, body, "execution " + executionId)
                             .map(answer -> answered(executionId, answer));
                 })

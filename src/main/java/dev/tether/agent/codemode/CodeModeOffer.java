@@ -59,6 +59,11 @@ public final class CodeModeOffer {
         return CodeModeTools.error(text);
     }
 
+    /** Executor's opaque answer to a failure of Tether's own, whose cause goes to the log under the same id. */
+    public static String internalError(String correlationId) {
+        return CodeModeTools.internalError(correlationId);
+    }
+
     /** A checked argument: its value, or the result (JSON text) that refuses it. */
     public record Argument<T>(@Nullable T value, @Nullable String refusal) {
     }

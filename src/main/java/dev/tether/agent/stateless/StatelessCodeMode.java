@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
+import io.modelcontextprotocol.modern.McpException;
 import io.modelcontextprotocol.modern.McpSchema;
 import io.modelcontextprotocol.modern.McpSchema.CallToolOutcome;
 import io.modelcontextprotocol.modern.McpSchema.CallToolRequest;
@@ -119,7 +121,7 @@ final class StatelessCodeMode {
         PauseState state = PauseState.read(json, request.requestState());
         Object given = request.inputResponses() == null ? null : request.inputResponses().get(INPUT);
         if (state == null || !(given instanceof Map<?, ?> response)) {
-            return Mono.error(io.modelcontextprotocol.modern.McpException.invalidParams(state == null
+            return Mono.error(McpException.invalidParams(state == null
                     ? "requestState names no paused execution" : "inputResponses lacks the answer to '" + INPUT + "'"));
         }
         ResumeAction action = response.get("action") instanceof String word ? ResumeAction.parse(word).orElse(ResumeAction.CANCEL)
@@ -218,13 +220,10 @@ final class StatelessCodeMode {
 
     /** Executor's opaque answer to a failure of Tether's own, the cause logged under the same id, as in the handshake era. */
     private Mono<CallToolOutcome> failSafe(Mono<CallToolOutcome> call) {
-        return call.onErrorResume(failed -> !(failed instanceof io.modelcontextprotocol.modern.McpException), failed -> {
-            String correlationId = String.format("%08x", java.util.concurrent.ThreadLocalRandom.current().nextInt());
+        return call.onErrorResume(failed -> !(failed instanceof McpException), failed -> {
+            String correlationId = String.format("%08x", ThreadLocalRandom.current().nextInt());
             log.error("MCP execute failed, correlation_id={}", correlationId, failed);
-            String text = "Internal tool error [" + correlationId + "]";
-            return Mono.just(result("{\"content\":[{\"type\":\"text\",\"text\":" + dev.tether.execution.JsJson.quote("Error: " + text)
-                    + "}],\"structuredContent\":{\"status\":\"error\",\"error\":" + dev.tether.execution.JsJson.quote(text)
-                    + "},\"isError\":true}"));
+            return Mono.just(result(CodeModeOffer.internalError(correlationId)));
         });
     }
 
