@@ -58,7 +58,7 @@ public final class ExecutorStartBenchmark {
             throw new IllegalStateException(executor + " is missing: run `npm install --no-save` in src/test/clients");
         }
         System.out.printf("Start beside Executor 1.5.9: %d rounds, %d cores, load average %s%n", rounds,
-                Runtime.getRuntime().availableProcessors(), loadAverage());
+                Runtime.getRuntime().availableProcessors(), Machine.loadAverage());
         Path kept = Files.createTempDirectory("tether-bench-start-kept");
         Path scope = Files.createTempDirectory("tether-bench-start-executor");
         // The first starts make the kept data dir and scope (and train the launcher's cache): not counted.
@@ -74,7 +74,7 @@ public final class ExecutorStartBenchmark {
             Samples.delete(fresh);
         }
         System.out.printf("%n| start | to first 200, p50 (min–max) | CPU to first 200 | idle RSS | load |%n|---|---|---|---|---|%n");
-        String load = loadAverage();
+        String load = Machine.loadAverage();
         samples.forEach((way, list) -> System.out.printf("| %s | %.2f s (%.2f–%.2f) | %.2f s | %.0f MiB | %s |%n", way,
                 Samples.p50(list, Sample::startMillis) / 1000, Samples.min(list, Sample::startMillis) / 1000,
                 Samples.max(list, Sample::startMillis) / 1000, Samples.p50(list, Sample::cpuMillis) / 1000,
@@ -148,14 +148,6 @@ public final class ExecutorStartBenchmark {
                     .mapToLong(line -> Long.parseLong(line.replaceAll("\\D", ""))).findFirst().orElse(0) / 1024.0;
         } catch (IOException gone) {
             return 0;
-        }
-    }
-
-    private static String loadAverage() {
-        try {
-            return String.join(" ", List.of(Files.readString(Path.of("/proc/loadavg")).split(" ")).subList(0, 3));
-        } catch (IOException unknown) {
-            return "?";
         }
     }
 }

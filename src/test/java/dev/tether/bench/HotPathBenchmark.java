@@ -109,7 +109,7 @@ public final class HotPathBenchmark {
         }
 
         System.out.println();
-        System.out.printf("load average %s%n", Files.readString(Path.of("/proc/loadavg")).strip());
+        System.out.printf("load average %s%n", Machine.loadAverage());
         System.out.println("| figure | Tether | raw stdio, same run | ratio | daemon CPU per request, JIT aside |");
         System.out.println("|---|---|---|---|---|");
         rows.forEach(row -> System.out.printf("| %s | %s | %s | %s | %s |%n", (Object[]) row));

@@ -66,7 +66,7 @@ public final class PeersBenchmark {
     private void run() throws Exception {
         TestImages.nodeImage(); // builds the test image when missing
         System.out.printf("Peers benchmark: %s, %d cores, load average %s%n", TestImages.NODE_IMAGE,
-                Runtime.getRuntime().availableProcessors(), loadAverage());
+                Runtime.getRuntime().availableProcessors(), Machine.loadAverage());
         Latencies floor;
         try (RawStdioServer raw = RawStdioServer.start(server("raw"))) {
             floor = raw.measure("tools/call", "{\"name\":\"echo\",\"arguments\":" + ECHO_ARGUMENTS + "}", 500);
@@ -81,7 +81,7 @@ public final class PeersBenchmark {
         }
 
         System.out.println();
-        System.out.printf("load average at the end: %s; raw stdio echo p50 %.2f ms%n", loadAverage(), floor.p50());
+        System.out.printf("load average at the end: %s; raw stdio echo p50 %.2f ms%n", Machine.loadAverage(), floor.p50());
         StringBuilder header = new StringBuilder("| gateway |");
         StringBuilder rule = new StringBuilder("|---|");
         for (int c : clients) {
@@ -95,7 +95,7 @@ public final class PeersBenchmark {
 
     /** One gateway: started, warmed up, measured at each concurrency, then sent SIGTERM and its containers counted. */
     private Row measure(String peer) throws Exception {
-        System.out.printf("== %s (load %s)%n", peer, loadAverage());
+        System.out.printf("== %s (load %s)%n", peer, Machine.loadAverage());
         DockerContainers.removeAllWithLabel(LABEL); // a previous run's, should one have been left
         Gateway gateway = start(peer);
         List<Load> loads = new ArrayList<>();
@@ -117,7 +117,7 @@ public final class PeersBenchmark {
         if (removed > 0) {
             System.out.printf("   (removed %d of its containers before the next gateway)%n", removed);
         }
-        return new Row(loads, left, loadAverage());
+        return new Row(loads, left, Machine.loadAverage());
     }
 
     /**
@@ -277,14 +277,6 @@ public final class PeersBenchmark {
         List<String> all = new ArrayList<>(first);
         all.addAll(second);
         return all;
-    }
-
-    private static String loadAverage() {
-        try {
-            return String.join(" ", List.of(Files.readString(Path.of("/proc/loadavg")).split(" ")).subList(0, 3));
-        } catch (IOException unknown) {
-            return "?";
-        }
     }
 
     /** A gateway up and answering: where agents reach it, what it needs of them, and how it is stopped. */
