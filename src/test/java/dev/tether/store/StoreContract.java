@@ -88,7 +88,7 @@ abstract class StoreContract {
     void plainValuesWrittenByAnOlderTetherAreEncryptedOnStartAndStillWork() throws Exception {
         Database database = newDatabase();
         // The schema of a Tether from before V42 sealed values to their rows.
-        Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password()).target("41").load().migrate();
+        asBeforeV42(database);
         try (java.sql.Connection jdbc = jdbc(database)) {
             jdbc.createStatement().execute("INSERT INTO integration (slug, name, description, config, config_changed_at, created_at) "
                     + "VALUES ('alpha', 'Alpha', '', '{\"transport\":\"stdio\",\"command\":\"node\",\"args\":[],"
@@ -196,7 +196,7 @@ abstract class StoreContract {
     void valuesSealedTheOldWayAreBoundToTheirRowsOnce() throws Exception {
         Database database = newDatabase();
         // The schema of a Tether from before V42 sealed values to their rows.
-        Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password()).target("41").load().migrate();
+        asBeforeV42(database);
         String passedThrough = SecretBox.LEGACY_PREFIX + "not-sealed-" + ENV_SECRET;
         try (java.sql.Connection jdbc = jdbc(database)) {
             jdbc.createStatement().execute("INSERT INTO integration (slug, name, description, config, config_changed_at, created_at) "
@@ -263,6 +263,15 @@ abstract class StoreContract {
                 RemoteConfig.RemoteTransport.AUTO, Map.of("key", QUERY_SECRET), Map.of("X-Key", HEADER_SECRET)),
                 Instant.ofEpochMilli(1))).then(store.create(connection("remote", "default"), Map.of())).block(BOUND);
         return stdio;
+    }
+
+    /**
+     * The schema of a Tether from before V42: its migrations up to V41, as that Tether ran them (it had no baseline
+     * script, which Flyway would otherwise run on this empty store whatever the target).
+     */
+    private static void asBeforeV42(Database database) {
+        Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
+                .configuration(Map.of("flyway.baselineMigrationPrefix", "NoBaseline")).target("41").load().migrate();
     }
 
     private static void migrateSecrets(Database database, SecretBox box) throws java.io.IOException {
