@@ -19,7 +19,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.Assumptions;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -121,7 +120,7 @@ public final class PackagedDaemon implements AutoCloseable {
     /** The jar for a test that runs it; without one (surefire, or no {@code package} yet) the test is skipped. */
     public static Path jarOrSkip() {
         Optional<Path> jar = jar();
-        Assumptions.assumeTrue(jar.isPresent(), "needs the packaged daemon: failsafe runs this after `package` with -Dtether.jar");
+        Prerequisites.require(jar.isPresent(), "no packaged daemon (-Dtether.jar)", "failsafe runs this after `package`");
         return jar.get();
     }
 

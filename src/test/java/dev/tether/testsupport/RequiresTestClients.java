@@ -10,9 +10,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Marks a test that drives Tether with the real Node clients of {@code src/test/clients} (the TypeScript MCP SDK,
- * the MCP Inspector CLI). Without {@code node} or those packages ({@code npm ci} there) it is skipped with a
- * warning on stderr, unless {@code CI} is {@code true} or {@code -Dtether.require-docker=true}: then it fails, as
- * {@link RequiresDocker} does.
+ * the MCP Inspector CLI). Without {@code node} or those packages it is skipped with a warning on a laptop and fails
+ * in CI, as {@link Prerequisites} decides.
  */
 @Documented
 @Target({ElementType.TYPE, ElementType.METHOD})
