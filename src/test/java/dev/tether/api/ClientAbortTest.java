@@ -31,10 +31,10 @@ import dev.tether.testsupport.RequiresDocker;
 
 /**
  * One client goes away mid-request: the server it started, stuck in the MCP handshake and deaf to EOF and
- * SIGTERM, is gone (process tree, container) within the teardown ladder's bound after the disconnect. The
- * discovery and health timeouts are set far beyond the bound and the periodic reaper is off, so only the
- * client's cancellation can explain the cleanup. The session is still being made when its only asker leaves,
- * so the pool must not keep it.
+ * SIGTERM, is gone (process tree, container) after the disconnect. The discovery and health timeouts (120 s) are
+ * set beyond the test's wait and the periodic reaper is off, so only the client's cancellation can explain the
+ * cleanup; how soon it comes is printed, not judged (the ladder's timing is TeardownLadderTest's, in virtual time).
+ * The session is still being made when its only asker leaves, so the pool must not keep it.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "tether.process.eof-grace=500ms", "tether.process.term-grace=500ms", "tether.process.kill-grace=1s",
@@ -48,8 +48,8 @@ class ClientAbortTest {
 
     /** eof + term + kill graces set above. */
     private static final Duration LADDER = Duration.ofMillis(500 + 500 + 1000);
-    /** Time on top of the ladder for the disconnect to reach the server, {@code docker rm -f}, and a busy CI box. */
-    private static final Duration SLACK = Duration.ofSeconds(4);
+    /** How long the cleanup may take before the test calls it stuck: well short of the 120 s timeouts set above. */
+    private static final Duration GONE_BOUND = Duration.ofSeconds(60);
     private static final Duration STARTUP_BOUND = Duration.ofSeconds(30);
 
     private static final Path DATA_DIR = DataDirs.create("abort");
@@ -108,14 +108,13 @@ class ClientAbortTest {
         long disconnected = System.nanoTime();
         request.dispose();
 
-        Duration bound = LADDER.plus(SLACK);
-        DockerContainers.awaitNoneWithLabel("tether.instance", instance, bound);
-        OsProcesses.awaitNoneMatching(RUN, bound);
+        DockerContainers.awaitNoneWithLabel("tether.instance", instance, GONE_BOUND);
+        OsProcesses.awaitNoneMatching(RUN, GONE_BOUND);
         Duration took = Duration.ofNanos(System.nanoTime() - disconnected);
         System.out.println("[client-abort] container " + container + " gone " + took.toMillis()
-                + " ms after the client disconnected (ladder " + LADDER.toMillis() + " ms, bound " + bound.toMillis() + " ms)");
+                + " ms after the client disconnected (ladder " + LADDER.toMillis() + " ms)");
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> tether.metrics().healthChecks("cancelled") > cancelledBefore);
+        await().atMost(GONE_BOUND).until(() -> tether.metrics().healthChecks("cancelled") > cancelledBefore);
         assertThat(tether.get("/api/connections/org/" + slug + "/default").json().has("lastHealth"))
                 .as("a cancelled check persists no verdict").isFalse();
     }
@@ -136,10 +135,10 @@ class ClientAbortTest {
         long disconnected = System.nanoTime();
         request.dispose();
 
-        OsProcesses.awaitGone(tree, LADDER.plus(SLACK));
+        OsProcesses.awaitGone(tree, GONE_BOUND);
         System.out.println("[client-abort] process tree " + tree + " gone "
                 + Duration.ofNanos(System.nanoTime() - disconnected).toMillis() + " ms after the client disconnected");
-        await().atMost(Duration.ofSeconds(5)).until(() -> tether.metrics().live() == 0);
+        await().atMost(GONE_BOUND).until(() -> tether.metrics().live() == 0);
     }
 
     /**

@@ -191,6 +191,15 @@ public final class PackagedDaemon implements AutoCloseable {
     }
 
     /**
+     * The scheduler states of the daemon's threads whose kernel name matches {@code name} ({@code R} runnable, {@code S}
+     * sleeping, ...): a thread that spins is runnable at every look, however little CPU a busy host leaves it.
+     */
+    public List<Character> statesOfThreads(Pattern name) {
+        return threadStats().stream().filter(stat -> name.matcher(threadName(stat)).matches())
+                .map(stat -> stat.charAt(stat.lastIndexOf(')') + 2)).toList();
+    }
+
+    /**
      * CPU time the daemon's threads have used so far, user and system, summed by name as the kernel keeps it (its first
      * 15 characters) without a trailing number, so that a pool's threads count as one: where a load's CPU went.
      */
