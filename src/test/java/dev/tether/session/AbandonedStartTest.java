@@ -3,6 +3,8 @@ package dev.tether.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -11,10 +13,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 import dev.tether.store.ConnectionKey;
+import dev.tether.testsupport.Await;
 import dev.tether.testsupport.OsProcesses;
 
 /**
@@ -113,6 +117,35 @@ class AbandonedStartTest {
         timer.advanceTimeBy(LINGER.minusSeconds(5));
         OsProcesses.awaitGone(List.of(pid), BOUND);
         assertThat(h.spawns("mute")).isEqualTo(1);
+    }
+
+    /**
+     * The storm's race at the linger's end, in virtual time: an asker that comes at the very instant the linger ran out
+     * and the half-made session's teardown began is not handed the session being torn down, and gets its answer from a
+     * fresh one, whose child starts only once the abandoned one is gone: one child of the connection at every moment.
+     * The abandoned one, deaf to EOF behind its gate and to SIGTERM, lives until the ladder's SIGKILL.
+     */
+    @Test
+    void askerAtTheInstantTheLingerRanOutGetsAFreshSessionOnceTheAbandonedOneIsGone() throws IOException {
+        PoolHarness h = harness(null);
+        Path gate = dir.resolve("gate");
+        ConnectionKey key = h.connect("gated", h.fixture("gated", "--start-when=" + gate, "--ignore-sigterm"));
+        abandon(h, key);
+        long abandoned = h.spawnedPids("gated").get(0);
+
+        timer.advanceTimeBy(LINGER);
+        Mono<String> asked = h.pool().withSession(key, session -> session.ping().thenReturn("pong")).cache();
+        asked.subscribe(ignored -> { }, error -> { });
+        Await.until(() -> {
+            boolean fresh = h.spawns("gated") == 2;
+            assertThat(fresh && OsProcesses.alive(abandoned)).as("a fresh child started while the abandoned one lived").isFalse();
+            return fresh;
+        }, BOUND, () -> "a fresh child for the asker");
+        assertThat(OsProcesses.alive(abandoned)).isFalse();
+        await().atMost(BOUND).until(() -> h.counter("tether.children.teardown", "rung", "kill") == 1.0);
+        Files.createFile(gate);
+
+        assertThat(asked.block(BOUND)).isEqualTo("pong");
     }
 
     @Test
