@@ -181,18 +181,20 @@ public final class LifecycleGuard implements BeforeEachCallback, AfterEachCallba
         // The pid file holds the container's own pids, which mean nothing on the host: never read as host pids.
         Path pidFile = dir.resolve("docker-" + n + ".container-pids");
         Path record = dir.resolve("docker-" + n + ".record");
-        Path signals = dir.resolve("docker-" + n + ".signals");
         List<String> options = new ArrayList<>(dockerRunOptions());
         options.addAll(moreRunOptions);
-        List<String> argv = Fixture.dockerCommand(options, withFiles(flags, pidFile, record, signals));
-        return new Launch(argv, record, pidFile, signals, true);
+        // No --signals: a container's pids mean nothing on the host, so it cannot be probed from here.
+        List<String> argv = Fixture.dockerCommand(options, withFiles(flags, pidFile, record, null));
+        return new Launch(argv, record, pidFile, dir.resolve("docker-" + n + ".signals"), true);
     }
 
     private static String[] withFiles(String[] flags, Path pidFile, Path record, Path signals) {
         List<String> all = new ArrayList<>(Arrays.asList(flags));
         all.add("--pid-file=" + pidFile);
         all.add("--record=" + record);
-        all.add("--signals=" + signals);
+        if (signals != null) {
+            all.add("--signals=" + signals);
+        }
         return all.toArray(String[]::new);
     }
 
