@@ -44,6 +44,7 @@ import dev.tether.testsupport.PackagedDaemon;
 import dev.tether.testsupport.PostgresDatabase;
 import dev.tether.testsupport.RequiresDocker;
 import dev.tether.testsupport.RequiresPostgres;
+import dev.tether.testsupport.RunsAlone;
 
 /**
  * A rolling restart under load: three packaged daemons on one PostgreSQL and one Docker engine behind Debian's HAProxy,
@@ -59,6 +60,7 @@ import dev.tether.testsupport.RequiresPostgres;
  */
 @RequiresDocker
 @RequiresPostgres
+@RunsAlone
 class RollingRestartIT {
 
     private static final String TOKEN = "rolling-it-" + UUID.randomUUID();
