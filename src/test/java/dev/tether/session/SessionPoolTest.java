@@ -98,7 +98,7 @@ class SessionPoolTest extends HarnessedTest {
         ProcessHandle.of(first).ifPresent(ProcessHandle::destroy); // SIGTERM from outside: the fixture exits 143
 
         // Nobody leases it: the pool notices the exit by itself and drops the session.
-        await().atMost(Duration.ofSeconds(5)).until(() -> h.pool().size() == 0);
+        await().atMost(BOUND).until(() -> h.pool().size() == 0);
         OsProcesses.awaitGone(List.of(first), Duration.ofSeconds(10));
 
         StepVerifier.create(h.pool().withSession(key, session -> session.ping().thenReturn("pong")))
@@ -159,7 +159,7 @@ class SessionPoolTest extends HarnessedTest {
                 .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(SessionLimitException.class)
                         .hasMessageContaining("tether.session.max-sessions").hasMessageContaining("tether.session.start-wait is 0")
                         .satisfies(e -> assertThat(((SessionLimitException) e).limit()).isEqualTo("tether.session.max-sessions")))
-                .verify(Duration.ofSeconds(2));
+                .verify(BOUND);
         assertThat(h.spawns("c")).as("a refused asker spawns nothing").isZero();
 
         holdA.dispose();
@@ -194,7 +194,7 @@ class SessionPoolTest extends HarnessedTest {
         StepVerifier.create(h.pool().withUnpooledSession(h.server("b", h.fixture("b")), session -> session.ping()))
                 .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(SessionLimitException.class)
                         .hasMessageContaining("tether.session.max-sessions"))
-                .verify(Duration.ofSeconds(2));
+                .verify(BOUND);
         assertThat(h.spawns("b")).isZero();
         holdA.dispose();
         h.pool().retire(a).block(BOUND);
@@ -255,7 +255,7 @@ class SessionPoolTest extends HarnessedTest {
                 .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(SessionLimitException.class)
                         .satisfies(e -> assertThat(((SessionLimitException) e).limit())
                                 .isEqualTo("tether.session.max-leases-per-session")))
-                .verify(Duration.ofSeconds(2));
+                .verify(BOUND);
 
         one.dispose();
         StepVerifier.create(h.pool().withSession(key, session -> session.ping().thenReturn("pong")))
@@ -278,7 +278,7 @@ class SessionPoolTest extends HarnessedTest {
         Disposable held = hold(h, key);
 
         StepVerifier.create(h.pool().withSession(key, session -> session.ping()))
-                .expectError(SessionLimitException.class).verify(Duration.ofSeconds(2));
+                .expectError(SessionLimitException.class).verify(BOUND);
         held.dispose();
         ping(h, key);
         assertThat(h.spawns("single")).as("none of these ends retired the session").isEqualTo(1);

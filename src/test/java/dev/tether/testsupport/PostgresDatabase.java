@@ -68,16 +68,8 @@ public record PostgresDatabase(String hostPortDatabase, String user, String pass
 
         @Override
         public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-            Optional<PostgresDatabase> database = fromEnvironment();
-            if (database.isPresent()) {
-                return ConditionEvaluationResult.enabled("PostgreSQL at " + database.get().hostPortDatabase());
-            }
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                throw new IllegalStateException("TETHER_TEST_POSTGRES is not set, and CI requires PostgreSQL tests to run");
-            }
-            System.err.println("[WARNING] no PostgreSQL (TETHER_TEST_POSTGRES unset): PostgreSQL tests skipped ("
-                    + context.getDisplayName() + ")");
-            return ConditionEvaluationResult.disabled("no PostgreSQL: TETHER_TEST_POSTGRES unset");
+            return Prerequisites.condition(fromEnvironment().isPresent(), "no PostgreSQL: TETHER_TEST_POSTGRES is unset",
+                    ".ci/run starts one and sets it", context);
         }
     }
 }
