@@ -19,6 +19,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
+import org.springframework.core.env.Environment;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -28,6 +29,8 @@ import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -51,7 +54,7 @@ import dev.tether.security.AuthenticatedPeer;
  * balancer. A loopback client is this host's user (the desktop app, its CLI, local agents, which one person drives and
  * nothing tells apart) and is counted in the overall bound only; so is a peer replica, whose forwarded requests were
  * each admitted as their own client's at the replica that received them. Runs after a peer's proof is checked and
- * before the browser guards, so that a flood of refused requests is bounded too.
+ * before the browser guards, so that a flood of refused requests is bounded too. Health probes pass uncounted.
  */
 @Component
 @Order(Admission.ORDER)
@@ -65,6 +68,7 @@ final class Admission implements WebFilter {
     private final ServerLimitsProperties limits;
     private final BufferMemory memory;
     private final JsonMapper json;
+    private final List<PathPattern> probes;
     private final AtomicInteger inFlight = new AtomicInteger();
     /** Requests in flight per counted client; a client leaves the map with its last request. */
     private final Map<String, Integer> perClient = new ConcurrentHashMap<>();
@@ -73,8 +77,12 @@ final class Admission implements WebFilter {
     private final Counter shedClient;
     private final Counter shedMemory;
 
-    Admission(ServerLimitsProperties limits, BufferMemory memory, JsonMapper json, MeterRegistry registry) {
+    Admission(ServerLimitsProperties limits, BufferMemory memory, JsonMapper json, MeterRegistry registry, Environment environment) {
         this.limits = limits;
+        String actuator = environment.getProperty("management.endpoints.web.base-path", "/actuator");
+        this.probes = List.of(PathPatternParser.defaultInstance.parse("/api/health"),
+                PathPatternParser.defaultInstance.parse(actuator + "/health"),
+                PathPatternParser.defaultInstance.parse(actuator + "/health/**"));
         this.memory = memory;
         this.json = json;
         Gauge.builder("tether.server.requests", inFlight, AtomicInteger::get)
@@ -93,9 +101,26 @@ final class Admission implements WebFilter {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        if (probe(exchange.getRequest())) {
+            return chain.filter(exchange);
+        }
         return Mono.using(() -> admit(exchange),
                 ticket -> ticket.refusal() == null ? chain.filter(exchange) : shed(exchange.getResponse(), ticket.refusal()),
                 this::release);
+    }
+
+    /**
+     * Whether {@code request} is a health probe ({@code /api/health}, Actuator's health and its groups, on either port),
+     * which is never counted nor shed: it is cheap, and a probe refused under load would have Kubernetes restart a pod
+     * that is only busy, or a load balancer take every busy replica out at once.
+     */
+    private boolean probe(ServerHttpRequest request) {
+        for (PathPattern probe : probes) {
+            if (probe.matches(request.getPath().pathWithinApplication())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A request's place, or why it has none; released once whatever happens to the request. */

@@ -38,7 +38,9 @@ import dev.tether.testsupport.PrometheusScrape;
  * It prints figures; it asserts nothing. Run it with {@code bench/crowd.sh}, which raises {@code ulimit -n} for the
  * client and the daemon it starts.
  *
- * <p>Arguments: {@code connections=10000 opening=500 slow=1000 ordinary=50 path=/api/health settle=5} and any
+ * <p>The request is {@code GET /api/integrations} with the token by default, an ordinary route (health probes are never
+ * shed, so they would show nothing of it). Arguments: {@code connections=10000 opening=500 slow=1000 ordinary=50
+ * path=/api/integrations settle=5} and any
  * {@code --tether.*} setting for the daemon.
  */
 public final class CrowdBenchmark {
@@ -56,7 +58,7 @@ public final class CrowdBenchmark {
         opening = args.integer("opening", 500);
         slow = args.integer("slow", 1000);
         ordinary = args.integer("ordinary", 50);
-        path = args.text("path", "/api/health");
+        path = args.text("path", "/api/integrations");
         settle = Duration.ofSeconds(args.integer("settle", 5));
         settings = args.daemonSettings();
     }
@@ -75,8 +77,8 @@ public final class CrowdBenchmark {
             System.out.printf("daemon pid %d (open-files limit %s), settings %s%n", daemon.pid(), openFilesLimit(Long.toString(daemon.pid())),
                     settings.isEmpty() ? "the defaults" : settings);
             Thread.sleep(settle.toMillis());
-            Figures before = figures(daemon);
-            System.out.printf("%-44s %s%n", "before the crowd", before);
+            Figures before = figures(daemon, true);
+            System.out.printf("%-44s %s%n", "before the crowd, after a full collection", before);
 
             try (Crowd crowd = new Crowd(daemon.port())) {
                 long opened = System.nanoTime();
@@ -86,6 +88,9 @@ public final class CrowdBenchmark {
                 Thread.sleep(settle.toMillis());
                 Figures held = figures(daemon);
                 System.out.printf("%-44s %s%n", crowd.alive() + " connections open, idle", held);
+                Figures collected = figures(daemon, true);
+                System.out.printf("%-44s %s; %.1f KiB of live heap per connection beside before the crowd's%n",
+                        "the same after a full collection", collected, (collected.heapMiB() - before.heapMiB()) * 1024 / crowd.alive());
                 System.out.printf("%-44s %+.1f MiB RSS, %+d open files: %.1f KiB and %.2f files per connection%n", "the crowd's cost",
                         held.rssMiB() - before.rssMiB(), held.files() - before.files(),
                         (held.rssMiB() - before.rssMiB()) * 1024 / crowd.alive(), (double) (held.files() - before.files()) / crowd.alive());
@@ -131,6 +136,14 @@ public final class CrowdBenchmark {
     }
 
     private static Figures figures(PackagedDaemon daemon) throws IOException, InterruptedException {
+        return figures(daemon, false);
+    }
+
+    /** The figures, after a full collection ({@code jcmd GC.run}) when {@code collected}: the heap is then what is live. */
+    private static Figures figures(PackagedDaemon daemon, boolean collected) throws IOException, InterruptedException {
+        if (collected) {
+            StartBenchmark.collect(daemon.pid());
+        }
         PrometheusScrape metrics = daemon.metrics();
         long files;
         try (Stream<Path> fds = Files.list(Path.of("/proc", Long.toString(daemon.pid()), "fd"))) {

@@ -42,6 +42,8 @@ class AdmissionTest {
     private static final String ALICE = "203.0.113.7";
     private static final String BOB = "203.0.113.8";
     private static final Duration BOUND = Duration.ofSeconds(30);
+    /** An ordinary request: a health probe would pass uncounted. */
+    private static final String ROUTE = "/api/integrations";
 
     @LocalServerPort
     int port;
@@ -66,32 +68,34 @@ class AdmissionTest {
 
     @Test
     void aClientBeyondItsShareIsToldToComeBackAndOthersAreServed() throws Exception {
+        double shedBefore = shed("client");
         HttpSocket first = stream(ALICE);
         stream(ALICE);
         await().atMost(BOUND).until(() -> inFlight() == 2);
 
         HttpSocket alice = open();
-        HttpSocket.Answer refused = alice.get("/api/health", Map.of("X-Forwarded-For", ALICE));
+        HttpSocket.Answer refused = alice.get(ROUTE, as(ALICE));
         assertThat(refused.status()).as(refused.toString()).isEqualTo(429);
         assertThat(refused.headers()).containsEntry("retry-after", "1");
         assertThat(refused.tag()).isEqualTo("TooManyRequestsError");
         assertThat(refused.body()).contains("tether.server.max-requests-per-client");
-        HttpSocket.Answer spoofed = alice.get("/api/health", Map.of("X-Forwarded-For", BOB + ", " + ALICE));
+        HttpSocket.Answer spoofed = alice.get(ROUTE, as(BOB + ", " + ALICE));
         assertThat(spoofed.status()).as("a client's own X-Forwarded-For left of the proxy's entry counts for nothing: "
                 + spoofed).isEqualTo(429);
 
-        assertThat(open().get("/api/health", Map.of("X-Forwarded-For", BOB)).status()).as("another client").isEqualTo(200);
-        assertThat(open().get("/api/health", Map.of()).status()).as("this host's user").isEqualTo(200);
+        assertThat(open().get(ROUTE, as(BOB)).status()).as("another client").isEqualTo(200);
+        assertThat(open().get(ROUTE, as(null)).status()).as("this host's user").isEqualTo(200);
 
         first.close();
         await().atMost(BOUND).until(() -> inFlight() == 1);
-        assertThat(alice.get("/api/health", Map.of("X-Forwarded-For", ALICE)).status())
+        assertThat(alice.get(ROUTE, as(ALICE)).status())
                 .as("on the connection that was refused, once a request of the client's was answered").isEqualTo(200);
-        assertThat(shed("client")).isEqualTo(2);
+        assertThat(shed("client") - shedBefore).isEqualTo(2);
     }
 
     @Test
     void aFullServerSaysSoAndServesAgainOnceARequestEnds() throws Exception {
+        double shedBefore = shed("requests");
         HttpSocket first = stream(ALICE);
         stream(BOB);
         for (int i = 2; i < MAX_REQUESTS; i++) {
@@ -100,18 +104,31 @@ class AdmissionTest {
         await().atMost(BOUND).until(() -> inFlight() == MAX_REQUESTS);
 
         HttpSocket anyone = open();
-        HttpSocket.Answer busy = anyone.get("/api/health", Map.of());
+        HttpSocket.Answer busy = anyone.get(ROUTE, as(null));
         assertThat(busy.status()).as(busy.toString()).isEqualTo(503);
         assertThat(busy.headers()).containsEntry("retry-after", "1");
         assertThat(busy.tag()).isEqualTo("ServerBusyError");
         assertThat(busy.body()).contains("tether.server.max-requests");
-        assertThat(open().get("/api/health", Map.of("X-Forwarded-For", "198.51.100.1")).status())
+        assertThat(open().get(ROUTE, as("198.51.100.1")).status())
                 .as("a client with nothing in flight, too").isEqualTo(503);
 
         first.close();
         await().atMost(BOUND).until(() -> inFlight() == MAX_REQUESTS - 1);
-        assertThat(anyone.get("/api/health", Map.of()).status()).as("the connection the server was full for").isEqualTo(200);
-        assertThat(shed("requests")).isEqualTo(2);
+        assertThat(anyone.get(ROUTE, as(null)).status()).as("the connection the server was full for").isEqualTo(200);
+        assertThat(shed("requests") - shedBefore).isEqualTo(2);
+    }
+
+    @Test
+    void aHealthProbeIsNeverShed() throws Exception {
+        for (int i = 0; i < MAX_REQUESTS; i++) {
+            stream(i < PER_CLIENT ? ALICE : null);
+        }
+        await().atMost(BOUND).until(() -> inFlight() == MAX_REQUESTS);
+        assertThat(open().get(ROUTE, as(null)).status()).as("the server is full").isEqualTo(503);
+        for (String probe : new String[] {"/api/health", "/actuator/health", "/actuator/health/liveness", "/actuator/health/readiness"}) {
+            HttpSocket.Answer answer = open().get(probe, Map.of("X-Forwarded-For", ALICE));
+            assertThat(answer.status()).as(probe + " from a client past its share, on a full server: " + answer).isEqualTo(200);
+        }
     }
 
     /** A request that stays in flight: an event stream, from {@code client} as the proxy names it (none: this host's user). */
@@ -120,6 +137,12 @@ class AdmissionTest {
         socket.send("GET /api/connections/health/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + TOKEN
                 + "\r\nAccept: text/event-stream\r\n" + (client == null ? "" : "X-Forwarded-For: " + client + "\r\n") + "\r\n");
         return socket;
+    }
+
+    /** The headers of an ordinary request from {@code client} as the proxy names it (none: this host's user). */
+    private static Map<String, String> as(String client) {
+        return client == null ? Map.of("Authorization", "Bearer " + TOKEN)
+                : Map.of("Authorization", "Bearer " + TOKEN, "X-Forwarded-For", client);
     }
 
     private HttpSocket open() throws IOException {
