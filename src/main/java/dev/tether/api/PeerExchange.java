@@ -37,6 +37,7 @@ import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.util.unit.DataSize;
 import org.springframework.web.reactive.function.BodyInserters;
+import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientRequestException;
@@ -130,6 +131,11 @@ final class PeerExchange implements DisposableBean {
                 // A tool's answer read whole for an execution's call (callTool): as large as a local child's may be,
                 // not the 256 KiB WebClient reads by default. Relayed answers stream and are not bounded here.
                 .codecs(codecs -> codecs.defaultCodecs().maxInMemorySize(MAX_TOOL_ANSWER))
+                // Every request this client sends is a peer's, signed as it is sent (each subscription, each attempt):
+                // a request assembled long before it leaves (a sync queued behind others) is not stale, and none reuses
+                // a nonce.
+                .filter((request, next) -> next.exchange(ClientRequest.from(request)
+                        .headers(headers -> markForwarded(headers, request.method(), request.url())).build()))
                 .build();
         this.answered = forwarded(registry, "answered");
         this.unreachable = forwarded(registry, "unreachable");
@@ -198,15 +204,12 @@ final class PeerExchange implements DisposableBean {
         String query = request.getURI().getRawQuery();
         URI target = URI.create("http://" + peer.address() + request.getURI().getRawPath() + (query == null ? "" : "?" + query));
         return client.method(request.getMethod()).uri(target)
-                .headers(headers -> {
-                    request.getHeaders().forEach((name, values) -> {
-                        String lower = name.toLowerCase(Locale.ROOT);
-                        if (!HOP_BY_HOP.contains(lower) && !SET_HERE.contains(lower)) {
-                            headers.put(name, values);
-                        }
-                    });
-                    markForwarded(headers, request.getMethod(), target);
-                })
+                .headers(headers -> request.getHeaders().forEach((name, values) -> {
+                    String lower = name.toLowerCase(Locale.ROOT);
+                    if (!HOP_BY_HOP.contains(lower) && !SET_HERE.contains(lower)) {
+                        headers.put(name, values);
+                    }
+                }))
                 .body(BodyInserters.fromDataBuffers(body))
                 .exchangeToMono(answer -> draining(answer) ? left(answer, peer) : relay(answer, response, peer, what))
                 .onErrorResume(WebClientRequestException.class, failed -> notConnected(failed, peer)
@@ -271,9 +274,7 @@ final class PeerExchange implements DisposableBean {
             ElicitationHandler questions = context.getOrDefault(ElicitationHandler.class, ElicitationHandler.ACCEPT_ALL);
             PeerCallsController.PeerCall call = new PeerCallsController.PeerCall(address, arguments, progress != null,
                     questions != ElicitationHandler.ACCEPT_ALL);
-            URI target = URI.create("http://" + peer.address() + "/api/replicas/calls");
-            return client.post().uri(target)
-                    .headers(headers -> markForwarded(headers, HttpMethod.POST, target))
+            return client.post().uri(URI.create("http://" + peer.address() + "/api/replicas/calls"))
                     .contentType(MediaType.APPLICATION_JSON)
                     .accept(MediaType.TEXT_EVENT_STREAM)
                     .bodyValue(json.writeValueAsBytes(call))
@@ -307,9 +308,7 @@ final class PeerExchange implements DisposableBean {
      * connection. A peer that answers anything but 200 fails it with {@link PeerCallException}.
      */
     Mono<String> post(Peer peer, String path, String what) {
-        URI target = URI.create("http://" + peer.address() + path);
-        return client.post().uri(target)
-                .headers(headers -> markForwarded(headers, HttpMethod.POST, target))
+        return client.post().uri(URI.create("http://" + peer.address() + path))
                 .exchangeToMono(answer -> draining(answer) ? this.<String>left(answer, peer)
                         : answer.bodyToMono(String.class).defaultIfEmpty("").flatMap(text -> {
                             int status = answer.statusCode().value();
@@ -362,15 +361,11 @@ final class PeerExchange implements DisposableBean {
         Class<? extends ElicitRequest> type = "url".equals(question.request().get("mode")) ? ElicitUrlRequest.class
                 : ElicitFormRequest.class;
         return questions.elicit(MCP_JSON.convertValue(question.request(), type))
-                .flatMap(answer -> {
-                    URI target = URI.create("http://" + peer.address() + "/api/replicas/answers/" + question.id());
-                    return client.post().uri(target)
-                        .headers(headers -> markForwarded(headers, HttpMethod.POST, target))
+                .flatMap(answer -> client.post().uri(URI.create("http://" + peer.address() + "/api/replicas/answers/" + question.id()))
                         .contentType(MediaType.APPLICATION_JSON)
                         .bodyValue(write(answer))
                         .retrieve()
-                        .toBodilessEntity();
-                })
+                        .toBodilessEntity())
                 .then();
     }
 
@@ -392,7 +387,7 @@ final class PeerExchange implements DisposableBean {
         }
     }
 
-    /** Marks a request to {@code target} as this replica's, signed for it alone. */
+    /** Marks a request to {@code target} as this replica's, signed for it alone, now. */
     private void markForwarded(HttpHeaders headers, HttpMethod method, URI target) {
         String position = Long.toString(store.reached());
         headers.set(FORWARDED, owners.instance());
