@@ -68,6 +68,7 @@ final class ApiErrors {
             answer(ConnectionAlreadyExistsException.class, HttpStatus.BAD_REQUEST,
                     ex -> tagged("InvalidConnectionInputError", "message", ex.getMessage())),
             answer(StdioNotAllowedException.class, HttpStatus.FORBIDDEN, ex -> tagged("StdioNotAllowedError", "message", ex.getMessage())),
+            answer(PeerOnlyException.class, HttpStatus.FORBIDDEN, ex -> tagged("PeerOnlyError", "message", ex.getMessage())),
             answer(RemoteServerUnreachableException.class, HttpStatus.BAD_REQUEST,
                     ex -> tagged("McpConnectionError", "transport", "remote", "message", ex.getMessage())),
             // Executor's OAuth errors are 400s with their message (and, completing, whether the flow must start over).

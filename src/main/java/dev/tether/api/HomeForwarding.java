@@ -49,7 +49,7 @@ final class HomeForwarding implements WebFilter {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         ServerHttpRequest request = exchange.getRequest();
-        if (!owners.shared() || PeerExchange.forwarded(request)) {
+        if (!owners.shared() || PeerExchange.forwarded(exchange)) {
             return chain.filter(exchange);
         }
         return held(request)

@@ -68,7 +68,7 @@ final class OwnerForwarding implements WebFilter {
         }
         PathPattern.PathMatchInfo connectionRoute = CONNECTION_ROUTE.matchAndExtract(request.getPath().pathWithinApplication());
         boolean callRoute = connectionRoute == null && CALL_ROUTE.matches(request.getPath().pathWithinApplication());
-        if (PeerExchange.forwarded(request)) {
+        if (PeerExchange.forwarded(exchange)) {
             // Sent here as to the owner, which a draining replica is not: the sender reads the leases again.
             boolean asOwner = connectionRoute != null || callRoute || PEER_CALL_ROUTE.matches(request.getPath().pathWithinApplication());
             return owners.leaving() && asOwner ? peers.refuseDraining(exchange.getResponse())

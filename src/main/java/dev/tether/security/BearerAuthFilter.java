@@ -34,7 +34,8 @@ import dev.tether.daemon.StartupFailure;
  * With a password ({@code tether.api.password}, the desktop app's), HTTP Basic with that password (any user name, as
  * Executor checks only the password) is accepted beside the token, and the web UI's files need one of the two as
  * well. With {@code tether.api.require-auth=false} (the app's "require auth" off) nothing is asked, which is allowed on
- * loopback only, as Executor allows it. A refusal carries Executor's challenge, naming both schemes.
+ * loopback only, as Executor allows it. A refusal carries Executor's challenge, naming both schemes. A request a peer
+ * replica proved it sent ({@link AuthenticatedPeer}) needs neither: the peer checked its client's credential.
  */
 @Component
 @Order(HostOriginFilter.ORDER + 1)
@@ -44,7 +45,7 @@ public final class BearerAuthFilter implements WebFilter {
     private static final String SCHEME = "Bearer ";
     private static final String BASIC = "Basic ";
     /** Executor's other place for the token: the header's whole value, compared as it is (no scheme, no trimming). */
-    static final String TOKEN_HEADER = "x-executor-token";
+    public static final String TOKEN_HEADER = "x-executor-token";
     /** Executor's challenge, byte for byte ({@code apps/local/src/serve.ts}). */
     static final String CHALLENGE = "Bearer realm=\"executor\", Basic realm=\"executor\"";
     /** Liveness and the API's own documentation need no token, as in Executor. */
@@ -94,7 +95,7 @@ public final class BearerAuthFilter implements WebFilter {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         HttpHeaders headers = exchange.getRequest().getHeaders();
-        if (!requireAuth || !guarded(exchange.getRequest().getPath().pathWithinApplication())
+        if (!requireAuth || AuthenticatedPeer.of(exchange).isPresent() || !guarded(exchange.getRequest().getPath().pathWithinApplication())
                 || authorized(headers.getFirst(HttpHeaders.AUTHORIZATION)) || tokenHeaderMatches(headers.getFirst(TOKEN_HEADER))) {
             return chain.filter(exchange);
         }

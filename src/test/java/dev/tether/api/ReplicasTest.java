@@ -43,6 +43,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 
 import dev.tether.TetherApplication;
 import dev.tether.replicas.ConnectionOwners;
+import dev.tether.replicas.PeerCredentials;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.Owner;
 import dev.tether.testsupport.Fixture;
@@ -123,10 +124,9 @@ class ReplicasTest {
         assertThat(b.post(TetherClient.healthPath(slug, "default"), null).status()).as("B's session stays warm").isEqualTo(200);
         assertThat(spawned(1)).isEqualTo(1);
 
-        HttpResponse<String> forwarded = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create(a.baseUrl() + TetherClient.healthPath(slug, "default")))
-                .header("Authorization", "Bearer " + TOKEN).header("X-Tether-Forwarded-By", instanceB)
-                .POST(HttpRequest.BodyPublishers.noBody()).timeout(BOUND).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> forwarded = HttpClient.newHttpClient().send(asPeer(0, instanceB, "POST",
+                        a.baseUrl(), TetherClient.healthPath(slug, "default"), "0")
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(forwarded.statusCode()).isEqualTo(200);
         assertThat(spawned(0)).as("a request already forwarded is served where it lands").isEqualTo(1);
     }
@@ -316,13 +316,93 @@ class ReplicasTest {
             position = added.getLong(1);
         }
 
-        HttpResponse<String> read = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create(a.baseUrl() + "/api/integrations/" + slug))
-                .header("Authorization", "Bearer " + TOKEN).header("X-Tether-Forwarded-By", "a-peer")
-                .header("X-Tether-Store-Position", Long.toString(position)).timeout(BOUND).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> read = HttpClient.newHttpClient().send(asPeer(0, "a-peer", "GET", a.baseUrl(),
+                "/api/integrations/" + slug, Long.toString(position)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(read.statusCode()).as(read.body()).isEqualTo(200);
         assertThat(read.body()).contains("As a peer renamed it");
+    }
+
+    /**
+     * Two replicas as the documentation leaves them: {@code tether.replicas.address} unset, so each lease names the host
+     * name, which resolves to loopback here (as {@code /etc/hosts} has it on most hosts); no allowed hosts; one store
+     * key and one token, as replicas need. A check asked of A for a connection B owns reaches B with {@code Host:
+     * <hostname>:<port>}, which B refuses from a browser (the DNS-rebinding guard), and B answers it: a peer is
+     * authenticated as a peer.
+     */
+    @Test
+    void aRequestForwardedWithTheDocumentedDefaultsIsAnsweredByItsOwner() throws Exception {
+        String hostName = InetAddress.getLocalHost().getHostName();
+        assertThat(InetAddress.getByName(hostName).getHostAddress()).as("the host name %s resolves where the daemons listen by"
+                + " default (127.0.0.1), or the documented defaults cannot reach a peer at all", hostName).isEqualTo("127.0.0.1");
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("defaults");
+        TetherClient a = launch(storeArguments(postgres, schema, dir.resolve("a")));
+        TetherClient b = launch(storeArguments(postgres, schema, dir.resolve("b")));
+        await().atMost(BOUND).until(() -> live(0) == 2 && live(1) == 2);
+        String instanceB = owners(1).instance();
+        String slug = registerOwnedBy(a, instanceB, owners(0), Fixture.command());
+        String leaseOfB = owners(0).peer(instanceB).orElseThrow().address();
+        assertThat(leaseOfB).as("B's lease names the host name").isEqualTo(hostName + ":" + b.baseUrl().substring(b.baseUrl().lastIndexOf(':') + 1));
+
+        HttpResponse<String> asBrowser = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://" + leaseOfB
+                + "/api/health")).timeout(BOUND).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(asBrowser.statusCode()).as("B refuses the name from anyone but a peer: " + asBrowser.body()).isEqualTo(403);
+        assertThat(asBrowser.body()).contains("HostNotAllowedError");
+
+        double answeredBefore = forwarded(0, "answered");
+        TetherClient.Reply checked = a.post(TetherClient.healthPath(slug, "default"), null);
+        assertThat(checked.status()).as(checked.toString()).isEqualTo(200);
+        assertThat(checked.json().path("status").asString()).as(checked.toString()).isEqualTo("healthy");
+        assertThat(forwarded(0, "answered") - answeredBefore).as("forwarded by A and answered").isEqualTo(1);
+        assertThat(spawned(0)).as("children A spawned").isZero();
+        assertThat(spawned(1)).as("children B spawned: B answered").isEqualTo(1);
+        assertThat(a.post("/api/tools/call", Map.of("address", "tools." + slug + ".org.default.echo", "args", Map.of("text", "via A")))
+                .body()).contains("via A");
+        assertThat(spawned(1)).as("B's warm child answered the call too").isEqualTo(1);
+    }
+
+    /**
+     * What a page or a client cannot do: pass for a peer. A request with a peer's marks and no credential, a forged one,
+     * one signed for another request or one used before is refused (401, before any route runs), and the routes only
+     * peers call answer a client with the token 403.
+     */
+    @Test
+    void nothingButAPeerPassesForOne() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("forged");
+        TetherClient a = start(postgres, schema, dir.resolve("a"));
+        String slug = a.register("forged", Fixture.command());
+        String path = TetherClient.healthPath(slug, "default");
+        HttpClient http = HttpClient.newHttpClient();
+
+        HttpResponse<String> unsigned = http.send(HttpRequest.newBuilder(URI.create(a.baseUrl() + path)).timeout(BOUND)
+                .header(PeerExchange.FORWARDED, "a-peer").POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(unsigned.statusCode()).as(unsigned.body()).isEqualTo(401);
+        String signed = asPeer(0, "a-peer", "POST", a.baseUrl(), path, "0").build().headers()
+                .firstValue(PeerExchange.CREDENTIAL).orElseThrow();
+        String forged = signed.substring(0, signed.lastIndexOf('.') + 1) + "A".repeat(43);
+        HttpResponse<String> forgedAnswer = http.send(HttpRequest.newBuilder(URI.create(a.baseUrl() + path)).timeout(BOUND)
+                .header(PeerExchange.FORWARDED, "a-peer").header(PeerExchange.STORE_POSITION, "0")
+                .header(PeerExchange.CREDENTIAL, forged).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(forgedAnswer.statusCode()).as(forgedAnswer.body()).isEqualTo(401);
+        assertThat(forgedAnswer.body()).contains("does not verify");
+        HttpResponse<String> elsewhere = http.send(HttpRequest.newBuilder(URI.create(a.baseUrl() + "/api/connections")).timeout(BOUND)
+                .header(PeerExchange.FORWARDED, "a-peer").header(PeerExchange.STORE_POSITION, "0")
+                .header(PeerExchange.CREDENTIAL, signed).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(elsewhere.statusCode()).as("signed for another request: " + elsewhere.body()).isEqualTo(401);
+
+        HttpRequest once = asPeer(0, "a-peer", "POST", a.baseUrl(), path, "0").POST(HttpRequest.BodyPublishers.noBody()).build();
+        assertThat(http.send(once, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        HttpResponse<String> replayed = http.send(once, HttpResponse.BodyHandlers.ofString());
+        assertThat(replayed.statusCode()).as(replayed.body()).isEqualTo(401);
+        assertThat(replayed.body()).contains("used before");
+
+        TetherClient.Reply client = a.post("/api/replicas/calls", Map.of("address", "tools." + slug + ".org.default.echo",
+                "args", Map.of("text", "not a peer"), "progress", false, "questions", false));
+        assertThat(client.status()).as(client.toString()).isEqualTo(403);
+        assertThat(client.json().path("_tag").asString()).isEqualTo("PeerOnlyError");
     }
 
     /** An owner whose lease is alive but who does not answer: a clear 503 naming it, until its lease runs out. */
@@ -366,10 +446,9 @@ class ReplicasTest {
         ConnectionOwners ownersA = owners(0);
         String instanceB = owners(1).instance();
         String slug = registerOwnedBy(a, instanceB, ownersA, Fixture.command());
-        HttpResponse<String> servedOnA = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create(a.baseUrl() + TetherClient.healthPath(slug, "default")))
-                .header("Authorization", "Bearer " + TOKEN).header("X-Tether-Forwarded-By", instanceB)
-                .POST(HttpRequest.BodyPublishers.noBody()).timeout(BOUND).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> servedOnA = HttpClient.newHttpClient().send(asPeer(0, instanceB, "POST", a.baseUrl(),
+                TetherClient.healthPath(slug, "default"), "0").POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(servedOnA.statusCode()).isEqualTo(200);
         assertThat(liveChildren(0)).as("A's stand-in session").isEqualTo(1);
 
@@ -490,6 +569,18 @@ class ReplicasTest {
         assertThat(ended.statusCode()).as("A no longer knows the session").isEqualTo(404);
     }
 
+    /**
+     * A request to {@code path} at {@code baseUrl} as peer {@code sender} sends it, with no token: the credential is
+     * signed with the key of {@code replica}, which every replica on the store shares.
+     */
+    private HttpRequest.Builder asPeer(int replica, String sender, String method, String baseUrl, String path, String position) {
+        String credential = replicas.get(replica).getBean(PeerCredentials.class)
+                .sign(new PeerCredentials.SignedRequest(method, path, sender, position));
+        return HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(BOUND)
+                .header(PeerExchange.FORWARDED, sender).header(PeerExchange.STORE_POSITION, position)
+                .header(PeerExchange.CREDENTIAL, credential);
+    }
+
     private static HttpRequest.Builder mcp(TetherClient replica, String session) {
         return mcp(replica, "/mcp", session);
     }
@@ -547,16 +638,27 @@ class ReplicasTest {
     }
 
     private TetherClient start(PostgresDatabase postgres, String schema, Path dataDir, String... more) {
-        List<String> arguments = new ArrayList<>(List.of(
+        List<String> arguments = new ArrayList<>(storeArguments(postgres, schema, dataDir));
+        arguments.add("--tether.replicas.address=127.0.0.1");
+        arguments.addAll(List.of(more));
+        return launch(arguments);
+    }
+
+    /** A replica's settings on {@code schema}: the documented defaults but for short intervals, and one token and key. */
+    private static List<String> storeArguments(PostgresDatabase postgres, String schema, Path dataDir) {
+        return List.of(
                 "--server.port=0", "--tether.data-dir=" + dataDir, "--tether.api.token=" + TOKEN,
+                "--tether.store.secret-key=" + PostgresDatabase.storeKey(schema),
                 "--tether.docker.reap-interval=1h", "--spring.main.banner-mode=off",
-                "--tether.store.change-poll=200ms", "--tether.replicas.address=127.0.0.1",
+                "--tether.store.change-poll=200ms",
                 "--tether.replicas.heartbeat=500ms", "--tether.replicas.lease-ttl=5s",
                 "--spring.r2dbc.url=" + postgres.r2dbcUrl(schema), "--spring.r2dbc.username=" + postgres.user(),
                 "--spring.r2dbc.password=" + postgres.password(),
                 "--spring.flyway.url=" + postgres.jdbcUrl(schema), "--spring.flyway.user=" + postgres.user(),
-                "--spring.flyway.password=" + postgres.password()));
-        arguments.addAll(List.of(more));
+                "--spring.flyway.password=" + postgres.password());
+    }
+
+    private TetherClient launch(List<String> arguments) {
         ConfigurableApplicationContext context = new SpringApplicationBuilder(TetherApplication.class)
                 .run(arguments.toArray(String[]::new));
         replicas.add(context);

@@ -70,7 +70,7 @@ class ArchitectureTest {
             allow("openapi", "calls", "catalog", "detect", "http", "store"),
             allow("graphql", "calls", "catalog", "detect", "http", "store"),
             allow("security", "daemon"),
-            allow("server", "daemon"),
+            allow("server", "daemon", "security"),
             allow("webui", "daemon"),
             allow("discovery", "daemon", "process", "security"),
             allow("agent", "calls", "catalog", "daemon", "mcp", "replicas", "security", "store"),
