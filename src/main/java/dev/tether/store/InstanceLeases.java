@@ -19,6 +19,12 @@ public interface InstanceLeases {
         }
     }
 
+    /**
+     * The store's identity: one random value made when the store was first migrated, the same for every replica that
+     * shares it, and another for any other store.
+     */
+    Mono<String> storeIdentity();
+
     /** Writes or extends this replica's lease; false when it had to be written anew (a peer had claimed it). */
     Mono<Boolean> renew(Lease lease);
 
@@ -31,8 +37,12 @@ public interface InstanceLeases {
     /** Leases still running at {@code now}: the replicas alive, this one's included once it has renewed. */
     Flux<Lease> live(Instant now);
 
-    /** Leases that ran out before {@code now}, oldest first. */
+    /** Leases that ran out before {@code now}, oldest first; not those reaped already (tombstones). */
     Flux<Lease> expired(Instant now);
+
+    /** A reaped replica's row, kept until {@code until} so that peers go on removing what it left, created late. */
+    record Tombstone(String instance, Instant until) {
+    }
 
     /**
      * Marks an expired lease as {@code claimer}'s to clean up until {@code until}, exactly once across replicas: true
@@ -44,6 +54,22 @@ public interface InstanceLeases {
     /** Gives up {@code claimer}'s claim after a failed cleanup, so that any live peer may take it at once. */
     Mono<Void> unclaim(String instance, String claimer);
 
-    /** Removes a lease {@code claimer} claimed, once what its replica left is gone; false if the claim was lost. */
-    Mono<Boolean> reaped(String instance, String claimer);
+    /**
+     * Marks a lease {@code claimer} claimed as reaped, once what its replica left is gone: a tombstone until {@code until}
+     * ({@link #tombstones}); false if the claim was lost. A replica that comes back under the same id renews its lease
+     * anew, which ends the tombstone.
+     */
+    Mono<Boolean> reaped(String instance, String claimer, Instant until);
+
+    /** The tombstones of reaped replicas, those past their end included. */
+    Flux<Tombstone> tombstones();
+
+    /** Removes {@code instance}'s tombstone if it ended before {@code now}. */
+    Mono<Void> bury(String instance, Instant now);
+
+    /**
+     * Whether {@code instance} is taken for dead in the store: its lease claimed by a peer or reaped. False once it has
+     * renewed its lease anew (it came back), or has none.
+     */
+    Mono<Boolean> takenForDead(String instance);
 }

@@ -19,6 +19,11 @@ final class R2dbcInstanceLeases implements InstanceLeases {
     }
 
     @Override
+    public Mono<String> storeIdentity() {
+        return db.sql("SELECT id FROM store_identity").map(row -> row.get("id", String.class)).first();
+    }
+
+    @Override
     public Mono<Boolean> renew(Lease lease) {
         // Only this replica writes its own row's lease, so update-then-insert cannot race another writer of it. A row a
         // peer claimed (this replica was taken for dead) is written anew: the claimer's final delete then finds no
@@ -63,7 +68,7 @@ final class R2dbcInstanceLeases implements InstanceLeases {
     @Override
     public Flux<Lease> expired(Instant now) {
         return db.sql("SELECT instance_id, address, started_at, expires_at, draining FROM instance_lease WHERE expires_at < :now "
-                        + "ORDER BY expires_at")
+                        + "AND tombstone_until IS NULL ORDER BY expires_at")
                 .bind("now", now.toEpochMilli())
                 .map(R2dbcInstanceLeases::lease)
                 .all();
@@ -74,7 +79,8 @@ final class R2dbcInstanceLeases implements InstanceLeases {
         // The row lock of the update decides: of two replicas claiming at once, one marks the row, and the other's
         // condition, evaluated again on the row the first wrote, no longer holds.
         return db.sql("UPDATE instance_lease SET claimed_by = :claimer, claimed_until = :until WHERE instance_id = :id "
-                        + "AND expires_at < :now AND (claimed_by IS NULL OR claimed_by = :claimer OR claimed_until < :now)")
+                        + "AND expires_at < :now AND tombstone_until IS NULL "
+                        + "AND (claimed_by IS NULL OR claimed_by = :claimer OR claimed_until < :now)")
                 .bind("claimer", claimer)
                 .bind("until", until.toEpochMilli())
                 .bind("id", lease.instance())
@@ -94,12 +100,40 @@ final class R2dbcInstanceLeases implements InstanceLeases {
     }
 
     @Override
-    public Mono<Boolean> reaped(String instance, String claimer) {
-        return db.sql("DELETE FROM instance_lease WHERE instance_id = :id AND claimed_by = :claimer")
+    public Mono<Boolean> reaped(String instance, String claimer, Instant until) {
+        return db.sql("UPDATE instance_lease SET tombstone_until = :until WHERE instance_id = :id AND claimed_by = :claimer "
+                        + "AND tombstone_until IS NULL")
+                .bind("until", until.toEpochMilli())
                 .bind("id", instance)
                 .bind("claimer", claimer)
                 .fetch().rowsUpdated()
                 .map(rows -> rows > 0);
+    }
+
+    @Override
+    public Flux<Tombstone> tombstones() {
+        return db.sql("SELECT instance_id, tombstone_until FROM instance_lease WHERE tombstone_until IS NOT NULL")
+                .map(row -> new Tombstone(row.get("instance_id", String.class),
+                        Instant.ofEpochMilli(row.get("tombstone_until", Long.class))))
+                .all();
+    }
+
+    @Override
+    public Mono<Void> bury(String instance, Instant now) {
+        return db.sql("DELETE FROM instance_lease WHERE instance_id = :id AND tombstone_until < :now")
+                .bind("id", instance)
+                .bind("now", now.toEpochMilli())
+                .fetch().rowsUpdated()
+                .then();
+    }
+
+    @Override
+    public Mono<Boolean> takenForDead(String instance) {
+        return db.sql("SELECT instance_id FROM instance_lease WHERE instance_id = :id AND claimed_by IS NOT NULL")
+                .bind("id", instance)
+                .map(row -> true)
+                .first()
+                .defaultIfEmpty(false);
     }
 
     private static Lease lease(Readable row) {

@@ -508,23 +508,36 @@ abstract class StoreContract {
         assertThat(a.expired(now).collectList().block(BOUND)).as("claimed, kept until its containers are gone").containsExactly(dead);
         assertThat(b.claim(dead, claimer, now.plusSeconds(5), until).block(BOUND)).as("the claimer takes it again to retry").isTrue();
         assertThat(b.claim(dead, "peer-x", now.plusSeconds(5), until).block(BOUND)).as("while the claim runs").isFalse();
-        assertThat(b.reaped("dead0001", "peer-x").block(BOUND)).as("nobody else's to finish").isFalse();
+        assertThat(b.reaped("dead0001", "peer-x", until).block(BOUND)).as("nobody else's to finish").isFalse();
 
         a.unclaim("dead0001", claimer).block(BOUND);
         assertThat(b.claim(dead, "peer-x", now.plusSeconds(5), until).block(BOUND)).as("given back after a failure").isTrue();
         assertThat(a.claim(dead, claimer, until.plusSeconds(1), until.plusSeconds(16)).block(BOUND))
                 .as("a claim whose claimer went silent runs out").isTrue();
-        assertThat(a.reaped("dead0001", "peer-x").block(BOUND)).as("the claim moved on").isFalse();
-        assertThat(a.reaped("dead0001", claimer).block(BOUND)).isTrue();
+        assertThat(a.takenForDead("dead0001").block(BOUND)).as("claimed").isTrue();
+        assertThat(a.reaped("dead0001", "peer-x", until).block(BOUND)).as("the claim moved on").isFalse();
+        Instant buried = until.plusSeconds(60);
+        assertThat(a.reaped("dead0001", claimer, buried).block(BOUND)).isTrue();
         assertThat(a.expired(now.plusSeconds(3600)).map(InstanceLeases.Lease::instance).collectList().block(BOUND))
-                .containsExactly("live0001");
+                .as("a tombstone is reaped already").containsExactly("live0001");
+        assertThat(b.claim(dead, "peer-y", buried.plusSeconds(1), buried.plusSeconds(16)).block(BOUND))
+                .as("nor claimed again, however long ago its claim ran out").isFalse();
+        assertThat(a.tombstones().collectList().block(BOUND)).containsExactly(new InstanceLeases.Tombstone("dead0001", buried));
+        assertThat(a.takenForDead("dead0001").block(BOUND)).as("a tombstone").isTrue();
+        a.bury("dead0001", buried).block(BOUND);
+        assertThat(a.tombstones().collectList().block(BOUND)).as("not before its end").hasSize(1);
+        a.bury("dead0001", buried.plusMillis(1)).block(BOUND);
+        assertThat(a.tombstones().collectList().block(BOUND)).as("buried after its end").isEmpty();
+        assertThat(a.takenForDead("dead0001").block(BOUND)).as("no row at all").isFalse();
 
         InstanceLeases.Lease back = new InstanceLeases.Lease("back0001", "host-c", now.minusSeconds(60), now.minusSeconds(1));
         a.renew(back).block(BOUND);
         assertThat(b.claim(back, "peer-b", now, until).block(BOUND)).isTrue();
         InstanceLeases.Lease renewed = new InstanceLeases.Lease("back0001", "host-c", now, now.plusSeconds(15));
         assertThat(a.renew(renewed).block(BOUND)).as("a replica taken for dead that comes back writes its lease anew").isFalse();
-        assertThat(b.reaped("back0001", "peer-b").block(BOUND)).as("and keeps it").isFalse();
+        assertThat(a.takenForDead("back0001").block(BOUND)).as("back").isFalse();
+        assertThat(b.reaped("back0001", "peer-b", until).block(BOUND)).as("and keeps it").isFalse();
+        assertThat(b.tombstones().collectList().block(BOUND)).isEmpty();
         assertThat(a.live(now).map(InstanceLeases.Lease::instance).collectList().block(BOUND)).contains("back0001");
 
         a.release("live0001").block(BOUND);
