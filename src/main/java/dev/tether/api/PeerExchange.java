@@ -344,6 +344,20 @@ final class PeerExchange implements DisposableBean {
         }
     }
 
+    /**
+     * The instance id {@code address} answers with at {@code GET /api/replicas/alive}: whether a replica whose lease ran
+     * out is there, and still itself (another replica may listen at a dead one's address by now). Fails when it does not
+     * answer; the caller bounds it.
+     */
+    Mono<String> alive(String address) {
+        return client.get().uri(URI.create("http://" + address + PeerAliveController.PATH))
+                .headers(this::markForwarded)
+                .accept(MediaType.APPLICATION_JSON)
+                .retrieve()
+                .bodyToMono(PeerAliveController.Alive.class)
+                .map(PeerAliveController.Alive::instance);
+    }
+
     private void markForwarded(HttpHeaders headers) {
         headers.setBearerAuth(token.bearer());
         headers.set(FORWARDED, owners.instance());

@@ -4,11 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -93,7 +91,7 @@ public final class ConnectionFence {
 
     /**
      * Completes once no container fenced by {@code fence} is on the engine but this replica's live children's: one of a
-     * replica that is gone (no live lease: dead, reaped, or stopped) or a leftover of this replica's own is removed at once;
+     * replica that is gone (taken for dead by a peer, reaped, or stopped) or a leftover of this replica's own is removed at once;
      * one of a live peer is waited for, looked at every 250 ms, for at most {@code handover-wait}. Emits whether it
      * found any. Whether a peer is live is read from the store afresh, not taken from the last heartbeat's read: a peer
      * that started a moment ago must not lose its new container to a replica that has not seen its lease yet.
@@ -141,7 +139,7 @@ public final class ConnectionFence {
                         .concatMap(container -> containers.remove(container).doOnNext(removed -> log.warn(
                                 "removed container {} of connection {} before starting its child here: its replica {}", container,
                                 connection, container.instance().equals(instance) ? "is this one, and no live child owns it"
-                                        : "holds no live lease")))
+                                        : "is gone (taken for dead, or stopped)")))
                         .then(Mono.fromSupplier(waitFor::isEmpty));
             });
         });
@@ -156,8 +154,9 @@ public final class ConnectionFence {
                 || !container.ended() && !container.instance().equals(instance) && live.contains(container.instance());
     }
 
+    /** The replicas no peer has taken for dead: a silent one is waited for until a peer confirms it dead. */
     private Mono<Set<String>> liveInstances() {
-        return Flux.defer(() -> leases.live(Instant.ofEpochMilli(clock.now(TimeUnit.MILLISECONDS))))
+        return Flux.defer(leases::standing)
                 .map(InstanceLeases.Lease::instance)
                 .collect(Collectors.toSet());
     }

@@ -10,12 +10,16 @@ public interface InstanceLeases {
 
     /**
      * One replica's lease as stored; a {@code draining} replica is stopping: alive (its lease runs, nobody reaps it),
-     * but no longer a connection's owner.
+     * but no longer a connection's owner; a {@code claimed} one was taken for dead by a peer, which removes what it left.
      */
-    record Lease(String instance, String address, Instant startedAt, Instant expiresAt, boolean draining) {
+    record Lease(String instance, String address, Instant startedAt, Instant expiresAt, boolean draining, boolean claimed) {
+
+        public Lease(String instance, String address, Instant startedAt, Instant expiresAt, boolean draining) {
+            this(instance, address, startedAt, expiresAt, draining, false);
+        }
 
         public Lease(String instance, String address, Instant startedAt, Instant expiresAt) {
-            this(instance, address, startedAt, expiresAt, false);
+            this(instance, address, startedAt, expiresAt, false, false);
         }
     }
 
@@ -34,10 +38,14 @@ public interface InstanceLeases {
     /** Removes this replica's lease at a graceful stop, so that peers need not wait for it to run out. */
     Mono<Void> release(String instance);
 
-    /** Leases still running at {@code now}: the replicas alive, this one's included once it has renewed. */
-    Flux<Lease> live(Instant now);
+    /**
+     * The leases no peer has taken for dead: of the replicas alive (this one's included once it has renewed), and of
+     * those whose lease ran out that no peer has confirmed dead yet (they may only be slow). Only a peer's claim, made
+     * once the replica did not answer at its address, moves a replica's connections.
+     */
+    Flux<Lease> standing();
 
-    /** Leases that ran out before {@code now}, oldest first; not those reaped already (tombstones). */
+    /** Leases that ran out before {@code now}, oldest first, claimed or not; not those reaped already (tombstones). */
     Flux<Lease> expired(Instant now);
 
     /** A reaped replica's row, kept until {@code until} so that peers go on removing what it left, created late. */
@@ -51,7 +59,10 @@ public interface InstanceLeases {
      */
     Mono<Boolean> claim(Lease lease, String claimer, Instant now, Instant until);
 
-    /** Gives up {@code claimer}'s claim after a failed cleanup, so that any live peer may take it at once. */
+    /**
+     * Gives up {@code claimer}'s claim after a failed cleanup, so that any live peer may take it at once; the replica
+     * stays taken for dead.
+     */
     Mono<Void> unclaim(String instance, String claimer);
 
     /**

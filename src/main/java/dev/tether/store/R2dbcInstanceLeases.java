@@ -58,17 +58,17 @@ final class R2dbcInstanceLeases implements InstanceLeases {
     }
 
     @Override
-    public Flux<Lease> live(Instant now) {
-        return db.sql("SELECT instance_id, address, started_at, expires_at, draining FROM instance_lease WHERE expires_at >= :now")
-                .bind("now", now.toEpochMilli())
+    public Flux<Lease> standing() {
+        return db.sql("SELECT instance_id, address, started_at, expires_at, draining, claimed_by FROM instance_lease "
+                        + "WHERE claimed_by IS NULL AND tombstone_until IS NULL")
                 .map(R2dbcInstanceLeases::lease)
                 .all();
     }
 
     @Override
     public Flux<Lease> expired(Instant now) {
-        return db.sql("SELECT instance_id, address, started_at, expires_at, draining FROM instance_lease WHERE expires_at < :now "
-                        + "AND tombstone_until IS NULL ORDER BY expires_at")
+        return db.sql("SELECT instance_id, address, started_at, expires_at, draining, claimed_by FROM instance_lease "
+                        + "WHERE expires_at < :now AND tombstone_until IS NULL ORDER BY expires_at")
                 .bind("now", now.toEpochMilli())
                 .map(R2dbcInstanceLeases::lease)
                 .all();
@@ -91,8 +91,8 @@ final class R2dbcInstanceLeases implements InstanceLeases {
 
     @Override
     public Mono<Void> unclaim(String instance, String claimer) {
-        return db.sql("UPDATE instance_lease SET claimed_by = NULL, claimed_until = NULL WHERE instance_id = :id "
-                        + "AND claimed_by = :claimer")
+        // The claim runs out at once, so that any peer may take it; the replica stays taken for dead (claimed_by).
+        return db.sql("UPDATE instance_lease SET claimed_until = 0 WHERE instance_id = :id AND claimed_by = :claimer")
                 .bind("id", instance)
                 .bind("claimer", claimer)
                 .fetch().rowsUpdated()
@@ -139,6 +139,6 @@ final class R2dbcInstanceLeases implements InstanceLeases {
     private static Lease lease(Readable row) {
         return new Lease(row.get("instance_id", String.class), row.get("address", String.class),
                 Instant.ofEpochMilli(row.get("started_at", Long.class)), Instant.ofEpochMilli(row.get("expires_at", Long.class)),
-                Boolean.TRUE.equals(row.get("draining", Boolean.class)));
+                Boolean.TRUE.equals(row.get("draining", Boolean.class)), row.get("claimed_by", String.class) != null);
     }
 }

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.r2dbc.core.DatabaseClient;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.test.scheduler.VirtualTimeScheduler;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -216,6 +217,55 @@ class DeadReplicaReaperTest {
         }
         finally {
             reaperB.stop();
+            engine.remove(left).block(BOUND);
+        }
+    }
+
+    /**
+     * A replica whose lease ran out but that answers at its address is slow (starved of CPU, its renewals late), not
+     * dead: its container and its connections stay its own. One that takes the connection but never answers (frozen:
+     * the kernel accepts for a stopped process) is taken for dead once {@code probe-timeout} has passed, and its
+     * connections move at once.
+     */
+    @Test
+    void aReplicaWhoseLeaseRanOutIsTakenForDeadOnlyWhenItDoesNotAnswer() throws Exception {
+        String a = "j" + guard.marker().substring(0, 7);
+        String left = startContainerOf(a);
+        Instant now = Instant.now();
+        List.of(clockA, clockB).forEach(clock -> clock.advanceTimeTo(now));
+        new ReplicaLease(leases, a, PROPERTIES, true, clockA).renew().block(BOUND);
+        clockB.advanceTimeBy(PROPERTIES.leaseTtl().plusSeconds(1));
+        java.util.concurrent.atomic.AtomicBoolean answering = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger decided = new java.util.concurrent.atomic.AtomicInteger();
+        PeerProbe probe = lease -> {
+            asked.incrementAndGet();
+            return answering.get() && lease.instance().equals(a) ? Mono.just(true) : Mono.never();
+        };
+        DeadReplicaReaper reaperB = new DeadReplicaReaper(leases, containers, probe, decided::incrementAndGet,
+                "k" + guard.marker().substring(0, 7), PROPERTIES, true, clockB, meters);
+        try {
+            assertThat(reaperB.reapOnce().block(BOUND)).as("A answers: slow, not dead").isZero();
+            assertThat(DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, a)).as("A's container").hasSize(1);
+            assertThat(leases.standing().map(InstanceLeases.Lease::instance).collectList().block(BOUND)).as("A stands").contains(a);
+            assertThat(meters.get("tether.replicas.probes").tag("outcome", "answered").counter().count()).isEqualTo(1.0);
+            assertThat(decided).hasValue(0);
+
+            answering.set(false);
+            int before = asked.get();
+            java.util.concurrent.CompletableFuture<Long> reaped = reaperB.reapOnce().toFuture();
+            Await.until(() -> asked.get() > before, BOUND, () -> "A is asked again");
+            clockB.advanceTimeBy(PROPERTIES.probeTimeout().minusMillis(1));
+            assertThat(reaped).as("within the probe timeout").isNotDone();
+            clockB.advanceTimeBy(Duration.ofMillis(1));
+
+            assertThat(reaped.get(BOUND.toSeconds(), TimeUnit.SECONDS)).as("A is silent: taken for dead").isEqualTo(1L);
+            assertThat(DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, a)).as("A's container " + left).isEmpty();
+            assertThat(leases.standing().map(InstanceLeases.Lease::instance).collectList().block(BOUND)).doesNotContain(a);
+            assertThat(decided).as("its connections move at once").hasValue(1);
+            assertThat(meters.get("tether.replicas.probes").tag("outcome", "silent").counter().count()).isEqualTo(1.0);
+        }
+        finally {
             engine.remove(left).block(BOUND);
         }
     }

@@ -495,6 +495,8 @@ abstract class StoreContract {
         assertThat(a.renew(dead).block(BOUND)).as("written anew").isFalse();
         assertThat(b.renew(live).block(BOUND)).isFalse();
         assertThat(b.renew(live).block(BOUND)).as("extended").isTrue();
+        assertThat(a.standing().map(InstanceLeases.Lease::instance).collectList().block(BOUND))
+                .as("a lease that ran out stands until a peer takes its replica for dead").containsExactlyInAnyOrder("dead0001", "live0001");
 
         assertThat(a.expired(now).map(InstanceLeases.Lease::instance).collectList().block(BOUND)).containsExactly("dead0001");
         assertThat(b.expired(now).collectList().block(BOUND)).containsExactly(dead);
@@ -505,12 +507,17 @@ abstract class StoreContract {
                 a.claim(dead, "peer-c", now, until).filter(won -> won).map(won -> "peer-c")).collectList().block(BOUND);
         assertThat(winners).as("three claims at once").hasSize(1);
         String claimer = winners.get(0);
-        assertThat(a.expired(now).collectList().block(BOUND)).as("claimed, kept until its containers are gone").containsExactly(dead);
+        assertThat(a.standing().map(InstanceLeases.Lease::instance).collectList().block(BOUND))
+                .as("a claimed replica is taken for dead; a live one stands").containsExactly("live0001");
+        assertThat(a.expired(now).collectList().block(BOUND)).as("claimed, kept until its containers are gone")
+                .containsExactly(new InstanceLeases.Lease("dead0001", "host-a", dead.startedAt(), dead.expiresAt(), false, true));
         assertThat(b.claim(dead, claimer, now.plusSeconds(5), until).block(BOUND)).as("the claimer takes it again to retry").isTrue();
         assertThat(b.claim(dead, "peer-x", now.plusSeconds(5), until).block(BOUND)).as("while the claim runs").isFalse();
         assertThat(b.reaped("dead0001", "peer-x", until).block(BOUND)).as("nobody else's to finish").isFalse();
 
         a.unclaim("dead0001", claimer).block(BOUND);
+        assertThat(b.expired(now).map(InstanceLeases.Lease::claimed).collectList().block(BOUND))
+                .as("given back after a failure, still taken for dead").containsExactly(true);
         assertThat(b.claim(dead, "peer-x", now.plusSeconds(5), until).block(BOUND)).as("given back after a failure").isTrue();
         assertThat(a.claim(dead, claimer, until.plusSeconds(1), until.plusSeconds(16)).block(BOUND))
                 .as("a claim whose claimer went silent runs out").isTrue();
@@ -538,7 +545,7 @@ abstract class StoreContract {
         assertThat(a.takenForDead("back0001").block(BOUND)).as("back").isFalse();
         assertThat(b.reaped("back0001", "peer-b", until).block(BOUND)).as("and keeps it").isFalse();
         assertThat(b.tombstones().collectList().block(BOUND)).isEmpty();
-        assertThat(a.live(now).map(InstanceLeases.Lease::instance).collectList().block(BOUND)).contains("back0001");
+        assertThat(a.standing().map(InstanceLeases.Lease::instance).collectList().block(BOUND)).contains("back0001");
 
         a.release("live0001").block(BOUND);
         assertThat(b.expired(now.plusSeconds(3600)).map(InstanceLeases.Lease::instance).collectList().block(BOUND))
@@ -550,16 +557,16 @@ abstract class StoreContract {
         InstanceLeases leases = new R2dbcInstanceLeases(DatabaseClient.create(migratedFactory(newDatabase())));
         Instant now = Instant.ofEpochSecond(1_700_000_000L);
         leases.renew(new InstanceLeases.Lease("drain001", "host-a:1", now, now.plusSeconds(15))).block(BOUND);
-        assertThat(leases.live(now).map(InstanceLeases.Lease::draining).collectList().block(BOUND)).containsExactly(false);
+        assertThat(leases.standing().map(InstanceLeases.Lease::draining).collectList().block(BOUND)).containsExactly(false);
 
         leases.drain("drain001").block(BOUND);
         assertThat(leases.renew(new InstanceLeases.Lease("drain001", "host-a:1", now, now.plusSeconds(30))).block(BOUND))
                 .as("extended").isTrue();
-        assertThat(leases.live(now.plusSeconds(20)).collectList().block(BOUND))
+        assertThat(leases.standing().collectList().block(BOUND))
                 .containsExactly(new InstanceLeases.Lease("drain001", "host-a:1", now, now.plusSeconds(30), true));
         assertThat(leases.expired(now.plusSeconds(20)).collectList().block(BOUND)).as("nobody's to reap").isEmpty();
 
         leases.release("drain001").block(BOUND);
-        assertThat(leases.live(now).collectList().block(BOUND)).isEmpty();
+        assertThat(leases.standing().collectList().block(BOUND)).isEmpty();
     }
 }
