@@ -73,7 +73,9 @@ public final class ReplicaLease implements SmartLifecycle {
     Mono<Boolean> renew() {
         return Mono.defer(() -> {
                     Lease lease = new Lease(instance, address.get(), startedAt, now(clock).plus(properties.leaseTtl()), draining);
-                    return leases.renew(lease).doOnNext(kept -> heldUntil.set(lease.expiresAt()));
+                    // Bounded in real time: a renewal stuck on a connection the network lost (no answer, no reset)
+                    // must not hold up the next heartbeat's, which then opens another.
+                    return leases.renew(lease).timeout(properties.heartbeat()).doOnNext(kept -> heldUntil.set(lease.expiresAt()));
                 })
                 .doOnNext(kept -> {
                     if (!kept && held.getAndSet(true)) {

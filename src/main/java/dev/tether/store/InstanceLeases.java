@@ -29,8 +29,19 @@ public interface InstanceLeases {
      */
     Mono<String> storeIdentity();
 
-    /** Writes or extends this replica's lease; false when it had to be written anew (a peer had claimed it). */
-    Mono<Boolean> renew(Lease lease);
+    /**
+     * Extends this replica's lease to {@code lease}'s end; false when there is none to extend: never written, given back,
+     * or taken by a peer that took this replica for dead (claimed or reaped).
+     */
+    Mono<Boolean> extend(Lease lease);
+
+    /** Writes this replica's lease anew, whatever the store held of it (a peer's claim, a tombstone): it is back. */
+    Mono<Void> writeAnew(Lease lease);
+
+    /** Extends this replica's lease, or writes it anew; false when it had to be written anew. */
+    default Mono<Boolean> renew(Lease lease) {
+        return extend(lease).flatMap(extended -> extended ? Mono.just(true) : writeAnew(lease).thenReturn(false));
+    }
 
     /** Marks this replica's lease draining, the first step of a graceful stop; renewals keep the mark. */
     Mono<Void> drain(String instance);
