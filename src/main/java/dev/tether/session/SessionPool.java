@@ -2,6 +2,7 @@ package dev.tether.session;
 
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -158,6 +159,18 @@ public final class SessionPool {
                 .filter(entry -> which.test(entry.key()))
                 .filter(entry -> entry.retireOnceIdle(reason))
                 .count();
+    }
+
+    /**
+     * Retires every session now, in use or not, and completes once the children of all of them, and of those already
+     * retiring, are gone (teardowns ended, containers removed): what a replica that was taken for dead does before it
+     * serves again. A start that waits meanwhile is not waited for: it is cancelled, or starts once its fence is clear.
+     */
+    public Mono<Void> retireAll(String reason) {
+        return Mono.defer(() -> {
+            List<Mono<Void>> gone = List.copyOf(lastChildGone.values());
+            return Flux.fromIterable(pool.values()).flatMap(entry -> entry.retire(reason)).then(Mono.when(gone));
+        });
     }
 
     /** Tears down the session of one connection. */

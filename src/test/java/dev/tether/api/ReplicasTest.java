@@ -388,6 +388,39 @@ class ReplicasTest {
     }
 
     /**
+     * A replica that finds its lease taken (a peer took it for dead: here the peer's claim is written straight into the
+     * store, as after a freeze) ends its children before it writes its lease anew and serves again; the next request
+     * for its connection starts a new child.
+     */
+    @Test
+    void aReplicaThatFindsItsLeaseTakenEndsItsChildrenBeforeItServesAgain() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("taken");
+        TetherClient a = start(postgres, schema, dir.resolve("a"));
+        await().atMost(BOUND).until(() -> live(0) == 1);
+        String slug = a.register("taken", Fixture.command());
+        assertThat(a.post(TetherClient.healthPath(slug, "default"), null).json().path("status").asString()).isEqualTo("healthy");
+        assertThat(liveChildren(0)).isEqualTo(1);
+        String instance = owners(0).instance();
+
+        try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
+            db.createStatement().execute("UPDATE instance_lease SET claimed_by = 'peer0001', claimed_until = "
+                    + (System.currentTimeMillis() + 60_000) + " WHERE instance_id = '" + instance + "'");
+        }
+
+        await().atMost(BOUND).until(() -> liveChildren(0) == 0);
+        await().atMost(BOUND).until(() -> {
+            try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password());
+                    var row = db.createStatement().executeQuery("SELECT claimed_by FROM instance_lease WHERE instance_id = '"
+                            + instance + "'")) {
+                return row.next() && row.getString(1) == null;
+            }
+        });
+        assertThat(a.post(TetherClient.healthPath(slug, "default"), null).json().path("status").asString()).isEqualTo("healthy");
+        assertThat(spawned(0)).as("a new child, once the old one was gone").isEqualTo(2);
+    }
+
+    /**
      * A warm session on a replica that does not own its connection (a forwarded request is served where it lands, as
      * when a replica stood in for a stopped owner) is retired, idle, as soon as this replica reads changed leases, so
      * that one child per connection runs cluster-wide.

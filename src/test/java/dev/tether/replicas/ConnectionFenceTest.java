@@ -127,7 +127,7 @@ class ConnectionFenceTest {
 
         assertThat(engine.remove(peers).block(BOUND)).as("the peer ends it, handing the connection over").isTrue();
         assertThat(cleared.get(BOUND.toSeconds(), TimeUnit.SECONDS)).as("found one in the way").isTrue();
-        assertThat(waiting()).isZero();
+        Await.until(() -> waiting() == 0, BOUND, () -> "no start waits any more");
     }
 
     @Test
@@ -146,7 +146,7 @@ class ConnectionFenceTest {
                     .cause().isInstanceOf(ConnectionHandoverException.class)
                     .hasMessageContaining("tether-" + key).hasMessageContaining("peer0002")
                     .hasMessageContaining("tether.replicas.handover-wait");
-            assertThat(waiting()).isZero();
+            Await.until(() -> waiting() == 0, BOUND, () -> "no start waits any more");
         }
         finally {
             engine.remove(peers).block(BOUND);
