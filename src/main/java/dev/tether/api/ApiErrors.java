@@ -36,6 +36,8 @@ import dev.tether.openapi.OpenApiParseException;
 import dev.tether.policy.InvalidPolicyException;
 import dev.tether.policy.PolicyNotFoundException;
 import dev.tether.process.ChildSpawnException;
+import dev.tether.replicas.ConnectionHandoverException;
+import dev.tether.replicas.LeaseLostException;
 import dev.tether.session.SessionLimitException;
 import dev.tether.store.ConnectionAlreadyExistsException;
 import dev.tether.store.ConnectionNotFoundException;
@@ -87,6 +89,10 @@ final class ApiErrors {
                     ex -> tagged("PluginNotLoadedError", "address", ex.address(), "pluginId", ex.pluginId())),
             answer(OnePasswordException.class, HttpStatus.BAD_GATEWAY,
                     ex -> tagged("OnePasswordError", "operation", ex.operation(), "message", ex.getMessage())),
+            answer(LeaseLostException.class, HttpStatus.SERVICE_UNAVAILABLE,
+                    ex -> tagged("ReplicaUnavailableError", "message", ex.getMessage())),
+            answer(ConnectionHandoverException.class, HttpStatus.SERVICE_UNAVAILABLE,
+                    ex -> tagged("ReplicaHandoverError", "message", ex.getMessage())),
             answer(SessionLimitException.class, HttpStatus.TOO_MANY_REQUESTS,
                     ex -> tagged("SessionLimitError", "limit", ex.limit(), "message", ex.getMessage())),
             answer(McpServerException.class, HttpStatus.BAD_GATEWAY,

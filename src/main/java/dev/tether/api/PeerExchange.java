@@ -331,7 +331,6 @@ final class PeerExchange implements DisposableBean {
      */
     Mono<PeerAnswer> postJson(Peer peer, String path, Object body, String what) {
         return client.post().uri(URI.create("http://" + peer.address() + path))
-                .headers(this::markForwarded)
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(json.writeValueAsBytes(body))
                 .exchangeToMono(answer -> answer.bodyToMono(String.class).defaultIfEmpty("").map(text -> {
@@ -408,6 +407,19 @@ final class PeerExchange implements DisposableBean {
         catch (IOException unwritable) {
             throw new UncheckedIOException(unwritable);
         }
+    }
+
+    /**
+     * The instance id {@code address} answers with at {@code GET /api/replicas/alive}: whether a replica whose lease ran
+     * out is there, and still itself (another replica may listen at a dead one's address by now). Fails when it does not
+     * answer; the caller bounds it.
+     */
+    Mono<String> alive(String address) {
+        return client.get().uri(URI.create("http://" + address + PeerAliveController.PATH))
+                .accept(MediaType.APPLICATION_JSON)
+                .retrieve()
+                .bodyToMono(PeerAliveController.Alive.class)
+                .map(PeerAliveController.Alive::instance);
     }
 
     /** Marks a request to {@code target} as this replica's, signed for it alone, now. */

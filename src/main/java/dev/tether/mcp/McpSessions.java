@@ -74,13 +74,26 @@ public final class McpSessions {
      * a child until then, not only until its session ended.
      */
     public Flux<McpSession> open(McpServer server, Consumer<Mono<Void>> childTeardowns) {
-        Redaction redaction = Redaction.of(server);
-        return opened(server, childTeardowns).onErrorMap(error -> redaction.apply(server.name(), error));
+        return open(server, Optional.empty(), childTeardowns);
     }
 
-    private Flux<McpSession> opened(McpServer server, Consumer<Mono<Void>> childTeardowns) {
+    /**
+     * As {@link #open(McpServer, Consumer)}, a stdio server's child under {@code fence} ({@code ChildSpec.fence}: a
+     * connection's key where replicas share a store, which names its container so that one engine runs one).
+     */
+    public Flux<McpSession> open(McpServer server, Optional<String> fence, Consumer<Mono<Void>> childTeardowns) {
+        Redaction redaction = Redaction.of(server);
+        return opened(server, fence, childTeardowns).onErrorMap(error -> redaction.apply(server.name(), error));
+    }
+
+    /** Whether {@code server}'s child is a {@code docker run} client, whose container lives on a Docker engine. */
+    public boolean runsContainer(McpServer server) {
+        return server instanceof StdioServer stdio && childSpec(stdio, Optional.empty()).containerName().isPresent();
+    }
+
+    private Flux<McpSession> opened(McpServer server, Optional<String> fence, Consumer<Mono<Void>> childTeardowns) {
         if (server instanceof StdioServer stdio) {
-            return Flux.defer(() -> children.using(childSpec(stdio), child -> {
+            return Flux.defer(() -> children.using(childSpec(stdio, fence), child -> {
                 childTeardowns.accept(child.onDispose().then());
                 ChildProcessTransport transport = new ChildProcessTransport(stdio.name(), child, json);
                 return live(session(stdio, transport, transport.failure(), SentBearer.none()));
@@ -216,11 +229,11 @@ public final class McpSessions {
         return described;
     }
 
-    private ChildSpec childSpec(StdioServer server) {
+    private ChildSpec childSpec(StdioServer server, Optional<String> fence) {
         List<String> argv = new ArrayList<>();
         argv.add(server.command());
         argv.addAll(server.args());
-        ChildSpec spec = ChildSpec.of(newChildId(), argv).withEnv(server.env());
+        ChildSpec spec = ChildSpec.of(newChildId(), argv).withEnv(server.env()).withFence(fence);
         return docker.rewrite(server.cwd().map(spec::withCwd).orElse(spec));
     }
 

@@ -432,6 +432,75 @@ class ReplicasTest {
     }
 
     /**
+     * A replica whose lease ran out but that answers at its address (its renewals late: starved of CPU, its store
+     * queued) is slow, not dead: the peer asks it at {@code GET /api/replicas/alive} with the shared token, takes nothing
+     * of it, and keeps passing its connection's requests to it, where they are served.
+     */
+    @Test
+    void aReplicaWhoseLeaseRanOutButThatAnswersIsSlowNotDead() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("slow");
+        TetherClient a = start(postgres, schema, dir.resolve("a"));
+        // B renews every 20 s, so that its lease stays as the test sets it below for long enough. Its first renewal may
+        // come before its server has bound a port, and a lease without one is no peer yet: A sees it after the second.
+        start(postgres, schema, dir.resolve("b"), "--tether.replicas.lease-ttl=60s", "--tether.replicas.heartbeat=20s");
+        await().atMost(BOUND.multipliedBy(2)).until(() -> live(0) == 2);
+        String instanceB = owners(1).instance();
+        String slug = registerOwnedBy(a, instanceB, owners(0), Fixture.command());
+        try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
+            db.createStatement().execute("UPDATE instance_lease SET expires_at = " + (System.currentTimeMillis() - 1000)
+                    + " WHERE instance_id = '" + instanceB + "'");
+        }
+
+        await().atMost(BOUND).until(() -> probes(0, "answered") >= 1);
+        assertThat(probes(0, "silent")).isZero();
+        assertThat(owners(0).remoteOwner(new ConnectionKey(Owner.ORG, slug, "default")).map(ConnectionOwners.Peer::instance))
+                .as("B keeps its connection").contains(instanceB);
+        assertThat(a.post(TetherClient.healthPath(slug, "default"), null).json().path("status").asString()).isEqualTo("healthy");
+        assertThat(spawned(0)).as("children A spawned").isZero();
+        assertThat(spawned(1)).as("children B spawned").isEqualTo(1);
+        try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password());
+                var claimed = db.createStatement().executeQuery("SELECT claimed_by FROM instance_lease WHERE instance_id = '"
+                        + instanceB + "'")) {
+            assertThat(claimed.next()).isTrue();
+            assertThat(claimed.getString(1)).as("B's lease, taken by nobody").isNull();
+        }
+    }
+
+    /**
+     * A replica that finds its lease taken (a peer took it for dead: here the peer's claim is written straight into the
+     * store, as after a freeze) ends its children before it writes its lease anew and serves again; the next request
+     * for its connection starts a new child.
+     */
+    @Test
+    void aReplicaThatFindsItsLeaseTakenEndsItsChildrenBeforeItServesAgain() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("taken");
+        TetherClient a = start(postgres, schema, dir.resolve("a"));
+        await().atMost(BOUND).until(() -> live(0) == 1);
+        String slug = a.register("taken", Fixture.command());
+        assertThat(a.post(TetherClient.healthPath(slug, "default"), null).json().path("status").asString()).isEqualTo("healthy");
+        assertThat(liveChildren(0)).isEqualTo(1);
+        String instance = owners(0).instance();
+
+        try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
+            db.createStatement().execute("UPDATE instance_lease SET claimed_by = 'peer0001', claimed_until = "
+                    + (System.currentTimeMillis() + 60_000) + " WHERE instance_id = '" + instance + "'");
+        }
+
+        await().atMost(BOUND).until(() -> liveChildren(0) == 0);
+        await().atMost(BOUND).until(() -> {
+            try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password());
+                    var row = db.createStatement().executeQuery("SELECT claimed_by FROM instance_lease WHERE instance_id = '"
+                            + instance + "'")) {
+                return row.next() && row.getString(1) == null;
+            }
+        });
+        assertThat(a.post(TetherClient.healthPath(slug, "default"), null).json().path("status").asString()).isEqualTo("healthy");
+        assertThat(spawned(0)).as("a new child, once the old one was gone").isEqualTo(2);
+    }
+
+    /**
      * A warm session on a replica that does not own its connection (a forwarded request is served where it lands, as
      * when a replica stood in for a stopped owner) is retired, idle, as soon as this replica reads changed leases, so
      * that one child per connection runs cluster-wide.
@@ -632,6 +701,11 @@ class ReplicasTest {
                 .mapToDouble(gauge -> gauge.value()).sum();
     }
 
+    private double probes(int replica, String outcome) {
+        return replicas.get(replica).getBean(MeterRegistry.class).get("tether.replicas.probes").tag("outcome", outcome)
+                .counter().count();
+    }
+
     private double spawned(int replica) {
         return replicas.get(replica).getBean(MeterRegistry.class).find("tether.children.spawned").counters().stream()
                 .mapToDouble(Counter::count).sum();
@@ -640,7 +714,11 @@ class ReplicasTest {
     private TetherClient start(PostgresDatabase postgres, String schema, Path dataDir, String... more) {
         List<String> arguments = new ArrayList<>(storeArguments(postgres, schema, dataDir));
         arguments.add("--tether.replicas.address=127.0.0.1");
-        arguments.addAll(List.of(more));
+        // a setting given here replaces the default of the same name
+        for (String setting : more) {
+            arguments.removeIf(given -> given.startsWith(setting.substring(0, setting.indexOf('=') + 1)));
+            arguments.add(setting);
+        }
         return launch(arguments);
     }
 

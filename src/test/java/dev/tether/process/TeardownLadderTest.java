@@ -181,9 +181,10 @@ class TeardownLadderTest {
         AtomicReference<ChildProcess> started = new AtomicReference<>();
         ContainerRemover engine = new ContainerRemover() {
             @Override
-            public Mono<Boolean> stop(String name, Duration grace) {
+            public Mono<Boolean> stopContainerOf(ChildSpec container, Duration grace) {
                 return Mono.fromCallable(() -> {
-                    stops.add(name + " t=" + grace + " at " + VirtualTimeScheduler.get().now(TimeUnit.MILLISECONDS));
+                    stops.add(container.containerName().orElseThrow() + " t=" + grace + " at "
+                            + VirtualTimeScheduler.get().now(TimeUnit.MILLISECONDS));
                     started.get().closeStdin();
                     ProcessHandle.of(started.get().pid()).ifPresent(ProcessHandle::destroy);
                     return true;
@@ -191,7 +192,7 @@ class TeardownLadderTest {
             }
 
             @Override
-            public Mono<Boolean> remove(String name) {
+            public Mono<Boolean> removeContainerOf(ChildSpec container) {
                 return Mono.just(false); // --rm got there first
             }
         };
@@ -224,12 +225,12 @@ class TeardownLadderTest {
         List<Long> removals = new CopyOnWriteArrayList<>();
         ContainerRemover engine = new ContainerRemover() {
             @Override
-            public Mono<Boolean> stop(String name, Duration grace) {
+            public Mono<Boolean> stopContainerOf(ChildSpec container, Duration grace) {
                 return Mono.fromCallable(() -> stops.add(VirtualTimeScheduler.get().now(TimeUnit.MILLISECONDS))).thenReturn(false);
             }
 
             @Override
-            public Mono<Boolean> remove(String name) {
+            public Mono<Boolean> removeContainerOf(ChildSpec container) {
                 return Mono.fromCallable(() -> removals.add(VirtualTimeScheduler.get().now(TimeUnit.MILLISECONDS))).thenReturn(false);
             }
         };
@@ -274,13 +275,13 @@ class TeardownLadderTest {
         List<String> stops = new CopyOnWriteArrayList<>();
         ContainerRemover engine = new ContainerRemover() {
             @Override
-            public Mono<Boolean> stop(String name, Duration grace) {
-                stops.add(name);
+            public Mono<Boolean> stopContainerOf(ChildSpec container, Duration grace) {
+                stops.add(container.containerName().orElseThrow());
                 return Mono.just(true);
             }
 
             @Override
-            public Mono<Boolean> remove(String name) {
+            public Mono<Boolean> removeContainerOf(ChildSpec container) {
                 return Mono.just(false);
             }
         };
@@ -299,11 +300,11 @@ class TeardownLadderTest {
     }
 
     @Test
-    void containerIsRemovedByNameAfterTheTreeIsGoneEvenWhenTheChildExitedCleanly() {
+    void containerIsRemovedAfterTheTreeIsGoneEvenWhenTheChildExitedCleanly() {
         List<String> removed = new CopyOnWriteArrayList<>();
         AtomicReference<ChildProcess> started = new AtomicReference<>();
-        ContainerRemover remover = name -> Mono.fromCallable(() -> {
-            removed.add(name + (started.get().isAlive() ? " while the child was alive" : ""));
+        ContainerRemover remover = container -> Mono.fromCallable(() -> {
+            removed.add(container.containerName().orElseThrow() + (started.get().isAlive() ? " while the child was alive" : ""));
             return true;
         });
         Launch launch = guard.plain();
@@ -324,7 +325,7 @@ class TeardownLadderTest {
 
     @Test
     void failingContainerRemovalIsReportedNotThrown() {
-        ContainerRemover broken = name -> Mono.error(new IllegalStateException("engine unreachable"));
+        ContainerRemover broken = container -> Mono.error(new IllegalStateException("engine unreachable"));
         Launch launch = guard.plain();
         ChildProcess child = RealChildren.start(guard, launch, Optional.of("tether-test-container"),
                 RealChildren::notReleased);

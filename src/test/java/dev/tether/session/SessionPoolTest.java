@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -317,6 +318,27 @@ class SessionPoolTest extends HarnessedTest {
         assertThat(h.spawns("slowgoing")).isEqualTo(2);
         assertThat(OsProcesses.alive(old)).as("the retired session's child, when the next one answered").isFalse();
         assertThat(h.pool().size()).isEqualTo(1);
+    }
+
+    /**
+     * What a replica taken for dead does before it serves again: every session goes, the one in use too, and the call
+     * completes only once every child is gone, one whose server ignores stdin's end (a slow teardown) included.
+     */
+    @Test
+    void retiringAllCompletesOnceEveryChildIsGone() {
+        PoolHarness h = harness(SessionProperties.defaults());
+        ConnectionKey idle = h.connect("idle-all", h.fixture("idle-all", "--ignore-eof"));
+        ConnectionKey busy = h.connect("busy-all", h.fixture("busy-all"));
+        ping(h, idle);
+        Disposable held = hold(h, busy);
+        List<Long> children = new ArrayList<>(h.spawnedPids("idle-all"));
+        children.addAll(h.spawnedPids("busy-all"));
+
+        h.pool().retireAll("taken for dead").block(BOUND);
+
+        assertThat(children).as("children once retireAll completed").noneMatch(OsProcesses::alive);
+        assertThat(h.pool().size()).isZero();
+        held.dispose();
     }
 
     @Test
