@@ -18,12 +18,12 @@ import javax.crypto.spec.SecretKeySpec;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
-import dev.tether.store.DerivedKeys;
+import dev.tether.store.StoreKeys;
 
 /**
  * What proves that a request comes from a peer replica: an HMAC-SHA256 of the request's method, path and query, its
  * sender's instance id and store position, the instant it was signed and a random nonce, under a key derived from the
- * store key ({@link DerivedKeys}). Every replica holds the store key; no client does (not the CLI, not the desktop
+ * store key ({@link StoreKeys}). Every replica holds the store key; no client does (not the CLI, not the desktop
  * app, not a web page: it never leaves the replica's memory and its data dir or secret), so a request that carries a
  * credential that verifies was signed by a replica, for this very request. A credential is good for
  * {@link #WINDOW} either side of its signing, and once: a replayed one is refused. This proves who sent a request, not
@@ -54,8 +54,8 @@ public final class PeerCredentials {
     private final AtomicInteger sinceSweep = new AtomicInteger();
 
     @Autowired
-    PeerCredentials(DerivedKeys keys, Clock clock) {
-        this(keys.derive(PURPOSE), clock);
+    PeerCredentials(StoreKeys keys, Clock clock) {
+        this(keys.derived(PURPOSE), clock);
     }
 
     PeerCredentials(byte[] key, Clock clock) {

@@ -169,21 +169,6 @@ final class SecretBox {
         }
     }
 
-    /**
-     * A key for {@code purpose} derived from the store key (HMAC-SHA256 of the purpose under it): every replica that
-     * opens the store's secrets derives the same one, and the store key itself is never used for anything else.
-     */
-    byte[] derive(String purpose) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(key.getEncoded(), "HmacSHA256"));
-            return mac.doFinal(("tether derived key: " + purpose).getBytes(StandardCharsets.UTF_8));
-        }
-        catch (GeneralSecurityException ex) {
-            throw new IllegalStateException("HmacSHA256 is not available in this JVM", ex);
-        }
-    }
-
     private Cipher cipher(int mode, GCMParameterSpec parameters) throws GeneralSecurityException {
         Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
         cipher.init(mode, key, parameters);
