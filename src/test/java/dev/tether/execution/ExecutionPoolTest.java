@@ -22,7 +22,7 @@ import reactor.test.StepVerifier;
  */
 class ExecutionPoolTest {
 
-    private final ExecutionPool pool = new ExecutionPool(new ExecutionProperties(null, null, null, null, null, 2, 1, null, null, null, null));
+    private final ExecutionPool pool = new ExecutionPool(new ExecutionProperties(null, null, null, null, null, 2, 1, null, null, null, null, null, null));
 
     @AfterEach
     void stop() {
