@@ -3,6 +3,10 @@ package dev.tether.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -182,6 +186,65 @@ class DurableExecutionsTest {
         start();
         JsonNode done = resume(client(), id, "accept");
         assertThat(done.path("structured").path("result").asString()).as(done.toString()).isEqualTo(bytes + ":" + marker.length());
+    }
+
+    /**
+     * An agent on {@code /mcp?elicitation_mode=browser} whose session ended with the daemon: a new session's
+     * {@code resume} takes the execution on and gives the approval page anew, naming the new session; the user approves
+     * there, and the next {@code resume} completes it.
+     */
+    @Test
+    void aBrowserAgentsPauseIsApprovedOnTheApprovalPageOfItsNewSession() throws Exception {
+        Path calls = dataDir.resolve("calls.jsonl");
+        TetherClient before = start();
+        String tools = "tools." + before.registerAndSync("fx", Fixture.command("--calls=" + calls)) + ".org.default";
+        Agent agent = new Agent(before.baseUrl(), DataDirs.token(dataDir));
+        String old = agent.initialize();
+        JsonNode paused = agent.call(old, "execute", Map.of("code", "return await " + tools + ".delete_everything({})"));
+        String id = paused.at("/result/structuredContent/executionId").asString();
+        assertThat(paused.at("/result/structuredContent/status").asString()).as(paused.toString()).isEqualTo("user_approval_required");
+
+        restart();
+        agent = new Agent(client().baseUrl(), DataDirs.token(dataDir));
+        assertThat(agent.send(old, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}").statusCode()).as("the old session").isEqualTo(404);
+        String session = agent.initialize();
+        JsonNode taken = agent.call(session, "resume", Map.of("executionId", id));
+        assertThat(taken.at("/result/structuredContent/status").asString()).as(taken.toString()).isEqualTo("user_approval_required");
+        assertThat(taken.at("/result/structuredContent/approvalUrl").asString()).endsWith("/resume/" + id + "?mcp_session_id=" + session);
+        Reply approved = client().post("/api/mcp-sessions/" + session + "/executions/" + id + "/resume", Map.of("action", "accept"));
+        assertThat(approved.status()).as(approved.toString()).isEqualTo(200);
+        JsonNode done = agent.call(session, "resume", Map.of("executionId", id));
+        assertThat(done.at("/result/structuredContent/status").asString()).as(done.toString()).isEqualTo("completed");
+        assertThat(received(calls)).containsExactly("delete_everything");
+    }
+
+    /** An agent on {@code /mcp?elicitation_mode=browser}, over plain HTTP. */
+    private record Agent(String base, String token) {
+
+        String initialize() throws Exception {
+            HttpResponse<String> opened = send(null, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+                    + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"durable\",\"version\":\"1\"}}}");
+            assertThat(opened.statusCode()).as(opened.body()).isEqualTo(200);
+            return opened.headers().firstValue("Mcp-Session-Id").orElseThrow();
+        }
+
+        JsonNode call(String session, String tool, Map<String, Object> arguments) throws Exception {
+            HttpResponse<String> answer = send(session, TetherClient.JSON.writeValueAsString(Map.of("jsonrpc", "2.0", "id", 1,
+                    "method", "tools/call", "params", Map.of("name", tool, "arguments", arguments))));
+            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+            return TetherClient.JSON.readTree(answer.body());
+        }
+
+        HttpResponse<String> send(String session, String body) throws Exception {
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + "/mcp?elicitation_mode=browser"))
+                    .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream").timeout(TetherClient.CALL_BOUND)
+                    .POST(HttpRequest.BodyPublishers.ofString(body));
+            if (session != null) {
+                request.header("Mcp-Session-Id", session);
+            }
+            return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
+        }
     }
 
     @Test

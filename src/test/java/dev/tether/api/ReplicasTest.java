@@ -490,6 +490,71 @@ class ReplicasTest {
         assertThat(ended.statusCode()).as("A no longer knows the session").isEqualTo(404);
     }
 
+    /**
+     * A paused execution outlives the replica that held it: once A is gone, B shows it and resumes it from its journal,
+     * and the approved call reaches the server once. So does an agent over {@code /mcp} whose session was on A: its
+     * session is gone with A, and from a new one on B its {@code resume} completes the execution. (One after the other:
+     * daemons in one JVM share Reactor Netty's event loops, which closing one ends; {@code DurableExecutionsIT} kills one
+     * of two live replicas.)
+     */
+    @Test
+    void aPausedExecutionOutlivesItsReplica() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("durable");
+        // Replicas seal with one key, as docs/kubernetes.md has it: a journal is opened by the replica that resumes it.
+        String key = "--tether.store.secret-key=" + java.util.Base64.getEncoder().encodeToString(new byte[32]);
+        TetherClient a = start(postgres, schema, dir.resolve("a"), key);
+        String instanceA = owners(0).instance();
+        Path calls = dir.resolve("calls.jsonl");
+        String slug = a.registerAndSync("durable", Fixture.command("--calls=" + calls));
+        assertThat(a.post("/api/policies", Map.of("owner", "org", "pattern", slug + ".org.default.echo", "action",
+                "require_approval")).status()).isEqualTo(200);
+        TetherClient.Reply paused = a.post("/api/executions", Map.of("code",
+                "return await tools." + slug + ".org.default.echo({text: 'paused on A'})"));
+        assertThat(paused.json().path("status").asString()).as(paused.toString()).isEqualTo("paused");
+        String id = paused.json().path("structured").path("executionId").asString();
+
+        HttpClient http = HttpClient.newHttpClient();
+        HttpResponse<String> opened = http.send(mcp(a, null).POST(HttpRequest.BodyPublishers.ofString(
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+                        + "\"capabilities\":{},\"clientInfo\":{\"name\":\"replicas-test\",\"version\":\"1\"}}}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        String session = opened.headers().firstValue("Mcp-Session-Id").orElseThrow();
+        HttpResponse<String> executed = http.send(mcp(a, session).POST(HttpRequest.BodyPublishers.ofString(tool(2, "execute",
+                Map.of("code", "return await tools." + slug + ".org.default.echo({text: 'agent on A'})")))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        String agentsExecution = TetherClient.JSON.readTree(executed.body()).at("/result/structuredContent/executionId").asString();
+        assertThat(agentsExecution).as(executed.body()).startsWith("exec_" + instanceA + "_");
+
+        replicas.get(0).close();
+        TetherClient b = start(postgres, schema, dir.resolve("b"), key);
+        assertThat(b.get("/api/executions/" + id).json().path("text").asString()).as("shown by B from the store")
+                .isEqualTo(paused.json().path("text").asString());
+        TetherClient.Reply resumed = b.post("/api/executions/" + id + "/resume", Map.of("action", "accept"));
+        assertThat(resumed.status()).as(resumed.toString()).isEqualTo(200);
+        assertThat(resumed.json().path("structured").path("result").path("data").path("content").get(0).path("text").asString())
+                .isEqualTo("paused on A");
+
+        assertThat(http.send(mcp(b, session).POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":3,"
+                + "\"method\":\"tools/list\"}")).build(), HttpResponse.BodyHandlers.ofString()).statusCode())
+                .as("the agent's session went with A").isEqualTo(404);
+        String again = http.send(mcp(b, null).POST(HttpRequest.BodyPublishers.ofString(
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+                        + "\"capabilities\":{},\"clientInfo\":{\"name\":\"replicas-test\",\"version\":\"1\"}}}")).build(),
+                HttpResponse.BodyHandlers.ofString()).headers().firstValue("Mcp-Session-Id").orElseThrow();
+        HttpResponse<String> agentResumed = http.send(mcp(b, again).POST(HttpRequest.BodyPublishers.ofString(tool(4, "resume",
+                Map.of("executionId", agentsExecution, "action", "accept")))).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(TetherClient.JSON.readTree(agentResumed.body()).at("/result/structuredContent/status").asString())
+                .as(agentResumed.body()).isEqualTo("completed");
+        assertThat(agentResumed.body()).contains("agent on A");
+        assertThat(Files.readAllLines(calls)).as("each approved call reached the server once").hasSize(2);
+    }
+
+    private static String tool(int id, String name, Map<String, Object> arguments) {
+        return TetherClient.JSON.writeValueAsString(Map.of("jsonrpc", "2.0", "id", id, "method", "tools/call", "params",
+                Map.of("name", name, "arguments", arguments)));
+    }
+
     private static HttpRequest.Builder mcp(TetherClient replica, String session) {
         return mcp(replica, "/mcp", session);
     }
