@@ -41,8 +41,8 @@ final class HeldBody {
         }).build());
     }
 
-    /** The body read before, as a request body again (once per subscription). */
+    /** The body read before, as a request body again (once per subscription); none at all for an empty one (a GET). */
     static Flux<DataBuffer> bytes(ServerWebExchange exchange, byte[] body) {
-        return Flux.defer(() -> Flux.just(exchange.getResponse().bufferFactory().wrap(body)));
+        return body.length == 0 ? Flux.empty() : Flux.defer(() -> Flux.just(exchange.getResponse().bufferFactory().wrap(body)));
     }
 }

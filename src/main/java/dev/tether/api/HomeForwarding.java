@@ -23,10 +23,11 @@ import dev.tether.replicas.ReplicaIds;
  * {@code sessionId}). Their ids name the replica that made them ({@link ReplicaIds}); a request for one another live
  * replica holds is passed to it ({@link PeerExchange}), an event stream included, so an agent behind a round-robin
  * load balancer keeps talking to its session and resumes its executions on their live context wherever its requests
- * land. A paused execution is also in the store: when its replica is gone, or provably did not take the request (it
- * refused the connection: killed, restarting), the request is served here, which rebuilds it from its journal
- * ({@code execution.Executions#resume}). A session is not: an id whose replica is gone is answered here as unknown,
- * and the agent starts a new session. On an embedded store the filter costs one boolean test.
+ * land. When that replica is gone, or provably did not take the request (it refused the connection: killed,
+ * restarting), the request is served here: a paused execution is in the store too, and is shown and resumed from its
+ * journal ({@code execution.Executions#resume}); a session is not, and is answered here as unknown, after which the
+ * agent starts a new one. Bodies are read whole (bounded) to be sent twice at most. On an embedded store the filter
+ * costs one boolean test.
  */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE + 10)
@@ -55,17 +56,14 @@ final class HomeForwarding implements WebFilter {
         if (!owners.shared() || PeerExchange.forwarded(request)) {
             return chain.filter(exchange);
         }
-        Optional<String> execution = execution(request);
-        if (execution.isPresent()) {
-            return names.elsewhere(execution.get()).flatMap(owners::peer)
-                    .map(home -> HeldBody.read(exchange, peers, body -> peers.forwardToOwner(exchange, home,
-                                    HeldBody.bytes(exchange, body), "paused execution " + execution.get())
-                            .onErrorResume(OwnerLeftException.class, left -> HeldBody.here(exchange, chain, body))))
-                    .orElseGet(() -> chain.filter(exchange));
-        }
-        return session(request)
-                .flatMap(id -> names.elsewhere(id).flatMap(owners::peer)
-                        .map(home -> peers.forward(exchange, home, request.getBody(), id)))
+        Optional<String> id = execution(request).or(() -> session(request));
+        return id.flatMap(names::elsewhere).flatMap(owners::peer)
+                .map(home -> HeldBody.read(exchange, peers, body -> peers.forwardToOwner(exchange, home, HeldBody.bytes(exchange, body),
+                                id.get())
+                        // It refused the connection: not listening (killed, restarting), so it holds nothing any more. A
+                        // paused execution is rebuilt here from the store; a session is answered here as unknown, and its
+                        // agent starts a new one at once instead of waiting out the lease.
+                        .onErrorResume(OwnerLeftException.class, left -> HeldBody.here(exchange, chain, body))))
                 .orElseGet(() -> chain.filter(exchange));
     }
 

@@ -97,7 +97,8 @@ final class Execution {
             }
             run = context.eval(engine.prelude())
                     .execute((ProxyExecutable) this::invoke, (ProxyExecutable) this::log, (ProxyExecutable) this::settle,
-                            (ProxyExecutable) this::clock, (ProxyExecutable) this::random);
+                            journal.records() ? (ProxyExecutable) this::clock : null,
+                            journal.records() ? (ProxyExecutable) this::random : null);
         });
     }
 

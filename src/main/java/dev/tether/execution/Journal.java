@@ -274,6 +274,11 @@ final class Journal {
 
     // ---- the store -------------------------------------------------------------------------------
 
+    /** Whether this journal records at all (its execution is durable): else the code reads the clock and randomness as they are. */
+    boolean records() {
+        return recording;
+    }
+
     /** Whether a pause of the execution is to be written: it records, and its journal is within bounds. */
     synchronized boolean durable() {
         return recording && !over;

@@ -247,6 +247,54 @@ class DurableExecutionsTest {
         }
     }
 
+    /**
+     * A pause on a server's question cannot go on once its daemon is gone: the server's call died with it. Shown after
+     * the restart, its resume ends the execution saying why, and nothing is sent again.
+     */
+    @Test
+    void aPauseOnAServersQuestionEndsWithWhyAfterARestart() {
+        TetherClient before = start();
+        String tools = "tools." + before.registerAndSync("everything", Fixture.everythingCommand()) + ".org.default";
+        String id = paused(before, "return await " + tools + ".trigger_elicitation_request({})").path("structured")
+                .path("executionId").asString();
+
+        restart();
+        assertThat(client().get("/api/executions/" + id).status()).isEqualTo(200);
+        JsonNode done = resume(client(), id, "decline");
+        assertThat(done.path("isError").asBoolean()).as(done.toString()).isTrue();
+        assertThat(done.path("structured").path("error").asString()).contains("was waiting for the answer to its server's question")
+                .contains("it is not sent again");
+        assertThat(journals()).isZero();
+    }
+
+    /**
+     * Journals are bounded: one past {@code max-journal} is not stored (its pause holds in memory, resumed there as
+     * before), and one past its expiry is neither shown nor resumed, and goes at the next sweep.
+     */
+    @Test
+    void aJournalPastItsBoundIsNotStoredAndOnePastItsExpiryIsGone() throws IOException {
+        TetherClient tether = start("--tether.execution.max-journal=4KB");
+        String tools = "tools." + tether.registerAndSync("fx", Fixture.command("--big-tool")) + ".org.default";
+        String big = paused(tether, "await " + tools + ".big({bytes: 8192}); return await " + tools + ".delete_everything({})")
+                .path("structured").path("executionId").asString();
+        assertThat(journals()).as("past the bound: nothing stored").isZero();
+        assertThat(resume(tether, big, "accept").path("status").asString()).as("resumed on its live context").isEqualTo("completed");
+
+        String small = paused(tether, "return await " + tools + ".delete_everything({})").path("structured").path("executionId").asString();
+        ExecutionJournals journals = daemons.get(0).getBean(ExecutionJournals.class);
+        StoredJournal row = journals.find(small).block();
+        List<String> segments = journals.segments(row.journalId()).collectList().block();
+        // the same journal, as if it had waited past its expiry
+        journals.remove(row.journalId(), row.version()).block();
+        long expired = System.currentTimeMillis() - 1;
+        journals.create(new PauseWrite(row.journalId(), "exec_expired", row.holder(), row.pause(), 0, segments.get(0), row.bytes(),
+                expired), row.code(), row.origin()).block();
+        assertThat(tether.get("/api/executions/exec_expired").status()).isEqualTo(404);
+        assertThat(tether.post("/api/executions/exec_expired/resume", Map.of("action", "accept")).status()).isEqualTo(404);
+        assertThat(journals.removeExpired(System.currentTimeMillis()).block()).isEqualTo(1);
+        assertThat(journals()).isZero();
+    }
+
     @Test
     void withDurabilityOffNothingIsStoredAndAPauseEndsWithItsDaemon() throws IOException {
         Path calls = dataDir.resolve("calls.jsonl");
