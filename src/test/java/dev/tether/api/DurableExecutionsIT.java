@@ -3,11 +3,6 @@ package dev.tether.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,25 +42,6 @@ class DurableExecutionsIT {
 
     private static final Duration BOUND = Duration.ofSeconds(60);
     private static final Duration LEASE_TTL = Duration.ofSeconds(6);
-    /** Twenty calls, twelve of them four at a time, whose arguments carry what the code read from the clock and from randomness. */
-    private static final String TWENTY_CALLS = """
-            let previous = '';
-            const step = async (i) => {
-              const line = JSON.stringify({ i, now: Date.now(), date: new Date().toISOString(), random: Math.random(), previous });
-              console.log(line);
-              const answer = await %1$s.echo({ text: line });
-              return answer.data.content[0].text;
-            };
-            for (let i = 0; i < 8; i++) previous = await step(i);
-            for (let round = 0; round < 3; round++) {
-              const answers = await Promise.all([0, 1, 2, 3].map((k) => step(8 + 4 * round + k)));
-              previous = answers.join('|').length + ':' + Math.random();
-            }
-            const approved = await %1$s.delete_everything({ token: previous });
-            console.log('approved', approved.data.content[0].text);
-            return previous;
-            """;
-
     @TempDir
     Path dir;
 
@@ -94,9 +70,9 @@ class DurableExecutionsIT {
         PackagedDaemon first = start(dataDir, List.of(), Map.of());
         TetherClient before = new TetherClient(first.port(), first.token());
         String tools = "tools." + before.registerAndSync("fx", Fixture.command("--calls=" + calls)) + ".org.default";
-        JsonNode paused = paused(before, TWENTY_CALLS.formatted(tools));
+        JsonNode paused = paused(before, DurableRuns.TWENTY_CALLS.formatted(tools));
         String id = paused.path("structured").path("executionId").asString();
-        List<String> firstRun = echoed(calls);
+        List<String> firstRun = DurableRuns.echoed(calls);
         assertThat(firstRun).hasSize(20);
 
         first.kill();
@@ -135,9 +111,9 @@ class DurableExecutionsIT {
         String token = "durable-it-" + UUID.randomUUID();
         List<String> settings = replicaSettings(token);
         List<Integer> ports = List.of(Fixture.freeLoopbackPort(), Fixture.freeLoopbackPort());
-        CompletableFuture<PackagedDaemon> startingB = CompletableFuture.supplyAsync(() -> startOn(ports.get(1), dir.resolve("b"), settings, store));
-        PackagedDaemon a = startOn(ports.get(0), dir.resolve("a"), settings, store);
-        PackagedDaemon b = startingB.join();
+        List<PackagedDaemon> ab = startTwo(ports, settings, store);
+        PackagedDaemon a = ab.get(0);
+        PackagedDaemon b = ab.get(1);
         haproxy = HaproxyRoundRobin.startForRollingRestarts(dir.resolve("haproxy"), ports);
         TetherClient balanced = new TetherClient(haproxy.port(), token);
         TetherClient onA = new TetherClient(a.port(), token);
@@ -149,7 +125,7 @@ class DurableExecutionsIT {
         JsonNode paused = paused(onA, "return await tools." + slug + ".org.default.echo({text: 'paused on A'})");
         String id = paused.path("structured").path("executionId").asString();
         assertThat(id).matches("exec_" + a.instanceId() + "_[a-z2-7]{26}");
-        Agent agent = new Agent(haproxy.port(), token);
+        DurableRuns.Agent agent = new DurableRuns.Agent("http://127.0.0.1:" + haproxy.port() + "/mcp", token);
         String session = agent.initializeOn(a.instanceId());
         JsonNode agentPaused = agent.call(session, "execute", Map.of("code", "return await tools." + slug
                 + ".org.default.echo({text: 'the agent paused on A'})"));
@@ -198,9 +174,9 @@ class DurableExecutionsIT {
         int total = 10_000;
         for (int generation = 0; generation < generations; generation++) {
             int generationsLeft = generations - generation;
-            CompletableFuture<PackagedDaemon> startingB = CompletableFuture.supplyAsync(() -> startOn(ports.get(1), dir.resolve("b"), settings, store));
-            PackagedDaemon a = startOn(ports.get(0), dir.resolve("a"), settings, store);
-            PackagedDaemon b = startingB.join();
+            List<PackagedDaemon> ab = startTwo(ports, settings, store);
+            PackagedDaemon a = ab.get(0);
+            PackagedDaemon b = ab.get(1);
             List<TetherClient> replicas = List.of(new TetherClient(a.port(), token), new TetherClient(b.port(), token));
             if (slug == null) {
                 slug = replicas.get(0).registerAndSync("fx", Fixture.command());
@@ -250,6 +226,13 @@ class DurableExecutionsIT {
         return daemon;
     }
 
+    /** Replicas A and B on {@code ports}, started side by side. */
+    private List<PackagedDaemon> startTwo(List<Integer> ports, List<String> settings, Map<String, String> store) {
+        CompletableFuture<PackagedDaemon> b = CompletableFuture.supplyAsync(() -> startOn(ports.get(1), dir.resolve("b"), settings, store));
+        PackagedDaemon a = startOn(ports.get(0), dir.resolve("a"), settings, store);
+        return List.of(a, b.join());
+    }
+
     private PackagedDaemon startOn(int port, Path dataDir, List<String> settings, Map<String, String> store) {
         try {
             PackagedDaemon daemon = PackagedDaemon.startOn(port, PackagedDaemon.jarOrSkip(), dataDir, settings, store);
@@ -275,60 +258,11 @@ class DurableExecutionsIT {
         return reply.json();
     }
 
-    private static List<JsonNode> received(Path calls) throws IOException {
-        return Files.exists(calls) ? Files.readAllLines(calls).stream().map(TetherClient.JSON::readTree).toList() : List.of();
-    }
-
     private static List<String> names(Path calls) throws IOException {
-        return received(calls).stream().map(call -> call.path("name").asString()).toList();
+        return DurableRuns.calls(calls).stream().map(call -> call.path("name").asString()).toList();
     }
 
     private static List<String> texts(Path calls) throws IOException {
-        return received(calls).stream().map(call -> call.path("arguments").path("text").asString()).toList();
-    }
-
-    private static List<String> echoed(Path calls) throws IOException {
-        return received(calls).stream().filter(call -> call.path("name").asString().equals("echo"))
-                .map(call -> call.path("arguments").path("text").asString()).toList();
-    }
-
-    /** An agent over {@code /mcp} (model mode) through HAProxy, each request on a connection of its own. */
-    private record Agent(int port, String token) {
-
-        String initialize() throws Exception {
-            HttpResponse<String> opened = send(null, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
-                    + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"durable\",\"version\":\"1\"}}}");
-            assertThat(opened.statusCode()).as(opened.body()).isEqualTo(200);
-            return opened.headers().firstValue("Mcp-Session-Id").orElseThrow();
-        }
-
-        /** A session on replica {@code instance}: round robin lands the next initialize on each replica in turn. */
-        String initializeOn(String instance) throws Exception {
-            for (int attempt = 0; attempt < 4; attempt++) {
-                String session = initialize();
-                if (session.startsWith(instance + ".")) {
-                    return session;
-                }
-            }
-            throw new AssertionError("no session of 4 landed on " + instance);
-        }
-
-        JsonNode call(String session, String tool, Map<String, Object> arguments) throws Exception {
-            HttpResponse<String> answer = send(session, TetherClient.JSON.writeValueAsString(Map.of("jsonrpc", "2.0", "id", 1,
-                    "method", "tools/call", "params", Map.of("name", tool, "arguments", arguments))));
-            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
-            return TetherClient.JSON.readTree(answer.body());
-        }
-
-        HttpResponse<String> send(String session, String body) throws Exception {
-            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp"))
-                    .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
-                    .header("Accept", "application/json, text/event-stream").timeout(BOUND)
-                    .POST(HttpRequest.BodyPublishers.ofString(body));
-            if (session != null) {
-                request.header("Mcp-Session-Id", session);
-            }
-            return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
-        }
+        return DurableRuns.calls(calls).stream().map(call -> call.path("arguments").path("text").asString()).toList();
     }
 }

@@ -3,10 +3,6 @@ package dev.tether.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,7 +58,7 @@ class DurableExecutionsTest {
                 + " catch (e) { return 'caught: ' + e.message }");
         String id = accepted.path("structured").path("executionId").asString();
         assertThat(id).matches("exec_[a-z2-7]{26}");
-        assertThat(received(calls)).containsExactly("echo one", "echo two", "echo three");
+        assertThat(DurableRuns.received(calls)).containsExactly("echo one", "echo two", "echo three");
 
         restart();
         TetherClient after = client();
@@ -75,13 +71,13 @@ class DurableExecutionsTest {
         assertThat(done.path("status").asString()).as(done.toString()).isEqualTo("completed");
         assertThat(done.path("structured").path("result").asString()).isEqualTo("nothing was deleted (fixture)");
         assertThat(done.path("structured").path("logs").toString()).isEqualTo("[\"[log] before one two three\",\"[log] after\"]");
-        assertThat(received(calls)).as("the calls before the pause are not sent again; the approved one is sent once")
+        assertThat(DurableRuns.received(calls)).as("the calls before the pause are not sent again; the approved one is sent once")
                 .containsExactly("echo one", "echo two", "echo three", "delete_everything");
 
         JsonNode refused = resume(after, declined.path("structured").path("executionId").asString(), "decline");
         assertThat(refused.path("structured").path("result").asString()).startsWith("caught: Tool \"fx.org.default.delete_everything\""
                 + " requires approval but the request was declined");
-        assertThat(received(calls)).hasSize(4);
+        assertThat(DurableRuns.received(calls)).hasSize(4);
 
         assertThat(after.get("/api/executions/" + id).status()).as("a resumed execution is gone").isEqualTo(404);
         assertThat(after.post("/api/executions/" + id + "/resume", Map.of("action", "accept")).status()).isEqualTo(404);
@@ -98,26 +94,10 @@ class DurableExecutionsTest {
     void aReplayReadsTheSameClockAndRandomnessAndReachesTheSamePause() throws IOException {
         Path calls = dataDir.resolve("calls.jsonl");
         TetherClient before = start();
-        String echo = "tools." + before.registerAndSync("fx", Fixture.command("--calls=" + calls)) + ".org.default.echo";
-        String code = """
-                let previous = '';
-                const step = async (i) => {
-                  const line = JSON.stringify({ i, now: Date.now(), date: new Date().toISOString(), random: Math.random(), previous });
-                  console.log(line);
-                  const answer = await %1$s({ text: line });
-                  return answer.data.content[0].text;
-                };
-                for (let i = 0; i < 8; i++) previous = await step(i);
-                for (let round = 0; round < 3; round++) {
-                  const answers = await Promise.all([0, 1, 2, 3].map((k) => step(8 + 4 * round + k)));
-                  previous = answers.join('|').length + ':' + Math.random();
-                }
-                const approved = await %2$s.delete_everything({ token: previous });
-                console.log('approved', approved.data.content[0].text);
-                return previous;
-                """.formatted(echo, echo.substring(0, echo.lastIndexOf('.')));
+        String tools = "tools." + before.registerAndSync("fx", Fixture.command("--calls=" + calls)) + ".org.default";
+        String code = DurableRuns.TWENTY_CALLS.formatted(tools);
         JsonNode paused = paused(before, code);
-        List<String> firstRun = texts(calls);
+        List<String> firstRun = DurableRuns.echoed(calls);
         assertThat(firstRun).hasSize(20);
 
         restart();
@@ -129,7 +109,7 @@ class DurableExecutionsTest {
         assertThat(logs.subList(0, 20)).as("what the replay logged, against what the server received the first time")
                 .containsExactlyElementsOf(firstRun.stream().map(line -> "[log] " + line).toList());
         assertThat(logs.get(20)).isEqualTo("[log] approved nothing was deleted (fixture)");
-        assertThat(received(calls)).as("nothing was sent twice").hasSize(21).last().asString().startsWith("delete_everything");
+        assertThat(DurableRuns.received(calls)).as("nothing was sent twice").hasSize(21).last().asString().startsWith("delete_everything");
     }
 
     /** Code that no longer matches its journal (here: its stored code was changed) ends with why, and sends nothing. */
@@ -156,7 +136,7 @@ class DurableExecutionsTest {
                 .contains("diverged from its journal")
                 .contains("call #1 is tools.fx.org.default.echo({\"text\":\"uno\"}) now, where the journal has tools.fx.org.default.echo({\"text\":\"one\"})")
                 .contains("no call was sent again");
-        assertThat(received(calls)).containsExactly("echo one");
+        assertThat(DurableRuns.received(calls)).containsExactly("echo one");
         assertThat(client().get("/api/executions/" + id).status()).isEqualTo(404);
         assertThat(client().metrics().sum("tether_executions_rebuilt_total", "outcome", "failed")).isEqualTo(1);
     }
@@ -198,14 +178,14 @@ class DurableExecutionsTest {
         Path calls = dataDir.resolve("calls.jsonl");
         TetherClient before = start();
         String tools = "tools." + before.registerAndSync("fx", Fixture.command("--calls=" + calls)) + ".org.default";
-        Agent agent = new Agent(before.baseUrl(), DataDirs.token(dataDir));
+        DurableRuns.Agent agent = new DurableRuns.Agent(before.baseUrl() + "/mcp?elicitation_mode=browser", DataDirs.token(dataDir));
         String old = agent.initialize();
         JsonNode paused = agent.call(old, "execute", Map.of("code", "return await " + tools + ".delete_everything({})"));
         String id = paused.at("/result/structuredContent/executionId").asString();
         assertThat(paused.at("/result/structuredContent/status").asString()).as(paused.toString()).isEqualTo("user_approval_required");
 
         restart();
-        agent = new Agent(client().baseUrl(), DataDirs.token(dataDir));
+        agent = new DurableRuns.Agent(client().baseUrl() + "/mcp?elicitation_mode=browser", DataDirs.token(dataDir));
         assertThat(agent.send(old, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}").statusCode()).as("the old session").isEqualTo(404);
         String session = agent.initialize();
         JsonNode taken = agent.call(session, "resume", Map.of("executionId", id));
@@ -215,42 +195,9 @@ class DurableExecutionsTest {
         assertThat(approved.status()).as(approved.toString()).isEqualTo(200);
         JsonNode done = agent.call(session, "resume", Map.of("executionId", id));
         assertThat(done.at("/result/structuredContent/status").asString()).as(done.toString()).isEqualTo("completed");
-        assertThat(received(calls)).containsExactly("delete_everything");
+        assertThat(DurableRuns.received(calls)).containsExactly("delete_everything");
     }
 
-    /** An agent on {@code /mcp?elicitation_mode=browser}, over plain HTTP. */
-    private record Agent(String base, String token) {
-
-        String initialize() throws Exception {
-            HttpResponse<String> opened = send(null, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
-                    + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"durable\",\"version\":\"1\"}}}");
-            assertThat(opened.statusCode()).as(opened.body()).isEqualTo(200);
-            return opened.headers().firstValue("Mcp-Session-Id").orElseThrow();
-        }
-
-        JsonNode call(String session, String tool, Map<String, Object> arguments) throws Exception {
-            HttpResponse<String> answer = send(session, TetherClient.JSON.writeValueAsString(Map.of("jsonrpc", "2.0", "id", 1,
-                    "method", "tools/call", "params", Map.of("name", tool, "arguments", arguments))));
-            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
-            return TetherClient.JSON.readTree(answer.body());
-        }
-
-        HttpResponse<String> send(String session, String body) throws Exception {
-            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + "/mcp?elicitation_mode=browser"))
-                    .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
-                    .header("Accept", "application/json, text/event-stream").timeout(TetherClient.CALL_BOUND)
-                    .POST(HttpRequest.BodyPublishers.ofString(body));
-            if (session != null) {
-                request.header("Mcp-Session-Id", session);
-            }
-            return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
-        }
-    }
-
-    /**
-     * A pause on a server's question cannot go on once its daemon is gone: the server's call died with it. Shown after
-     * the restart, its resume ends the execution saying why, and nothing is sent again.
-     */
     @Test
     void aPauseOnAServersQuestionEndsWithWhyAfterARestart() {
         TetherClient before = start();
@@ -306,7 +253,7 @@ class DurableExecutionsTest {
         restart("--tether.execution.durable=false");
         assertThat(client().get("/api/executions/" + id).status()).isEqualTo(404);
         assertThat(client().post("/api/executions/" + id + "/resume", Map.of("action", "accept")).status()).isEqualTo(404);
-        assertThat(received(calls)).isEmpty();
+        assertThat(DurableRuns.received(calls)).isEmpty();
     }
 
     // ---- helpers ---------------------------------------------------------------------------------
@@ -341,23 +288,6 @@ class DurableExecutionsTest {
         Reply reply = tether.post("/api/executions/" + id + "/resume", Map.of("action", action));
         assertThat(reply.status()).as(reply.toString()).isEqualTo(200);
         return reply.json();
-    }
-
-    /** Each call the fixture answered: its tool and, for an echo, the text. */
-    private static List<String> received(Path calls) throws IOException {
-        if (!Files.exists(calls)) {
-            return List.of();
-        }
-        return Files.readAllLines(calls).stream().map(TetherClient.JSON::readTree)
-                .map(call -> (call.path("name").asString() + " " + call.path("arguments").path("text").asString("")).strip())
-                .toList();
-    }
-
-    /** The texts of the echo calls the fixture answered, in order. */
-    private static List<String> texts(Path calls) throws IOException {
-        return Files.readAllLines(calls).stream().map(TetherClient.JSON::readTree)
-                .filter(call -> call.path("name").asString().equals("echo"))
-                .map(call -> call.path("arguments").path("text").asString()).toList();
     }
 
     /** Journals in the store now. */

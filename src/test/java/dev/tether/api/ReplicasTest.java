@@ -41,6 +41,8 @@ import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.reactive.function.client.WebClient;
 
+import tools.jackson.databind.JsonNode;
+
 import dev.tether.TetherApplication;
 import dev.tether.replicas.ConnectionOwners;
 import dev.tether.store.ConnectionKey;
@@ -514,17 +516,12 @@ class ReplicasTest {
         assertThat(paused.json().path("status").asString()).as(paused.toString()).isEqualTo("paused");
         String id = paused.json().path("structured").path("executionId").asString();
 
-        HttpClient http = HttpClient.newHttpClient();
-        HttpResponse<String> opened = http.send(mcp(a, null).POST(HttpRequest.BodyPublishers.ofString(
-                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
-                        + "\"capabilities\":{},\"clientInfo\":{\"name\":\"replicas-test\",\"version\":\"1\"}}}")).build(),
-                HttpResponse.BodyHandlers.ofString());
-        String session = opened.headers().firstValue("Mcp-Session-Id").orElseThrow();
-        HttpResponse<String> executed = http.send(mcp(a, session).POST(HttpRequest.BodyPublishers.ofString(tool(2, "execute",
-                Map.of("code", "return await tools." + slug + ".org.default.echo({text: 'agent on A'})")))).build(),
-                HttpResponse.BodyHandlers.ofString());
-        String agentsExecution = TetherClient.JSON.readTree(executed.body()).at("/result/structuredContent/executionId").asString();
-        assertThat(agentsExecution).as(executed.body()).startsWith("exec_" + instanceA + "_");
+        DurableRuns.Agent onA = new DurableRuns.Agent(a.baseUrl() + "/mcp", TOKEN);
+        String session = onA.initialize();
+        JsonNode executed = onA.call(session, "execute", Map.of("code", "return await tools." + slug
+                + ".org.default.echo({text: 'agent on A'})"));
+        String agentsExecution = executed.at("/result/structuredContent/executionId").asString();
+        assertThat(agentsExecution).as(executed.toString()).startsWith("exec_" + instanceA + "_");
 
         replicas.get(0).close();
         TetherClient b = start(postgres, schema, dir.resolve("b"), key);
@@ -535,24 +532,13 @@ class ReplicasTest {
         assertThat(resumed.json().path("structured").path("result").path("data").path("content").get(0).path("text").asString())
                 .isEqualTo("paused on A");
 
-        assertThat(http.send(mcp(b, session).POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":3,"
-                + "\"method\":\"tools/list\"}")).build(), HttpResponse.BodyHandlers.ofString()).statusCode())
+        DurableRuns.Agent onB = new DurableRuns.Agent(b.baseUrl() + "/mcp", TOKEN);
+        assertThat(onB.send(session, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}").statusCode())
                 .as("the agent's session went with A").isEqualTo(404);
-        String again = http.send(mcp(b, null).POST(HttpRequest.BodyPublishers.ofString(
-                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
-                        + "\"capabilities\":{},\"clientInfo\":{\"name\":\"replicas-test\",\"version\":\"1\"}}}")).build(),
-                HttpResponse.BodyHandlers.ofString()).headers().firstValue("Mcp-Session-Id").orElseThrow();
-        HttpResponse<String> agentResumed = http.send(mcp(b, again).POST(HttpRequest.BodyPublishers.ofString(tool(4, "resume",
-                Map.of("executionId", agentsExecution, "action", "accept")))).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(TetherClient.JSON.readTree(agentResumed.body()).at("/result/structuredContent/status").asString())
-                .as(agentResumed.body()).isEqualTo("completed");
-        assertThat(agentResumed.body()).contains("agent on A");
+        JsonNode agentResumed = onB.call(onB.initialize(), "resume", Map.of("executionId", agentsExecution, "action", "accept"));
+        assertThat(agentResumed.at("/result/structuredContent/status").asString()).as(agentResumed.toString()).isEqualTo("completed");
+        assertThat(agentResumed.toString()).contains("agent on A");
         assertThat(Files.readAllLines(calls)).as("each approved call reached the server once").hasSize(2);
-    }
-
-    private static String tool(int id, String name, Map<String, Object> arguments) {
-        return TetherClient.JSON.writeValueAsString(Map.of("jsonrpc", "2.0", "id", id, "method", "tools/call", "params",
-                Map.of("name", name, "arguments", arguments)));
     }
 
     private static HttpRequest.Builder mcp(TetherClient replica, String session) {
