@@ -112,10 +112,7 @@ public final class Executions implements DisposableBean {
         return execute(code, null);
     }
 
-    /**
-     * As {@link #execute(String)}, for {@code origin} (the agent session that sent it, kept in its journal: see
-     * {@link #pausedBy}).
-     */
+    /** As {@link #execute(String)}, for {@code origin} (the agent session that sent it), which its journal keeps. */
     public Mono<ExecutionAnswer> execute(String code, @Nullable String origin) {
         return pool.admit(Mono.defer(() -> {
             Execution execution = new Execution(properties, pool.lane(), pool.host(),
@@ -140,16 +137,6 @@ public final class Executions implements DisposableBean {
     public Mono<ExecutionAnswer.Pause> paused(String executionId) {
         return Mono.fromCallable(() -> Optional.ofNullable(paused.find(executionId)))
                 .flatMap(held -> held.isPresent() ? Mono.just(held.get().view()) : stored(executionId).map(Executions::view));
-    }
-
-    /**
-     * The agent session that sent a paused execution ({@link #execute(String, String)}); empty when it came through the
-     * API. Fails with {@link ExecutionNotFoundException} when none waits under this id.
-     */
-    public Mono<String> pausedBy(String executionId) {
-        return Mono.fromCallable(() -> Optional.ofNullable(paused.find(executionId)))
-                .flatMap(held -> held.isPresent() ? Mono.justOrEmpty(held.get().execution().journal().origin())
-                        : stored(executionId).mapNotNull(StoredJournal::origin));
     }
 
     /** Whether this replica holds the paused execution {@code executionId} in memory, where its session resumes it. */
