@@ -188,15 +188,10 @@ final class PeerExchange implements DisposableBean {
         return maxBody;
     }
 
-    /** Sends {@code exchange}'s request, with {@code body}, to {@code peer}, which holds {@code what}, and relays the answer. */
-    Mono<Void> forward(ServerWebExchange exchange, Peer peer, Flux<DataBuffer> body, String what) {
-        return forwardToOwner(exchange, peer, body, what)
-                .onErrorResume(OwnerLeftException.class, left -> unreachable(exchange.getResponse(), peer, what, left.how()));
-    }
-
     /**
-     * As {@link #forward}, to a connection's owner: fails with {@link OwnerLeftException}, before anything is written to
-     * the response, when the owner provably did not take the request, so that the caller may send it to the new owner.
+     * Sends {@code exchange}'s request, with {@code body}, to {@code peer}, which owns or holds {@code what}, and relays
+     * the answer; fails with {@link OwnerLeftException}, before anything is written to the response, when the peer
+     * provably did not take the request, so that the caller may send it to the new owner or serve it itself.
      */
     Mono<Void> forwardToOwner(ServerWebExchange exchange, Peer peer, Flux<DataBuffer> body, String what) {
         ServerHttpRequest request = exchange.getRequest();

@@ -4,8 +4,9 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -14,9 +15,10 @@ import reactor.core.scheduler.Scheduler;
 import dev.tether.replicas.ReplicaIds;
 
 /**
- * Executions waiting for an approval or for the answer to a server's question, by pause id ({@code exec_1}, {@code exec_2}, … as Executor 1.5.9 numbers
- * them, with the replica's instance id beside other replicas: {@link ReplicaIds}). Bounded in number; each expires after {@code expiry} and is then closed. A paused execution holds a
- * context and the code's pending promise, never a thread.
+ * The executions this replica holds paused in memory, waiting for an approval or for the answer to a server's question,
+ * by pause id (random, never repeated: {@link ReplicaIds#execution()}): the fast path of a resume. Bounded in number;
+ * each expires after {@code expiry} and is then ended ({@code expired}). A paused execution holds a context and the
+ * code's pending promise, never a thread. What survives this replica is its journal in the store ({@link Journal}).
  */
 final class PausedExecutions {
 
@@ -35,8 +37,8 @@ final class PausedExecutions {
     }
 
     private final Map<String, Entry> paused = new LinkedHashMap<>();
-    private final AtomicLong ids = new AtomicLong();
     private final ReplicaIds names;
+    private final Consumer<Pause> expired;
     private final int limit;
     private final Duration expiry;
     private final Scheduler timer;
@@ -44,15 +46,17 @@ final class PausedExecutions {
     private record Entry(Pause pause, Disposable expiry) {
     }
 
-    PausedExecutions(int limit, Duration expiry, Scheduler timer, ReplicaIds names) {
+    /** {@code expired}: ends an execution whose pause expired (closes it, and removes its journal). */
+    PausedExecutions(int limit, Duration expiry, Scheduler timer, ReplicaIds names, Consumer<Pause> expired) {
         this.names = names;
+        this.expired = expired;
         this.limit = limit;
         this.expiry = expiry;
         this.timer = timer;
     }
 
     String nextId() {
-        return names.pause(ids.incrementAndGet());
+        return names.execution();
     }
 
     /** Keeps a pause until it is taken or expires; fails with {@link TooManyPausedException} when full. */
@@ -70,6 +74,17 @@ final class PausedExecutions {
             throw new ExecutionNotFoundException(id);
         }
         return entry.pause().view();
+    }
+
+    /** Removes the pause for its resume when this replica holds it in memory, once {@code check} passed; else null. */
+    synchronized @Nullable Pause takeHeld(String id, java.util.function.Consumer<Pause> check) {
+        return paused.containsKey(id) ? take(id, check) : null;
+    }
+
+    /** The pause {@code id} when this replica holds it in memory, else null. */
+    synchronized @Nullable Pause find(String id) {
+        Entry entry = paused.get(id);
+        return entry == null ? null : entry.pause();
     }
 
     /** Removes the pause for its resume; fails with {@link ExecutionNotFoundException} when there is none. */
@@ -94,7 +109,12 @@ final class PausedExecutions {
         return paused.size();
     }
 
-    /** Closes every paused execution: the daemon stops. */
+    /** Whether this replica holds the pause {@code id} in memory. */
+    synchronized boolean holds(String id) {
+        return paused.containsKey(id);
+    }
+
+    /** Closes every paused execution, leaving their journals to be resumed after the start: the daemon stops. */
     void closeAll() {
         Map<String, Entry> all;
         synchronized (this) {
@@ -114,7 +134,7 @@ final class PausedExecutions {
         }
         if (entry != null) {
             log.info("paused execution {} expired after {} without a resume; closed", id, expiry);
-            entry.pause().execution().close();
+            expired.accept(entry.pause());
         }
     }
 }

@@ -41,6 +41,8 @@ import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.reactive.function.client.WebClient;
 
+import tools.jackson.databind.JsonNode;
+
 import dev.tether.TetherApplication;
 import dev.tether.replicas.ConnectionOwners;
 import dev.tether.replicas.PeerCredentials;
@@ -611,7 +613,7 @@ class ReplicasTest {
                 "return await tools." + slug + ".org.default.echo({text: 'held on A'})"));
         assertThat(paused.json().path("status").asString()).as(paused.toString()).isEqualTo("paused");
         String id = paused.json().path("structured").path("executionId").asString();
-        assertThat(id).isEqualTo("exec_" + instanceA + "_1");
+        assertThat(id).matches("exec_" + instanceA + "_[a-z2-7]{26}");
         assertThat(b.get("/api/executions/" + id).body()).as("read through B").isEqualTo(a.get("/api/executions/" + id).body());
 
         TetherClient.Reply resumed = b.post("/api/executions/" + id + "/resume", Map.of("action", "accept"));
@@ -648,6 +650,55 @@ class ReplicasTest {
         return HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(BOUND)
                 .header(PeerExchange.FORWARDED, sender).header(PeerExchange.STORE_POSITION, position)
                 .header(PeerExchange.CREDENTIAL, credential);
+    }
+
+    /**
+     * A paused execution outlives the replica that held it: once A is gone, B shows it and resumes it from its journal,
+     * and the approved call reaches the server once. So does an agent over {@code /mcp} whose session was on A: its
+     * session is gone with A, and from a new one on B its {@code resume} completes the execution. (One after the other:
+     * daemons in one JVM share Reactor Netty's event loops, which closing one ends; {@code DurableExecutionsIT} kills one
+     * of two live replicas.)
+     */
+    @Test
+    void aPausedExecutionOutlivesItsReplica() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("durable");
+        // Replicas seal with one key, as docs/kubernetes.md has it: a journal is opened by the replica that resumes it.
+        String key = "--tether.store.secret-key=" + java.util.Base64.getEncoder().encodeToString(new byte[32]);
+        TetherClient a = start(postgres, schema, dir.resolve("a"), key);
+        String instanceA = owners(0).instance();
+        Path calls = dir.resolve("calls.jsonl");
+        String slug = a.registerAndSync("durable", Fixture.command("--calls=" + calls));
+        assertThat(a.post("/api/policies", Map.of("owner", "org", "pattern", slug + ".org.default.echo", "action",
+                "require_approval")).status()).isEqualTo(200);
+        TetherClient.Reply paused = a.post("/api/executions", Map.of("code",
+                "return await tools." + slug + ".org.default.echo({text: 'paused on A'})"));
+        assertThat(paused.json().path("status").asString()).as(paused.toString()).isEqualTo("paused");
+        String id = paused.json().path("structured").path("executionId").asString();
+
+        DurableRuns.Agent onA = new DurableRuns.Agent(a.baseUrl() + "/mcp", TOKEN);
+        String session = onA.initialize();
+        JsonNode executed = onA.call(session, "execute", Map.of("code", "return await tools." + slug
+                + ".org.default.echo({text: 'agent on A'})"));
+        String agentsExecution = executed.at("/result/structuredContent/executionId").asString();
+        assertThat(agentsExecution).as(executed.toString()).startsWith("exec_" + instanceA + "_");
+
+        replicas.get(0).close();
+        TetherClient b = start(postgres, schema, dir.resolve("b"), key);
+        assertThat(b.get("/api/executions/" + id).json().path("text").asString()).as("shown by B from the store")
+                .isEqualTo(paused.json().path("text").asString());
+        TetherClient.Reply resumed = b.post("/api/executions/" + id + "/resume", Map.of("action", "accept"));
+        assertThat(resumed.status()).as(resumed.toString()).isEqualTo(200);
+        assertThat(resumed.json().path("structured").path("result").path("data").path("content").get(0).path("text").asString())
+                .isEqualTo("paused on A");
+
+        DurableRuns.Agent onB = new DurableRuns.Agent(b.baseUrl() + "/mcp", TOKEN);
+        assertThat(onB.send(session, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}").statusCode())
+                .as("the agent's session went with A").isEqualTo(404);
+        JsonNode agentResumed = onB.call(onB.initialize(), "resume", Map.of("executionId", agentsExecution, "action", "accept"));
+        assertThat(agentResumed.at("/result/structuredContent/status").asString()).as(agentResumed.toString()).isEqualTo("completed");
+        assertThat(agentResumed.toString()).contains("agent on A");
+        assertThat(Files.readAllLines(calls)).as("each approved call reached the server once").hasSize(2);
     }
 
     private static HttpRequest.Builder mcp(TetherClient replica, String session) {

@@ -26,7 +26,7 @@ class ExecutionPoolTest {
 
     private static final boolean LINUX = Files.isSymbolicLink(Path.of("/proc/thread-self"));
 
-    private final ExecutionPool pool = new ExecutionPool(new ExecutionProperties(null, null, null, null, null, 2, 1, null, null, null, null));
+    private final ExecutionPool pool = new ExecutionPool(new ExecutionProperties(null, null, null, null, null, 2, 1, null, null, null, null, null, null));
 
     @AfterEach
     void stop() {

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.test.scheduler.VirtualTimeScheduler;
@@ -26,13 +27,15 @@ class MemoryWatchTest {
     private static final long MB = 1 << 20;
 
     private final VirtualTimeScheduler time = VirtualTimeScheduler.create();
-    private final ExecutionProperties properties = ExecutionProperties.defaults();
+    /** Defaults, but nothing journalled: the code below never pauses, and there is no store. */
+    private final ExecutionProperties properties = new ExecutionProperties(null, null, null, null, null, null, null, null, null,
+            null, null, false, null);
     private final JsEngine engine = new JsEngine(properties);
     private final ExecutionPool pool = new ExecutionPool(properties);
     private final MemoryWatch memory = new MemoryWatch(properties, time, () -> time.now(TimeUnit.NANOSECONDS));
     // No tool is called: the code below calls none.
     private final Executions executions = new Executions(engine, null, null, null, properties, pool, memory,
-            new ReplicaIds("0a1b2c3d", false));
+            new ReplicaIds("0a1b2c3d", false), null, new SimpleMeterRegistry());
 
     @AfterEach
     void stop() {
