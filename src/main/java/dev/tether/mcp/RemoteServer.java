@@ -21,6 +21,16 @@ import io.modelcontextprotocol.client.transport.McpHttpClientTransportAuthorizat
 public record RemoteServer(String name, URI endpoint, Transport transport, Map<String, String> headers,
         Map<String, String> queryParams, Optional<BearerToken> bearer) implements McpServer {
 
+    /**
+     * The revision a connection to a remote server opens with: MCP 2026-07-28, whose {@code server/discover} goes
+     * first over streamable HTTP; a server that does not list it there is spoken to in the handshake era. What Tether
+     * sends before a connection exists (OAuth discovery, probes) says this version too.
+     */
+    public static final String OPENING_VERSION = io.modelcontextprotocol.modern.McpSchema.LATEST_PROTOCOL_VERSION;
+
+    /** The newest revision of the handshake era, which an {@code initialize} proposes. */
+    public static final String HANDSHAKE_VERSION = io.modelcontextprotocol.spec.ProtocolVersions.MCP_2025_11_25;
+
     /** Streamable HTTP, SSE, or streamable HTTP first and SSE when that fails. */
     public enum Transport { STREAMABLE_HTTP, SSE, AUTO }
 

@@ -16,6 +16,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.JsonNode;
 
+import dev.tether.mcp.RemoteServer;
+
 /**
  * Finds how a protected MCP server is authorized. The protected-resource metadata (RFC 9728) comes from the
  * {@code resource_metadata} of the server's {@code WWW-Authenticate} challenge, else from the well-known path
@@ -26,7 +28,8 @@ import tools.jackson.databind.JsonNode;
 final class OAuthDiscovery {
 
     private static final Pattern RESOURCE_METADATA = Pattern.compile("resource_metadata\\s*=\\s*\"([^\"]+)\"", Pattern.CASE_INSENSITIVE);
-    private static final Map<String, String> MCP_HEADERS = Map.of("MCP-Protocol-Version", "2025-06-18");
+    /** What a connection's first request says (RFC 9728 metadata requests carry it, as the MCP SDKs send it). */
+    private static final Map<String, String> MCP_HEADERS = Map.of("MCP-Protocol-Version", RemoteServer.OPENING_VERSION);
 
     private final OAuthHttp http;
 
