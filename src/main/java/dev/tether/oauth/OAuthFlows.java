@@ -99,6 +99,7 @@ public final class OAuthFlows {
     private final ConnectionStore connections;
     private final TokenEndpoint tokenEndpoint;
     private final OAuthDiscovery discovery;
+    private final ClientMetadataDocument document;
     private final OAuthTokens tokens;
     private final OAuthProperties properties;
     private final SessionPool mcpSessions;
@@ -108,11 +109,13 @@ public final class OAuthFlows {
     private final Map<String, Kept> outcomes = new ConcurrentHashMap<>();
 
     OAuthFlows(OAuthClientStore clients, ConnectionStore connections, TokenEndpoint tokenEndpoint, OAuthDiscovery discovery,
-            OAuthTokens tokens, OAuthProperties properties, SessionPool mcpSessions, CatalogService catalogs, Clock clock) {
+            ClientMetadataDocument document, OAuthTokens tokens, OAuthProperties properties, SessionPool mcpSessions,
+            CatalogService catalogs, Clock clock) {
         this.clients = clients;
         this.connections = connections;
         this.tokenEndpoint = tokenEndpoint;
         this.discovery = discovery;
+        this.document = document;
         this.tokens = tokens;
         this.properties = properties;
         this.mcpSessions = mcpSessions;
@@ -135,10 +138,25 @@ public final class OAuthFlows {
                                                 + error.getMessage()))
                                 .flatMap(token -> mint(input, client, token))
                                 .<Started>map(Connected::new)
-                        : discovery.serverOf(client)
+                        : Mono.fromRunnable(() -> checkDocumentCurrent(client))
+                                .then(discovery.serverOf(client))
                                 .onErrorMap(IssuerMismatchException.class, ex -> new OAuthException(OAuthException.START, ex.getMessage()))
                                 .map(Optional::of).defaultIfEmpty(Optional.empty())
-                                .map(server -> redirect(input, client, redirectUri, server)));
+                                .map(server -> redirect(input, client, document.describes(client) ? document.redirectUri(redirectUri)
+                                        : redirectUri, server)));
+    }
+
+    /**
+     * A client that went by Tether's client metadata document at another URL than today's (the public base URL
+     * changed, or was removed) would send the server to a document that is not there: it must be registered again.
+     */
+    private void checkDocumentCurrent(OAuthClient client) {
+        if (client.dynamic() && client.clientSecret().isEmpty() && client.clientId().endsWith(ClientMetadataDocument.PATH)
+                && !document.describes(client)) {
+            throw new OAuthException(OAuthException.START, "OAuth client " + client.slug() + " goes by Tether's client metadata document at "
+                    + client.clientId() + ", but Tether publishes " + document.url().map(url -> "it at " + url).orElse("none")
+                    + " (tether.oauth.public-base-url changed): register the client again");
+        }
     }
 
     private Started redirect(Start input, OAuthClient client, String redirectUri, Optional<OAuthDiscovery.AuthorizationServer> server) {
@@ -159,6 +177,7 @@ public final class OAuthFlows {
                 .append("&code_challenge=").append(challenge(verifier))
                 .append("&code_challenge_method=S256");
         client.resource().ifPresent(resource -> url.append("&resource=").append(encode(resource)));
+        tokens.wantedScope(keyOf(input)).ifPresent(scope -> url.append("&scope=").append(encode(scope)));
         sessions.put(state, new Session(input, redirectUri, verifier, now + properties.sessionTtl().toMillis(), server));
         return new Redirect(url.toString(), state);
     }
@@ -261,7 +280,7 @@ public final class OAuthFlows {
 
     /** Stores the tokens and makes the connection, or replaces the tokens of the one that is there (re-authorization). */
     private Mono<Connection> mint(Start target, OAuthClient client, TokenResponse token) {
-        ConnectionKey key = new ConnectionKey(target.owner(), target.integration(), ConnectionNames.identifier(target.name()));
+        ConnectionKey key = keyOf(target);
         OAuthTokens.Tokens minted = new OAuthTokens.Tokens(token.accessToken(), token.refreshToken(),
                 token.expiresIn().map(seconds -> clock.millis() + seconds * 1000));
         OAuthGrant grant = new OAuthGrant(client.slug(), target.clientOwner(), token.scope(), minted.expiresAt());
@@ -278,6 +297,10 @@ public final class OAuthFlows {
                 // A session of the connection still holds the old tokens: ended, the next one starts with these; the
                 // catalog is synced with what they may now list.
                 .flatMap(connection -> mcpSessions.retire(key).then(catalogs.changed(key.integration())).thenReturn(connection));
+    }
+
+    private static ConnectionKey keyOf(Start target) {
+        return new ConnectionKey(target.owner(), target.integration(), ConnectionNames.identifier(target.name()));
     }
 
     private static String random(int bytes) {

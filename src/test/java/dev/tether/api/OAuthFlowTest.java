@@ -40,7 +40,9 @@ import dev.tether.testsupport.ProxiedOAuthExample;
  */
 @InProcess
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = { "tether.api.token=" + OAuthFlowTest.TOKEN, "tether.docker.reap-interval=1h", "tether.oauth.timeout=6s" })
+        properties = { "tether.api.token=" + OAuthFlowTest.TOKEN, "tether.docker.reap-interval=1h", "tether.oauth.timeout=6s",
+                // Tether publishes a client metadata document, but the example's server takes none: it registers dynamically
+                "tether.oauth.public-base-url=https://tether.example.test" })
 @DirtiesContext
 @Import(MovableClock.AsTheDaemonsClock.class)
 class OAuthFlowTest {
@@ -283,6 +285,8 @@ class OAuthFlowTest {
         assertThat(probe.path("authorizationUrl").asString()).isEqualTo(oauth.example().authorizationServer() + "/authorize");
         assertThat(probe.path("tokenUrl").asString()).isEqualTo(oauth.example().authorizationServer() + "/token");
         assertThat(probe.path("resource").asString()).isEqualTo(oauth.example().mcpUrl());
+        assertThat(probe.path("registrationEndpoint").asString()).as("a server without client metadata documents: dynamic registration")
+                .isEqualTo(oauth.example().authorizationServer() + "/register");
         Map<String, Object> registration = new LinkedHashMap<>();
         registration.put("owner", "user");
         registration.put("slug", clientSlug);
@@ -300,7 +304,8 @@ class OAuthFlowTest {
         return registered.path("client").asString();
     }
 
-    private static Map<String, Object> start(String client, String integration, String name) {
+    /** The body of {@code POST /api/oauth/start} for a user's connection {@code name} through the user's {@code client}. */
+    static Map<String, Object> start(String client, String integration, String name) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("client", client);
         body.put("clientOwner", "user");
