@@ -166,14 +166,17 @@ public final class McpSession {
 
     /**
      * A request the remote server refused for credentials (401, 403: a token revoked or rotated before its recorded
-     * expiry) goes once more with a renewed token, when the session has an OAuth grant to renew.
+     * expiry) goes once more with a renewed token, when the session has an OAuth grant to renew. One refused for want
+     * of scope does not: a renewed token has the same scope; the grant learns what to ask the user for next time.
      */
     private <T> Mono<T> renewingOnRefusal(Supplier<Mono<T>> request) {
         return Mono.defer(() -> {
             long sentUnder = bearer.generation();
             return request.get().onErrorResume(refused -> !(refused instanceof AuthorizationExpiredException)
                             && RemoteServer.wantsCredentials(refused),
-                    refused -> bearer.renew(sentUnder).flatMap(renewed -> renewed ? request.get() : Mono.error(refused)));
+                    refused -> ScopeChallenge.of(refused)
+                            .<Mono<T>>map(scope -> Mono.error(new InsufficientScopeException(server, scope, bearer.needsScope(scope))))
+                            .orElseGet(() -> bearer.renew(sentUnder).flatMap(renewed -> renewed ? request.get() : Mono.error(refused))));
         });
     }
 

@@ -35,7 +35,7 @@ import dev.tether.TetherApplication;
 final class StatelessServerClient {
 
     /** The revision this client speaks; a server that does not list it in {@code server/discover} is of the handshake era. */
-    static final String VERSION = McpSchema.LATEST_PROTOCOL_VERSION;
+    static final String VERSION = RemoteServer.OPENING_VERSION;
     private static final TypeRef<List<Tool>> TOOLS = new TypeRef<>() {
     };
 

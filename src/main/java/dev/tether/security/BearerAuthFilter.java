@@ -57,6 +57,8 @@ public final class BearerAuthFilter implements WebFilter {
      */
     private static final List<String> OAUTH_CALLBACK = List.of("api", "oauth", "callback");
     private static final List<String> OAUTH_AWAIT = List.of("api", "oauth", "await");
+    /** Tether's OAuth client metadata document: authorization servers fetch it, and it holds nothing secret. */
+    private static final List<String> OAUTH_CLIENT_METADATA = List.of("api", "oauth", "client-metadata.json");
     private static final List<String> GUARDED_ROOTS = List.of("api", "mcp", "sse", "messages");
     private static final byte[] BODY = "{\"_tag\":\"UnauthorizedError\",\"message\":\"missing or invalid bearer token\"}"
             .getBytes(StandardCharsets.UTF_8);
@@ -118,7 +120,7 @@ public final class BearerAuthFilter implements WebFilter {
             return true;
         }
         boolean apiOrMcp = !segments.isEmpty() && GUARDED_ROOTS.contains(segments.get(0));
-        boolean open = segments.equals(HEALTH) || startsWith(segments, DOCS) || segments.equals(OAUTH_CALLBACK)
+        boolean open = segments.equals(HEALTH) || startsWith(segments, DOCS) || segments.equals(OAUTH_CALLBACK) || segments.equals(OAUTH_CLIENT_METADATA)
                 || segments.size() == OAUTH_AWAIT.size() + 1 && startsWith(segments, OAUTH_AWAIT);
         if (open) {
             return false;

@@ -116,6 +116,12 @@ public final class NodeClients {
             }
         }
 
+        /** Every stdout line printed so far. */
+        public List<String> printed() {
+            lines.drainTo(seen);
+            return List.copyOf(seen);
+        }
+
         /** Waits at most {@code bound} for the exit and returns everything printed on stdout. */
         public Ended awaitExit(Duration bound) throws InterruptedException {
             if (!process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
