@@ -23,10 +23,11 @@ import dev.tether.replicas.ConnectionOwners;
 import dev.tether.replicas.ReplicaIds;
 
 /**
- * {@link ResumeAnywhere} as replicas are today: a paused execution lives in the memory of the replica its id names, so
- * a resume for one another live replica holds goes there as {@code POST /api/executions/{id}/resume} (the route
- * {@link HomeForwarding} would have passed on), and anything else resumes here. A holder that is gone took the
- * execution with it: here, the id is then unknown. Durable executions replace this with a resume by replay.
+ * {@link ResumeAnywhere} across replicas: a resume for an execution whose live context another live replica holds (its
+ * id names the replica that paused it) goes there as {@code POST /api/executions/{id}/resume}, the route
+ * {@link HomeForwarding} would have passed on, which is the fast path; anything else resumes here, where
+ * {@link Executions#resume} rebuilds it from its journal when it is not held here. A holder that does not take the
+ * connection (gone, restarting) is no loss either: its executions are journals in the store, resumed here by replay.
  */
 @Component
 final class HomeResumes implements ResumeAnywhere {
@@ -56,7 +57,8 @@ final class HomeResumes implements ResumeAnywhere {
                     }
                     String path = "/api/executions/" + UriUtils.encodePathSegment(executionId, StandardCharsets.UTF_8) + "/resume";
                     return peers.postJson(home, path, body, "execution " + executionId)
-                            .map(answer -> answered(executionId, answer));
+                            .map(answer -> answered(executionId, answer))
+                            .onErrorResume(OwnerLeftException.class, left -> executions.resume(executionId, action, content));
                 })
                 .orElseGet(() -> executions.resume(executionId, action, content)));
     }
