@@ -53,7 +53,7 @@ public final class HotPathBenchmark {
         Path jar = PackagedDaemon.jar().orElseThrow(() -> new IllegalStateException("build the jar first: ./mvnw -DskipTests package"));
         List<String> everything = Fixture.everythingDockerCommand(); // builds the test image when missing
         Path dataDir = Files.createTempDirectory("tether-bench-hotpath");
-        System.out.printf("Tether hot-path benchmark: %s, %d cores, java %s%n", TestImages.NODE_IMAGE,
+        System.out.printf("Tether hot-path benchmark: %s, %d cores, java %s%n", TestImages.nodeImage(),
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
 
         Latencies rawPing;

@@ -65,7 +65,7 @@ public final class PeersBenchmark {
 
     private void run() throws Exception {
         TestImages.nodeImage(); // builds the test image when missing
-        System.out.printf("Peers benchmark: %s, %d cores, load average %s%n", TestImages.NODE_IMAGE,
+        System.out.printf("Peers benchmark: %s, %d cores, load average %s%n", TestImages.nodeImage(),
                 Runtime.getRuntime().availableProcessors(), Machine.loadAverage());
         Latencies floor;
         try (RawStdioServer raw = RawStdioServer.start(server("raw"))) {

@@ -78,6 +78,9 @@ import dev.tether.testsupport.OsProcesses;
  */
 public final class PoolHarness implements AutoCloseable {
 
+    /** How long a store write or a sync may take before the test calls it stuck: only a failure waits for it, on any host's load. */
+    private static final Duration STUCK = Duration.ofSeconds(60);
+
     /** Label on every Docker fixture of a run, for clean-up after a failed test. */
     public static final String RUN_LABEL = "dev.tether.test.run";
     /** The label Tether puts on its containers. */
@@ -195,7 +198,7 @@ public final class PoolHarness implements AutoCloseable {
         ConnectionKey key = new ConnectionKey(Owner.ORG, slug, "main");
         stores.integrations().create(integration(slug, command))
                 .then(stores.connections().create(new Connection(key, "none", Optional.empty(), Optional.empty()), Map.of()))
-                .block(Duration.ofSeconds(5));
+                .block(STUCK);
         return key;
     }
 
@@ -208,7 +211,7 @@ public final class PoolHarness implements AutoCloseable {
     /** Changes the integration's command, one second later on the clock: its catalog becomes stale, its session outdated. */
     public void reconfigure(String slug, List<String> command) {
         clock.advance(Duration.ofSeconds(1));
-        stores.integrations().update(integration(slug, command)).block(Duration.ofSeconds(5));
+        stores.integrations().update(integration(slug, command)).block(STUCK);
     }
 
     private Integration integration(String slug, List<String> command) {
@@ -300,7 +303,7 @@ public final class PoolHarness implements AutoCloseable {
     @Override
     public void close() {
         stoppers.forEach(Disposable::dispose);
-        slugs.forEach(slug -> pool.retire(slug).block(Duration.ofSeconds(5)));
+        slugs.forEach(slug -> pool.retire(slug).block(STUCK));
         AssertionError failure = null;
         try {
             OsProcesses.awaitNoneMatching("--run=" + run, GONE_BOUND);

@@ -37,14 +37,12 @@ import org.testcontainers.images.builder.Transferable;
  * {@code /app/fixture-mcp-server.js} and {@code src/test/node/node_modules} at
  * {@code /app/node_modules}. Its tag is a digest of those inputs ({@code tether-test-node:<digest>}): the image is built
  * only when they change, and worktrees or CI runs with other inputs on the same engine each get their own image, none
- * rebuilding or removing another's under its running tests. It is kept after the JVM exits and also tagged
- * {@value #NODE_IMAGE}, the latest built, so that {@code docker run -i --rm tether-test-node:latest node
- * /app/fixture-mcp-server.js} works from a shell and the benchmarks.
+ * rebuilding or removing another's under its running tests (nor tagged {@code latest}, which would let one take
+ * another's away). It is kept after the JVM exits: {@code docker images tether-test-node} shows the tag to run by hand.
  */
 public final class TestImages {
 
     private static final String REPOSITORY = "tether-test-node";
-    public static final String NODE_IMAGE = REPOSITORY + ":latest";
     static final String INPUTS_LABEL = "dev.tether.test-image.inputs";
 
     private static String nodeImage;
@@ -102,7 +100,6 @@ public final class TestImages {
         if (!digest.equals(built)) {
             throw new IllegalStateException("building " + tag + " left label " + built + ", expected " + digest);
         }
-        docker.tagImageCmd(tag, REPOSITORY, "latest").exec();
         return tag;
     }
 
@@ -116,7 +113,7 @@ public final class TestImages {
                 throw new IllegalStateException("ldd " + binary + " failed: " + output);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot run ldd (needed to build " + NODE_IMAGE + ")", e);
+            throw new UncheckedIOException("cannot run ldd (needed to build the " + REPOSITORY + " image)", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
@@ -206,7 +203,7 @@ public final class TestImages {
 
         @Override
         public String getDescription() {
-            return "rootfs of " + NODE_IMAGE;
+            return "rootfs of " + REPOSITORY;
         }
 
         @Override
