@@ -26,6 +26,8 @@ import tools.jackson.databind.json.JsonMapper;
 import dev.tether.api.input.Inputs;
 import dev.tether.calls.ToolAddress;
 import dev.tether.http.BodyBytes;
+import dev.tether.identity.Principal;
+import dev.tether.identity.Principals;
 import dev.tether.replicas.ConnectionOwners;
 import dev.tether.replicas.ConnectionOwners.Peer;
 import dev.tether.store.ConnectionKey;
@@ -75,7 +77,7 @@ final class OwnerForwarding implements WebFilter {
                     : chain.filter(exchange);
         }
         if (connectionRoute != null) {
-            Optional<ConnectionKey> connection = connection(connectionRoute.getUriVariables());
+            Optional<ConnectionKey> connection = connection(connectionRoute.getUriVariables(), caller(exchange));
             Optional<Peer> owner = connection.flatMap(owners::remoteOwner);
             return owner.isEmpty() ? chain.filter(exchange)
                     : withBody(exchange, body -> toOwner(exchange, chain, connection.get(), owner.get(), body));
@@ -85,7 +87,7 @@ final class OwnerForwarding implements WebFilter {
         }
         // The connection is named in the body: read it once, then send or serve those very bytes.
         return withBody(exchange, body -> {
-            Optional<ConnectionKey> connection = calledConnection(body);
+            Optional<ConnectionKey> connection = calledConnection(body, caller(exchange));
             Optional<Peer> owner = connection.flatMap(owners::remoteOwner);
             return owner.isPresent() ? toOwner(exchange, chain, connection.get(), owner.get(), body) : here(exchange, chain, body);
         });
@@ -124,10 +126,15 @@ final class OwnerForwarding implements WebFilter {
         return Flux.defer(() -> Flux.just(exchange.getResponse().bufferFactory().wrap(body)));
     }
 
+    /** Who asks, as the authentication filter found: a personal connection is the caller's own. */
+    private static Principal caller(ServerWebExchange exchange) {
+        return exchange.getAttributeOrDefault(Principals.ATTRIBUTE, Principal.DAEMON);
+    }
+
     /** The connection of a health or refresh path; a path the controller will refuse stays here to be refused. */
-    private static Optional<ConnectionKey> connection(Map<String, String> path) {
+    private static Optional<ConnectionKey> connection(Map<String, String> path, Principal caller) {
         try {
-            return Optional.of(Inputs.connectionKey(path.get("owner"), path.get("integration"), path.get("name")));
+            return Optional.of(Inputs.connectionKey(path.get("owner"), path.get("integration"), path.get("name"), caller));
         }
         catch (RuntimeException invalid) {
             return Optional.empty();
@@ -135,10 +142,10 @@ final class OwnerForwarding implements WebFilter {
     }
 
     /** The connection of {@code {"address": "tools.<integration>.<owner>.<connection>.<tool>"}}; empty for anything else. */
-    private Optional<ConnectionKey> calledConnection(byte[] body) {
+    private Optional<ConnectionKey> calledConnection(byte[] body, Principal caller) {
         try {
             JsonNode address = json.readTree(body).path("address");
-            return address.isString() ? ToolAddress.of(address.asString()).map(ToolAddress::connection) : Optional.empty();
+            return address.isString() ? ToolAddress.of(address.asString()).map(parsed -> parsed.connection(caller)) : Optional.empty();
         }
         catch (RuntimeException notJson) {
             return Optional.empty();

@@ -45,6 +45,8 @@ import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.tether.identity.Principal;
+import dev.tether.identity.Principals;
 import dev.tether.mcp.ElicitationHandler;
 import dev.tether.mcp.ProgressListener;
 import dev.tether.replicas.ConnectionOwners;
@@ -80,7 +82,7 @@ final class PeerExchange implements DisposableBean {
             "upgrade", "proxy-authorization", "proxy-authenticate");
     /** Request headers the exchange sets itself. */
     private static final Set<String> SET_HERE = Set.of("host", "authorization", "content-length", FORWARDED.toLowerCase(Locale.ROOT),
-            STORE_POSITION.toLowerCase(Locale.ROOT));
+            STORE_POSITION.toLowerCase(Locale.ROOT), Principals.HEADER.toLowerCase(Locale.ROOT), "x-executor-token", "cookie");
 
     private static final McpJsonMapper MCP_JSON = McpJsonDefaults.getMapper();
     private static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
@@ -162,7 +164,7 @@ final class PeerExchange implements DisposableBean {
                             headers.put(name, values);
                         }
                     });
-                    markForwarded(headers);
+                    markForwarded(headers, exchange.getAttributeOrDefault(Principals.ATTRIBUTE, Principal.DAEMON));
                 })
                 .body(BodyInserters.fromDataBuffers(body))
                 .exchangeToMono(answer -> draining(answer) ? left(answer, peer) : relay(answer, response, peer, what))
@@ -228,8 +230,9 @@ final class PeerExchange implements DisposableBean {
             ElicitationHandler questions = context.getOrDefault(ElicitationHandler.class, ElicitationHandler.ACCEPT_ALL);
             PeerCallsController.PeerCall call = new PeerCallsController.PeerCall(address, arguments, progress != null,
                     questions != ElicitationHandler.ACCEPT_ALL);
+            Principal caller = Principals.of(context);
             return client.post().uri(URI.create("http://" + peer.address() + "/api/replicas/calls"))
-                    .headers(this::markForwarded)
+                    .headers(headers -> markForwarded(headers, caller))
                     .contentType(MediaType.APPLICATION_JSON)
                     .accept(MediaType.TEXT_EVENT_STREAM)
                     .bodyValue(json.writeValueAsBytes(call))
@@ -258,20 +261,25 @@ final class PeerExchange implements DisposableBean {
     }
 
     /**
-     * Posts to {@code path} on {@code peer}, which holds {@code what}, with no body, marked forwarded so that the peer
-     * serves it itself, and emits the answer's body. A caller that leaves cancels the exchange, which closes its
-     * connection. A peer that answers anything but 200 fails it with {@link PeerCallException}.
+     * Posts {@code action} of {@code connection} ({@code /api/connections/…/<action>}) to {@code peer}, which holds its
+     * session, with no body, marked forwarded so that the peer serves it itself, and emits the answer's body; for the
+     * caller, or when the daemon itself asks (a background sync), for the connection's user. A caller that leaves cancels
+     * the exchange, which closes its connection. A peer that answers anything but 200 fails it with
+     * {@link PeerCallException}.
      */
-    Mono<String> post(Peer peer, String path, String what) {
-        return client.post().uri(URI.create("http://" + peer.address() + path))
-                .headers(this::markForwarded)
+    Mono<String> post(Peer peer, ConnectionKey connection, String action) {
+        String what = "the session of " + connection;
+        return Principals.current().flatMap(caller -> client.post().uri(URI.create("http://" + peer.address()
+                        + ConnectionPaths.of(connection, action)))
+                .headers(headers -> markForwarded(headers, caller.daemon() ? Principal.daemonFor(caller.tenant(), connection.subject())
+                        : caller))
                 .exchangeToMono(answer -> draining(answer) ? this.<String>left(answer, peer)
                         : answer.bodyToMono(String.class).defaultIfEmpty("").flatMap(text -> {
                             int status = answer.statusCode().value();
                             (status == HttpStatus.UNAUTHORIZED.value() ? unreachable : answered).increment();
                             return status == HttpStatus.OK.value() ? Mono.just(text)
                                     : Mono.error(new PeerCallException(peer, what, status, text));
-                        }))
+                        })))
                 .onErrorMap(WebClientRequestException.class, failed -> ownerLeftOr(failed, peer));
     }
 
@@ -318,7 +326,7 @@ final class PeerExchange implements DisposableBean {
                 : ElicitFormRequest.class;
         return questions.elicit(MCP_JSON.convertValue(question.request(), type))
                 .flatMap(answer -> client.post().uri(URI.create("http://" + peer.address() + "/api/replicas/answers/" + question.id()))
-                        .headers(this::markForwarded)
+                        .headers(headers -> markForwarded(headers, Principal.DAEMON))
                         .contentType(MediaType.APPLICATION_JSON)
                         .bodyValue(write(answer))
                         .retrieve()
@@ -344,8 +352,12 @@ final class PeerExchange implements DisposableBean {
         }
     }
 
-    private void markForwarded(HttpHeaders headers) {
+    /** The replicas' shared token, who sends it, how far it has read the store, and whom the request is for. */
+    private void markForwarded(HttpHeaders headers, Principal principal) {
         headers.setBearerAuth(token.bearer());
+        if (!principal.daemon()) {
+            headers.set(Principals.HEADER, Principals.header(principal));
+        }
         headers.set(FORWARDED, owners.instance());
         headers.set(STORE_POSITION, Long.toString(store.reached()));
     }

@@ -21,6 +21,11 @@ import reactor.core.scheduler.Schedulers;
 
 import dev.tether.calls.ToolCalls;
 import dev.tether.execution.Execution.Step;
+import dev.tether.identity.Audit;
+import dev.tether.identity.AuditEvent;
+import dev.tether.identity.NotPermittedException;
+import dev.tether.identity.Principal;
+import dev.tether.identity.Principals;
 import dev.tether.policy.Policies;
 import dev.tether.replicas.ReplicaIds;
 import dev.tether.store.CatalogStore;
@@ -46,15 +51,17 @@ public final class Executions implements DisposableBean {
     private final MemoryWatch memory;
     private final ExecutionAnswers answers;
     private final PausedExecutions paused;
+    private final Audit audit;
 
     @Autowired
     Executions(JsEngine engine, ToolCalls calls, CatalogStore catalogs, Policies policies, ExecutionProperties properties,
-            ExecutionPool pool, MemoryWatch memory, ReplicaIds names) {
-        this(engine, calls, catalogs, policies, properties, pool, memory, names, Schedulers.parallel());
+            ExecutionPool pool, MemoryWatch memory, ReplicaIds names, Audit audit) {
+        this(engine, calls, catalogs, policies, properties, pool, memory, names, Schedulers.parallel(), audit);
     }
 
     Executions(JsEngine engine, ToolCalls calls, CatalogStore catalogs, Policies policies, ExecutionProperties properties,
-            ExecutionPool pool, MemoryWatch memory, ReplicaIds names, Scheduler timer) {
+            ExecutionPool pool, MemoryWatch memory, ReplicaIds names, Scheduler timer, Audit audit) {
+        this.audit = audit;
         this.engine = engine;
         this.toolCalls = new CallsFromCode(calls, catalogs, policies);
         this.properties = properties;
@@ -64,8 +71,17 @@ public final class Executions implements DisposableBean {
         this.paused = new PausedExecutions(properties.maxPaused(), properties.pausedExpiry(), timer, names);
     }
 
-    /** Runs {@code code} until it completes or pauses for an approval. Cancelling ends it and its tool calls. */
+    /**
+     * Runs {@code code} until it completes or pauses for an approval, as the calling principal: its tool calls use that
+     * user's connections, and only that user sees and resumes it. A viewer runs no code. Cancelling ends it and its tool
+     * calls.
+     */
     public Mono<ExecutionAnswer> execute(String code) {
+        return Principals.current().flatMap(caller -> caller.mayUse() ? run(code)
+                : Mono.error(new NotPermittedException(caller, "run code")));
+    }
+
+    private Mono<ExecutionAnswer> run(String code) {
         return pool.admit(Mono.defer(() -> {
             Execution execution = new Execution(properties, pool.lane(), pool.host());
             // Opening (the engine too, on the first execution) is not the code's time: it runs before the drive, on a
@@ -83,7 +99,7 @@ public final class Executions implements DisposableBean {
 
     /** What a paused execution waits for; fails with {@link ExecutionNotFoundException} when none has this id. */
     public Mono<ExecutionAnswer.Pause> paused(String executionId) {
-        return Mono.fromCallable(() -> paused.view(executionId));
+        return Principals.current().map(caller -> paused.view(executionId, caller));
     }
 
     /**
@@ -101,8 +117,11 @@ public final class Executions implements DisposableBean {
      */
     public Mono<ExecutionAnswer> resume(String executionId, ResumeAction action, @Nullable Map<String, Object> content) {
         // The schema validator loads what it needs on first use: off the event loop.
-        return Mono.fromCallable(() -> paused.take(executionId, pause -> check(pause.call(), action, content)))
+        return Principals.current().flatMap(caller -> Mono.fromCallable(() -> paused.take(executionId, caller,
+                        pause -> check(pause.call(), action, content)))
                 .subscribeOn(Schedulers.boundedElastic())
+                .doOnNext(pause -> audit.record(AuditEvent.of(caller, "execution.resume", executionId + " " + pause.call().path(),
+                        action.name().toLowerCase(java.util.Locale.ROOT))))
                 .flatMap(pause -> {
             Execution execution = pause.execution();
             PendingCall call = pause.call();
@@ -125,7 +144,7 @@ public final class Executions implements DisposableBean {
                             + (action == ResumeAction.CANCEL ? "cancelled" : "declined") + " by the user.")))
                     .onErrorResume(ExecutionRefusedException.class, refused -> close(execution).thenReturn(
                             completed(execution, Settled.failed("Error: " + refused.getMessage()))));
-        });
+        }));
     }
 
     /**
@@ -133,7 +152,7 @@ public final class Executions implements DisposableBean {
      * a server's question it waited on answered {@code cancel}. Nothing when no execution with this id is paused.
      */
     public Mono<Void> abandon(String executionId) {
-        return Mono.fromCallable(() -> paused.take(executionId))
+        return Principals.current().map(caller -> paused.take(executionId, caller))
                 .flatMap(pause -> close(pause.execution()))
                 .onErrorResume(ExecutionNotFoundException.class, gone -> Mono.empty());
     }
@@ -214,7 +233,7 @@ public final class Executions implements DisposableBean {
             return Mono.empty();
         }
         if (step.parked() != null) {
-            return Mono.fromCallable(() -> pause(execution, step.parked()))
+            return Principals.current().map(owner -> pause(execution, step.parked(), owner))
                     .onErrorResume(PausedExecutions.TooManyPausedException.class,
                             full -> Mono.just(completed(execution, Settled.failed("Error: " + full.getMessage()))));
         }
@@ -234,11 +253,11 @@ public final class Executions implements DisposableBean {
 
     // ---- answers ---------------------------------------------------------------------------------
 
-    private ExecutionAnswer pause(Execution execution, PendingCall call) {
+    private ExecutionAnswer pause(Execution execution, PendingCall call, Principal owner) {
         String id = paused.nextId();
         Elicitation question = call.elicitation();
         ExecutionAnswer.Pause view = question != null ? ExecutionAnswers.pause(id, call, question) : ExecutionAnswers.pause(id, call);
-        paused.put(new PausedExecutions.Pause(id, execution, call, view));
+        paused.put(new PausedExecutions.Pause(id, execution, call, view, owner));
         execution.pausedFor(true);
         return ExecutionAnswer.paused(view.text(), view.structured());
     }

@@ -21,6 +21,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
+import dev.tether.identity.Principals;
 import dev.tether.mcp.AuthorizationExpiredException;
 import dev.tether.mcp.McpSession;
 import dev.tether.session.IntegrationServers;
@@ -142,8 +143,10 @@ public final class HealthService implements SmartLifecycle {
      * store, theirs too (generation 0), as soon as this replica reads them from the store.
      */
     public Flux<HealthEvent> events() {
-        return Flux.merge(verdicts.asFlux(), connections.verdictsOfPeers()
-                .map(connection -> new HealthEvent(0, connection.key(), connection.lastHealth().orElseThrow())));
+        // Only the connections the subscriber sees: another user's personal connection is not its business.
+        return Principals.current().flatMapMany(caller -> Flux.merge(verdicts.asFlux(), connections.verdictsOfPeers()
+                        .map(connection -> new HealthEvent(0, connection.key(), connection.lastHealth().orElseThrow())))
+                .filter(event -> caller.sees(event.key().subject())));
     }
 
     private Optional<HealthVerdict> fresh(Connection connection, Optional<Duration> ifStale) {

@@ -12,12 +12,15 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
 import dev.tether.catalog.CatalogService;
+import dev.tether.identity.Principal;
+import dev.tether.identity.Principals;
 import dev.tether.session.SessionPool;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
@@ -65,7 +68,8 @@ public final class OAuthFlows {
         }
     }
 
-    private record Session(Start start, String redirectUri, String verifier, long expiresAt) {
+    /** A flow in flight, for the principal that started it: only it completes or cancels it, and the connection is its. */
+    private record Session(Start start, Principal principal, String redirectUri, String verifier, long expiresAt) {
 
         @Override
         public String toString() {
@@ -104,7 +108,7 @@ public final class OAuthFlows {
         if (input.owner() == Owner.ORG && input.clientOwner() == Owner.USER) {
             return Mono.error(new OAuthException(OAuthException.START, "A Workspace connection must use a Workspace app."));
         }
-        return clients.client(input.clientOwner(), input.client())
+        return Principals.current().flatMap(caller -> clients.client(input.clientOwner(), input.clientOwner().subjectFor(caller), input.client())
                 .switchIfEmpty(Mono.error(() -> new OAuthException(OAuthException.START, "OAuth client not found: " + input.client())))
                 .flatMap(client -> client.grant().equals(OAuthClient.CLIENT_CREDENTIALS)
                         ? tokenEndpoint.clientCredentials(client, List.of())
@@ -112,12 +116,12 @@ public final class OAuthFlows {
                                         || error instanceof IllegalArgumentException,
                                         error -> new OAuthException(OAuthException.START, "OAuth client-credentials exchange failed: "
                                                 + error.getMessage()))
-                                .flatMap(token -> mint(input, client, token))
+                                .flatMap(token -> mint(input, caller, client, token))
                                 .<Started>map(Connected::new)
-                        : Mono.fromCallable(() -> redirect(input, client, redirectUri)));
+                        : Mono.fromCallable(() -> redirect(input, caller, client, redirectUri))));
     }
 
-    private Started redirect(Start input, OAuthClient client, String redirectUri) {
+    private Started redirect(Start input, Principal caller, OAuthClient client, String redirectUri) {
         long now = clock.millis();
         sessions.values().removeIf(session -> session.expiresAt() <= now);
         if (sessions.size() >= MAX_SESSIONS) {
@@ -135,7 +139,9 @@ public final class OAuthFlows {
                 .append("&code_challenge=").append(challenge(verifier))
                 .append("&code_challenge_method=S256");
         client.resource().ifPresent(resource -> url.append("&resource=").append(encode(resource)));
-        sessions.put(state, new Session(input, redirectUri, verifier, now + properties.sessionTtl().toMillis()));
+        // A personal connection needs its user: checked now, not when the browser comes back.
+        ConnectionKey.of(input.owner(), input.integration(), ConnectionNames.identifier(input.name()), caller);
+        sessions.put(state, new Session(input, caller, redirectUri, verifier, now + properties.sessionTtl().toMillis()));
         return new Redirect(url.toString(), state);
     }
 
@@ -145,13 +151,14 @@ public final class OAuthFlows {
      * ({@code restartRequired}); a token endpoint that cannot be reached or answers garbage leaves it redeemable.
      */
     public Mono<Connection> complete(String state, String code) {
-        return Mono.defer(() -> {
-            Session session = sessions.remove(state);
+        return Principals.current().flatMap(caller -> {
+            Session session = take(state, caller);
             if (session == null || session.expiresAt() <= clock.millis()) {
                 return Mono.error(new OAuthSessionNotFoundException(state));
             }
             Start start = session.start();
-            return clients.client(start.clientOwner(), start.client())
+            Principal owner = session.principal();
+            return clients.client(start.clientOwner(), start.clientOwner().subjectFor(owner), start.client())
                     .switchIfEmpty(Mono.error(() -> new OAuthException(OAuthException.COMPLETE,
                             "OAuth client not found: " + start.client(), Optional.of(true))))
                     .flatMap(client -> tokenEndpoint.authorizationCode(client, code, session.redirectUri(), session.verifier())
@@ -161,8 +168,26 @@ public final class OAuthFlows {
                                     "OAuth code exchange failed: " + ex.getMessage(), Optional.of(false)))
                             .doOnError(error -> error instanceof OAuthException oauth && oauth.restartRequired().equals(Optional.of(false)),
                                     error -> sessions.putIfAbsent(state, session))
-                            .flatMap(token -> mint(start, client, token)));
+                            .flatMap(token -> mint(start, owner, client, token)))
+                    // The browser's callback comes without credentials: the flow completes for whoever started it.
+                    .contextWrite(Principals.as(owner));
         });
+    }
+
+    /**
+     * Removes the session of {@code state} for {@code caller}: the principal that started it, or the daemon (the
+     * browser's callback, which the unguessable state alone admits). Another user finds nothing, and the flow stays.
+     */
+    private @Nullable Session take(String state, Principal caller) {
+        Session[] taken = new Session[1];
+        sessions.computeIfPresent(state, (key, session) -> {
+            if (caller.daemon() || session.principal().subject().equals(caller.subject())) {
+                taken[0] = session;
+                return null;
+            }
+            return session;
+        });
+        return taken[0];
     }
 
     /**
@@ -198,10 +223,9 @@ public final class OAuthFlows {
         return Optional.ofNullable(outcomes.remove(state)).filter(kept -> kept.expiresAt() > clock.millis()).map(Kept::outcome);
     }
 
-    /** Drops the flow with this state; answers true whether or not it was in flight, as Executor does. */
-    public boolean cancel(String state) {
-        sessions.remove(state);
-        return true;
+    /** Drops the caller's flow with this state; answers true whether or not it was in flight, as Executor does. */
+    public Mono<Boolean> cancel(String state) {
+        return Principals.current().doOnNext(caller -> take(state, caller)).thenReturn(true);
     }
 
     private static Outcome failed(String state, Throwable failure) {
@@ -216,8 +240,8 @@ public final class OAuthFlows {
     }
 
     /** Stores the tokens and makes the connection, or replaces the tokens of the one that is there (re-authorization). */
-    private Mono<Connection> mint(Start target, OAuthClient client, TokenResponse token) {
-        ConnectionKey key = new ConnectionKey(target.owner(), target.integration(), ConnectionNames.identifier(target.name()));
+    private Mono<Connection> mint(Start target, Principal owner, OAuthClient client, TokenResponse token) {
+        ConnectionKey key = ConnectionKey.of(target.owner(), target.integration(), ConnectionNames.identifier(target.name()), owner);
         OAuthTokens.Tokens minted = new OAuthTokens.Tokens(token.accessToken(), token.refreshToken(),
                 token.expiresIn().map(seconds -> clock.millis() + seconds * 1000));
         OAuthGrant grant = new OAuthGrant(client.slug(), target.clientOwner(), token.scope(), minted.expiresAt());
@@ -229,7 +253,7 @@ public final class OAuthFlows {
                         Optional.empty(), Optional.of(grant)), values)))
                 .doOnNext(connection -> {
                     tokens.remember(key, minted);
-                    log.info("OAuth connection {} authorized through client {}/{}", key, target.clientOwner().wire(), client.slug());
+                    log.info("OAuth connection {} authorized through client {}", key, client);
                 })
                 // A session of the connection still holds the old tokens: ended, the next one starts with these; the
                 // catalog is synced with what they may now list.

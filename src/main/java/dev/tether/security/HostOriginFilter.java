@@ -39,8 +39,8 @@ import tools.jackson.databind.json.JsonMapper;
 @Order(HostOriginFilter.ORDER)
 public final class HostOriginFilter implements WebFilter {
 
-    /** Before {@link BearerAuthFilter}: a refused page learns nothing, not even whether its token guess was right. */
-    static final int ORDER = Ordered.HIGHEST_PRECEDENCE;
+    /** Before the authentication: a refused page learns nothing, not even whether its token guess was right. */
+    public static final int ORDER = Ordered.HIGHEST_PRECEDENCE;
 
     private static final Pattern IPV4_LOOPBACK = Pattern.compile("127\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
     private static final int SHOWN = 100;

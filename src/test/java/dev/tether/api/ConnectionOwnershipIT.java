@@ -145,7 +145,7 @@ class ConnectionOwnershipIT {
         List<String> ownerOf = new ArrayList<>();
         List<String> heirOf = new ArrayList<>();
         for (String slug : slugs) {
-            ConnectionKey key = new ConnectionKey(Owner.ORG, slug, "default");
+            ConnectionKey key = ConnectionKey.org(slug, "default");
             ownerOf.add(RendezvousOwners.of(key, instances));
             heirOf.add(RendezvousOwners.of(key, instances.subList(0, dead)));
         }

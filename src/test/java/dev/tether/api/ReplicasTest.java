@@ -428,7 +428,7 @@ class ReplicasTest {
             try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
                 db.createStatement().execute("UPDATE instance_lease SET draining = FALSE WHERE instance_id = 'drain001'");
             }
-            ConnectionKey key = new ConnectionKey(Owner.ORG, slug, "default");
+            ConnectionKey key = ConnectionKey.org(slug, "default");
             await().atMost(BOUND).until(() -> ownersA.remoteOwner(key).isPresent());
             TetherClient.Reply ran = a.post("/api/executions", Map.of("code",
                     "return await tools." + slug + ".org.default.echo({text: 'handed over'})"));
@@ -505,7 +505,7 @@ class ReplicasTest {
     private static String registerOwnedBy(TetherClient client, String instance, ConnectionOwners owners, List<String> command) {
         for (int i = 0; i < 40; i++) {
             String slug = client.register("owned" + i, command);
-            ConnectionKey key = new ConnectionKey(Owner.ORG, slug, "default");
+            ConnectionKey key = ConnectionKey.org(slug, "default");
             if (owners.remoteOwner(key).map(ConnectionOwners.Peer::instance).orElse(owners.instance()).equals(instance)) {
                 return slug;
             }

@@ -29,6 +29,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import reactor.core.publisher.Flux;
 
+import dev.tether.identity.Principal;
 import dev.tether.catalog.CatalogService;
 import dev.tether.health.HealthService;
 import dev.tether.session.PoolHarness;
@@ -98,7 +99,7 @@ class WiredStackTest {
     void checksSyncAndCallOfOneConnectionShareOneSpawn() {
         Path spawns = DATA_DIR.resolve("spawns-wired");
         List<String> command = PoolHarness.loggedFixture(spawns, DATA_DIR.resolve("record-wired"), RUN);
-        ConnectionKey key = new ConnectionKey(Owner.USER, "wired", "main");
+        ConnectionKey key = ConnectionKey.user(Principal.LOCAL_SUBJECT, "wired", "main");
         integrations.create(new Integration("wired", "wired", "", new StdioConfig(command.get(0), command.subList(1, command.size()),
                 null, null), Instant.now()))
                 .then(connections.create(new Connection(key, "none", Optional.empty(), Optional.empty()), Map.of())).block(BOUND);

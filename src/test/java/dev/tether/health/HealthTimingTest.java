@@ -241,7 +241,7 @@ class HealthTimingTest {
     }
 
     private ConnectionKey connection(String integration) {
-        ConnectionKey key = new ConnectionKey(Owner.ORG, integration, "main");
+        ConnectionKey key = ConnectionKey.org(integration, "main");
         stores.integrations().create(new Integration(integration, integration, "", new StdioConfig("true", null, null, null),
                 Instant.EPOCH))
                 .then(stores.connections().create(new Connection(key, "none", Optional.empty(), Optional.empty()), Map.of()))
