@@ -9,7 +9,7 @@ public final class NotPermittedException extends RuntimeException {
     private final Role role;
 
     public NotPermittedException(Principal principal, String action) {
-        super("a " + principal.role().wire() + " may not " + action);
+        super((principal.role() == Role.ADMIN ? "an " : "a ") + principal.role().wire() + " may not " + action);
         this.role = principal.role();
     }
 

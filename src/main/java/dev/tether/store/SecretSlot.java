@@ -26,6 +26,11 @@ record SecretSlot(String table, String row, String field) {
         return new SecretSlot("plugin_setting", plugin + "/" + OwnerNames.of(owner, subject), name);
     }
 
+    /** The OIDC provider's refresh token of a signed-in user. */
+    static SecretSlot refreshToken(String subject) {
+        return new SecretSlot("identity_user", subject, "refresh_token");
+    }
+
     /** The client secret of an OAuth client. */
     static SecretSlot oauthClient(Owner owner, String subject, String slug) {
         return new SecretSlot("oauth_client", OwnerNames.of(owner, subject) + "/" + slug, "client_secret");

@@ -38,7 +38,7 @@ final class StoredSecrets {
      */
     int rewrite(Connection jdbc, BiFunction<SecretSlot, String, String> visit) throws SQLException {
         return rewriteConfigs(jdbc, visit) + rewriteCredentials(jdbc, visit) + rewritePluginSettings(jdbc, visit)
-                + rewriteOauthClients(jdbc, visit);
+                + rewriteOauthClients(jdbc, visit) + rewriteRefreshTokens(jdbc, visit);
     }
 
     @SuppressWarnings("unchecked")
@@ -142,6 +142,26 @@ final class StoredSecrets {
         return update(jdbc, "UPDATE oauth_client SET client_secret = ? WHERE owner = ?" + subjects.condition() + " AND slug = ?", rows);
     }
 
+    /** Signed-in users' refresh tokens, once migration V55 made their table. */
+    private int rewriteRefreshTokens(Connection jdbc, BiFunction<SecretSlot, String, String> visit) throws SQLException {
+        if (!Subjects.hasTable(jdbc, "identity_user")) {
+            return 0;
+        }
+        List<List<String>> rows = new ArrayList<>();
+        try (PreparedStatement select = jdbc.prepareStatement(
+                "SELECT subject, refresh_token FROM identity_user WHERE refresh_token IS NOT NULL");
+                ResultSet result = select.executeQuery()) {
+            while (result.next()) {
+                String stored = result.getString("refresh_token");
+                String next = visit.apply(SecretSlot.refreshToken(result.getString("subject")), stored);
+                if (!next.equals(stored)) {
+                    rows.add(List.of(next, result.getString("subject")));
+                }
+            }
+        }
+        return update(jdbc, "UPDATE identity_user SET refresh_token = ? WHERE subject = ?", rows);
+    }
+
     private static int update(Connection jdbc, String sql, List<List<String>> rows) throws SQLException {
         try (PreparedStatement update = jdbc.prepareStatement(sql)) {
             for (List<String> row : rows) {
@@ -172,6 +192,17 @@ final class StoredSecrets {
                 }
             }
             return new Subjects(false);
+        }
+
+        static boolean hasTable(Connection jdbc, String name) throws SQLException {
+            for (String table : List.of(name, name.toUpperCase(java.util.Locale.ROOT))) {
+                try (ResultSet tables = jdbc.getMetaData().getTables(null, jdbc.getSchema(), table, null)) {
+                    if (tables.next()) {
+                        return true;
+                    }
+                }
+            }
+            return false;
         }
 
         String column() {

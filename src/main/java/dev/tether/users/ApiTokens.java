@@ -70,18 +70,20 @@ public final class ApiTokens {
 
     private final DatabaseClient db;
     private final IdentityProperties properties;
+    private final OidcPrincipals oidc;
     private final Audit audit;
     private final Clock clock;
     private final Map<String, Known> known = new ConcurrentHashMap<>();
 
     @Autowired
-    ApiTokens(DatabaseClient db, IdentityProperties properties, Audit audit) {
-        this(db, properties, audit, Clock.systemUTC());
+    ApiTokens(DatabaseClient db, IdentityProperties properties, OidcPrincipals oidc, Audit audit) {
+        this(db, properties, oidc, audit, Clock.systemUTC());
     }
 
-    ApiTokens(DatabaseClient db, IdentityProperties properties, Audit audit, Clock clock) {
+    ApiTokens(DatabaseClient db, IdentityProperties properties, OidcPrincipals oidc, Audit audit, Clock clock) {
         this.db = db;
         this.properties = properties;
+        this.oidc = oidc;
         this.audit = audit;
         this.clock = clock;
     }
@@ -184,7 +186,7 @@ public final class ApiTokens {
             Mono<Instant> ceiling = caller.via() == Via.API_TOKEN && caller.credential() != null
                     ? row(caller.credential()).map(own -> own.map(r -> r.token().expiresAt()).orElse(now))
                     : Mono.just(Instant.MAX);
-            return ceiling.flatMap(limit -> {
+            return holder(subject, role).then(ceiling).flatMap(limit -> {
                 // Unasked, the default lifetime, but never past the token that asks.
                 Instant expiresAt = asked.orElseGet(() -> min(now.plus(properties.tokenLifetime()), limit));
                 if (expiresAt.isAfter(limit)) {
@@ -204,6 +206,32 @@ public final class ApiTokens {
                         .doOnSuccess(rows -> audit.record(AuditEvent.of(caller, "token.create", token.id() + " for " + subject, "ok")))
                         .thenReturn(new Issued(token, secret));
             });
+        });
+    }
+
+    /**
+     * In {@code oidc} mode, a token is for a user the provider is asked about ({@link UserRevalidation}): one who signed in
+     * through the web UI, so that Tether holds their refresh token, is not disabled, and whose role allows the token's.
+     * Otherwise a disabled user's token would live on until it expired.
+     */
+    private Mono<Void> holder(String subject, Role role) {
+        if (properties.mode() != IdentityProperties.Mode.OIDC) {
+            return Mono.empty();
+        }
+        return oidc.user(subject).flatMap(known -> {
+            if (known.isEmpty() || !known.get().revalidated()) {
+                return Mono.error(new InvalidRequestException("API tokens are for users who signed in through the web UI ("
+                        + SignInController.LOGIN + "), so that the provider can be asked whether they may still come in; "
+                        + subject + " has not"));
+            }
+            if (known.get().disabled()) {
+                return Mono.error(new InvalidRequestException(subject + " is no longer allowed in by the provider"));
+            }
+            if (!known.get().role().atLeast(role)) {
+                return Mono.error(new InvalidRequestException("the provider gives " + subject + " the role " + known.get().role().wire()
+                        + ", below " + role.wire()));
+            }
+            return Mono.<Void>empty();
         });
     }
 

@@ -49,6 +49,11 @@ import dev.tether.security.HostOriginFilter;
  * <li>HTTP Basic with the desktop app's password ({@code tether.api.password}, any user name, as Executor checks only the
  *     password): the same single user.
  * <li>A personal API token ({@code tth_…}, either header): its owner, at the token's role.
+ * <li>In {@code oidc} mode, a JWT of the provider (audience-checked, {@link OidcPrincipals}) and the web UI's session
+ *     cookie ({@link WebSessions}); a user the provider no longer lets in ({@link UserRevalidation}) gets in with nothing,
+ *     and a token or session acts at most at the role the provider last gave its user. Refused, an agent endpoint names
+ *     its RFC 9728 metadata in the challenge ({@code resource_metadata}), and a browser asking for a page of the web UI
+ *     is sent to sign in.
  * </ul>
  * With {@code tether.api.require-auth=false} (the app's "require auth" off) nothing is asked and every request is the
  * single user's, which is allowed on loopback only, as Executor allows it. A refusal carries Executor's challenge, naming
@@ -69,6 +74,12 @@ public final class Authentication implements WebFilter {
     private static final byte[] UNAUTHORIZED = "{\"_tag\":\"UnauthorizedError\",\"message\":\"missing or invalid bearer token\"}"
             .getBytes(StandardCharsets.UTF_8);
     private static final Set<HttpMethod> READS = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS);
+    /** Where signing in begins and ends, and the agent endpoints' RFC 9728 metadata: for callers who have no credential yet. */
+    private static final List<List<String>> SIGN_IN = List.of(List.of("api", "auth", "login"), List.of("api", "auth", "callback"),
+            List.of(".well-known", "oauth-protected-resource"), List.of(".well-known", "oauth-protected-resource", "mcp"),
+            List.of(".well-known", "oauth-protected-resource", "mcp", "tools"), List.of(".well-known", "oauth-protected-resource", "sse"));
+    private static final String UNAVAILABLE =
+            "{\"_tag\":\"IdentityProviderUnavailableError\",\"message\":\"the identity provider cannot be reached to check this token\"}";
     /** Where replicas ask each other ({@code PeerCallsController}): for holders of the daemon's token only. */
     private static final List<String> PEERS = List.of("api", "replicas");
 
@@ -83,12 +94,18 @@ public final class Authentication implements WebFilter {
     private final ApiTokens apiTokens;
     private final Audit audit;
     private final IdentityProperties identity;
+    private final boolean oidc;
+    private final OidcPrincipals oidcPrincipals;
+    private final WebSessions sessions;
     private final JsonMapper json;
     private final Principal local;
 
-    Authentication(AuthToken token, ApiProperties api, IdentityProperties identity, ApiTokens apiTokens, Audit audit,
-            Environment environment, JsonMapper json) {
+    Authentication(AuthToken token, ApiProperties api, IdentityProperties identity, ApiTokens apiTokens, OidcPrincipals oidcPrincipals,
+            WebSessions sessions, Audit audit, Environment environment, JsonMapper json) {
         this.token = token;
+        this.oidc = identity.mode() == IdentityProperties.Mode.OIDC;
+        this.oidcPrincipals = oidcPrincipals;
+        this.sessions = sessions;
         this.password = api.password() == null ? null : api.password().getBytes(StandardCharsets.UTF_8);
         this.requireAuth = api.requireAuth();
         this.identity = identity;
@@ -96,8 +113,8 @@ public final class Authentication implements WebFilter {
         this.audit = audit;
         this.json = json;
         this.local = Principal.local(identity.tenant(), requireAuth ? Via.DAEMON_TOKEN : Via.OPEN);
-        // With a password the web UI is private too, as Executor keeps it; without one it is Executor's public build.
-        this.paths = new GuardedPaths(environment, password != null, List.of());
+        // With a password, or signing in, the web UI is private too, as Executor keeps it; without, it is Executor's public build.
+        this.paths = new GuardedPaths(environment, password != null || oidc, oidc ? SIGN_IN : List.of());
         if (!requireAuth) {
             String address = environment.getProperty("server.address", "127.0.0.1");
             if (!loopback(address)) {
@@ -125,12 +142,14 @@ public final class Authentication implements WebFilter {
         if (!requireAuth) {
             return admit(exchange, chain, new Proof(local, true));
         }
-        return principal(request.getHeaders())
-                .flatMap(found -> found.map(proof -> admit(exchange, chain, proof)).orElseGet(() -> refuse(exchange)));
+        return principal(request)
+                .flatMap(found -> found.map(proof -> admit(exchange, chain, proof)).orElseGet(() -> refuse(exchange)))
+                .onErrorResume(OidcProvider.UnavailableException.class, down -> unavailable(exchange, down));
     }
 
     /** The principal the request's credentials prove; empty when none does. */
-    private Mono<Optional<Proof>> principal(HttpHeaders headers) {
+    private Mono<Optional<Proof>> principal(ServerHttpRequest request) {
+        HttpHeaders headers = request.getHeaders();
         String authorization = headers.getFirst(HttpHeaders.AUTHORIZATION);
         String bearer = authorization != null && authorization.regionMatches(true, 0, SCHEME, 0, SCHEME.length())
                 ? authorization.substring(SCHEME.length()).strip() : null;
@@ -144,10 +163,30 @@ public final class Authentication implements WebFilter {
             return Mono.just(Optional.of(new Proof(local, false)));
         }
         // Either credential passing is enough: a wrong Authorization beside a right header still gets in, as in Executor.
-        Mono<Optional<Principal>> fromBearer = bearer == null ? Mono.just(Optional.empty()) : apiTokens.verify(bearer);
+        Mono<Optional<Principal>> fromBearer = bearer == null ? Mono.just(Optional.empty()) : bearer(bearer);
         return fromBearer.flatMap(found -> found.isPresent() || tokenHeader == null || tokenHeader.equals(bearer)
-                        ? Mono.just(found) : apiTokens.verify(tokenHeader))
+                        ? Mono.just(found) : bearer(tokenHeader))
+                .flatMap(found -> found.isPresent() || !oidc ? Mono.just(found) : fromSession(request))
                 .map(found -> found.map(principal -> new Proof(principal, false)));
+    }
+
+    /** A personal API token, or in {@code oidc} mode a provider's JWT; as its user stands now in {@code oidc} mode. */
+    private Mono<Optional<Principal>> bearer(String presented) {
+        if (ApiTokens.looksLike(presented)) {
+            Mono<Optional<Principal>> token = apiTokens.verify(presented);
+            return oidc ? token.flatMap(found -> found.map(oidcPrincipals::standing).orElse(Mono.just(Optional.empty()))) : token;
+        }
+        return oidc && OidcPrincipals.looksLikeJwt(presented) ? oidcPrincipals.fromJwt(presented) : Mono.just(Optional.empty());
+    }
+
+    /** The web UI's session cookie, as its user stands now. */
+    private Mono<Optional<Principal>> fromSession(ServerHttpRequest request) {
+        var cookie = request.getCookies().getFirst(WebSessions.COOKIE);
+        if (cookie == null || cookie.getValue().isEmpty() || cookie.getValue().length() > 100) {
+            return Mono.just(Optional.empty());
+        }
+        return sessions.principal(cookie.getValue())
+                .flatMap(found -> found.map(oidcPrincipals::standing).orElse(Mono.just(Optional.empty())));
     }
 
     /** {@code user:password} in base64; the user name is not checked (Executor's {@code hasBasicPassword}). */
@@ -221,11 +260,50 @@ public final class Authentication implements WebFilter {
 
     private Mono<Void> refuse(ServerWebExchange exchange) {
         ServerHttpResponse response = exchange.getResponse();
-        record(null, exchange.getRequest(), HttpStatus.UNAUTHORIZED, null);
+        ServerHttpRequest request = exchange.getRequest();
+        record(null, request, HttpStatus.UNAUTHORIZED, null);
+        if (oidc && page(request)) {
+            // A browser opening the web UI: to the provider, and back here.
+            String path = request.getURI().getRawPath() + (request.getURI().getRawQuery() == null ? "" : "?" + request.getURI().getRawQuery());
+            response.setStatusCode(HttpStatus.FOUND);
+            response.getHeaders().setLocation(java.net.URI.create(SignInController.LOGIN + "?return="
+                    + java.net.URLEncoder.encode(path, StandardCharsets.UTF_8)));
+            return response.setComplete();
+        }
         response.setStatusCode(HttpStatus.UNAUTHORIZED);
-        response.getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, CHALLENGE);
+        String challenge = oidc && GuardedPaths.agents(request.getPath().pathWithinApplication())
+                ? CHALLENGE + ", Bearer resource_metadata=\"" + ProtectedResourceController.metadataUrl(request, identity,
+                        agentRoot(request)) + "\""
+                : CHALLENGE;
+        response.getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, challenge);
         response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
         return response.writeWith(Mono.just(response.bufferFactory().wrap(UNAUTHORIZED)));
+    }
+
+    /** A browser asking for a page of the web UI (not the API, not an agent): it gets sent to sign in, not a 401. */
+    private static boolean page(ServerHttpRequest request) {
+        return HttpMethod.GET.equals(request.getMethod()) && !GuardedPaths.api(request.getPath().pathWithinApplication())
+                && request.getHeaders().getAccept().stream().anyMatch(type -> type.isCompatibleWith(MediaType.TEXT_HTML)
+                        && !type.isWildcardType());
+    }
+
+    /** {@code /mcp}, {@code /mcp/tools} or {@code /sse}: the resource whose metadata a refused agent is pointed at. */
+    private static String agentRoot(ServerHttpRequest request) {
+        List<String> segments = GuardedPaths.segments(request.getPath().pathWithinApplication());
+        if (segments.size() >= 2 && segments.get(0).equals("mcp") && segments.get(1).equals("tools")) {
+            return "/mcp/tools";
+        }
+        return segments.get(0).equals("mcp") ? "/mcp" : "/sse";
+    }
+
+    /** The provider could not be asked to check a JWT: nobody knows whether it is good, so neither 200 nor 401. */
+    private Mono<Void> unavailable(ServerWebExchange exchange, OidcProvider.UnavailableException down) {
+        org.slf4j.LoggerFactory.getLogger(Authentication.class).warn("a JWT could not be checked: {}", down.getMessage());
+        ServerHttpResponse response = exchange.getResponse();
+        record(null, exchange.getRequest(), HttpStatus.SERVICE_UNAVAILABLE, null);
+        response.setStatusCode(HttpStatus.SERVICE_UNAVAILABLE);
+        response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
+        return response.writeWith(Mono.just(response.bufferFactory().wrap(UNAVAILABLE.getBytes(StandardCharsets.UTF_8))));
     }
 
     private Mono<Void> forbidden(ServerHttpResponse response, String message) {

@@ -57,11 +57,18 @@ final class ApiClient {
             .connectTimeout(Duration.ofSeconds(10)).build();
     private final int port;
     private final String token;
+    private final java.util.Map<String, String> headers;
 
     /** A client that sends {@code Authorization: Bearer <token>}; none when {@code token} is null. */
     ApiClient(int port, String token) {
+        this(port, token, java.util.Map.of());
+    }
+
+    /** As {@link #ApiClient(int, String)}, with more headers on every request (a web session's cookie). */
+    ApiClient(int port, String token, java.util.Map<String, String> headers) {
         this.port = port;
         this.token = token;
+        this.headers = headers;
     }
 
     Reply get(String path) {
@@ -108,6 +115,7 @@ final class ApiClient {
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
+        headers.forEach(request::header);
         return http.sendAsync(request.build(), BodyHandlers.ofString())
                 .thenApply(response -> new Reply(response.statusCode(), response.headers(), response.body()));
     }

@@ -77,7 +77,7 @@ class ArchitectureTest {
             allow("agent", "calls", "catalog", "daemon", "identity", "mcp", "replicas", "security", "store"),
             allow("agent.codemode", "agent", "execution", "identity", "replicas", "store"),
             allow("api.input", "identity", "store"),
-            allow("users", "daemon", "docker", "identity", "security"),
+            allow("users", "daemon", "docker", "identity", "security", "store"),
             allow("api", "api.input", "calls", "calls.builtin", "catalog", "daemon", "detect", "execution", "graphql", "health",
                     "http", "httpauth", "identity", "liveness", "mcp", "oauth", "onepassword", "openapi", "policy", "process", "providers",
                     "replicas", "security", "session", "store", "users", "views"),

@@ -17,10 +17,10 @@ import tools.jackson.databind.json.JsonMapper;
 import reactor.core.Disposable;
 import reactor.test.StepVerifier;
 
-import dev.tether.identity.Audit;
 import dev.tether.calls.builtin.BuiltinTools;
 import dev.tether.catalog.CatalogProperties;
 import dev.tether.catalog.CatalogService;
+import dev.tether.identity.Audit;
 import dev.tether.mcp.McpProperties;
 import dev.tether.mcp.McpServerException;
 import dev.tether.mcp.McpTimeoutException;
