@@ -222,6 +222,52 @@ abstract class StoreContract {
         assertThat(dump(database)).as("the migration runs once").isEqualTo(migrated);
     }
 
+    /** V53 gives every row a subject: an older Tether's user rows are the single user's, {@code local}; org rows have none. */
+    @Test
+    void theRowsOfAnOlderTethersSingleUserBecomeLocalsWithTheirSecretsStillOpening() throws Exception {
+        Database database = newDatabase();
+        Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
+                .javaMigrations(new V42__BindSecretsToRows(secrets, JsonMapper.builder().build())).target("52").load().migrate();
+        try (java.sql.Connection jdbc = jdbc(database)) {
+            jdbc.createStatement().execute("INSERT INTO integration (slug, name, description, config, config_changed_at, created_at) "
+                    + "VALUES ('alpha', 'Alpha', '', '{\"transport\":\"stdio\",\"command\":\"node\",\"args\":[],\"cwd\":null}', 1, 1)");
+            jdbc.createStatement().execute("INSERT INTO connection (owner, integration, name, template, created_at) "
+                    + "VALUES ('user', 'alpha', 'alice', 'API_TOKEN', 1), ('org', 'alpha', 'shared', 'none', 1)");
+            // sealed as the code before V53 sealed it: bound to user/alpha/alice, the text that row's key still has
+            jdbc.createStatement().execute("INSERT INTO credential (owner, integration, connection, name, secret) VALUES ('user', "
+                    + "'alpha', 'alice', 'API_TOKEN', '" + secrets.seal(CREDENTIAL_SECRET, SecretSlot.credential(
+                            ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice"), "API_TOKEN")) + "')");
+            jdbc.createStatement().execute("INSERT INTO catalog (owner, integration, connection, synced_at, tools) "
+                    + "VALUES ('user', 'alpha', 'alice', 1, '[]')");
+            jdbc.createStatement().execute("INSERT INTO policy (id, owner, pattern, action, position, created_at, updated_at) "
+                    + "VALUES ('pol_u', 'user', '*', 'block', 'a0', 1, 1), ('pol_o', 'org', '*', 'approve', 'a0', 1, 1)");
+            jdbc.createStatement().execute("INSERT INTO oauth_client (owner, slug, grant_type, authorization_url, token_url, client_id, "
+                    + "origin_kind, created_at) VALUES ('user', 'app', 'authorization_code', 'https://a/authorize', 'https://a/token', "
+                    + "'id', 'manual', 1)");
+        }
+        migrateSecrets(database, secrets);
+        try (java.sql.Connection jdbc = jdbc(database)) {
+            for (String[] query : List.of(new String[] { "SELECT owner, subject FROM connection ORDER BY owner", "org:|user:local|" },
+                    new String[] { "SELECT owner, subject FROM credential", "user:local|" },
+                    new String[] { "SELECT owner, subject FROM catalog", "user:local|" },
+                    new String[] { "SELECT owner, subject FROM policy ORDER BY owner", "org:|user:local|" },
+                    new String[] { "SELECT owner, subject FROM oauth_client", "user:local|" })) {
+                StringBuilder found = new StringBuilder();
+                try (java.sql.ResultSet rows = jdbc.createStatement().executeQuery(query[0])) {
+                    while (rows.next()) {
+                        found.append(rows.getString(1)).append(':').append(rows.getString(2)).append('|');
+                    }
+                }
+                assertThat(found.toString()).as(query[0]).isEqualTo(query[1]);
+            }
+        }
+        R2dbcStore after = open(database);
+        assertThat(after.credentials(ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice")).block(BOUND))
+                .containsEntry("API_TOKEN", CREDENTIAL_SECRET);
+        assertThat(after.catalog(ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice")).block(BOUND)).isNotNull();
+        assertThat(after.find(ConnectionKey.org("alpha", "shared")).block(BOUND)).isNotNull();
+    }
+
     @Test
     void aPlainValueWrittenAfterTheMigrationStopsTheStartNamingItsRow() throws Exception {
         Database database = newDatabase();
