@@ -77,6 +77,15 @@ public record Keycloak(String url, String adminUser, String adminPassword) {
      * session cookie. Emits the cookie's value.
      */
     public String signIn(int daemonPort, String user) {
+        return signIn(daemonPort, daemonPort, user);
+    }
+
+    /**
+     * As {@link #signIn(int, String)}, begun on the daemon at {@code loginPort} and ended on the one at {@code callbackPort}:
+     * replicas behind a load balancer with no sticky sessions, the browser's return landing on another than its start.
+     */
+    public String signIn(int loginPort, int callbackPort, String user) {
+        int daemonPort = loginPort;
         // Cookies by hand: Keycloak marks its session cookies Secure, which a browser sends to http://127.0.0.1 (a secure
         // context) and Java's cookie manager does not.
         HttpClient browser = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(10)).build();
@@ -96,7 +105,8 @@ public record Keycloak(String url, String adminUser, String adminPassword) {
                 .header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(form)))));
         String back = posted.headers().firstValue("location").orElseThrow(() -> new AssertionError("Keycloak did not send the browser"
                 + " back (" + posted.statusCode() + ")"));
-        HttpResponse<String> callback = send(browser, HttpRequest.newBuilder(URI.create(back)).GET());
+        HttpResponse<String> callback = send(browser, HttpRequest.newBuilder(URI.create(back.replace(":" + loginPort + "/",
+                ":" + callbackPort + "/"))).GET());
         if (callback.statusCode() != 302) {
             throw new AssertionError("the callback answered " + callback.statusCode() + ": " + callback.body());
         }

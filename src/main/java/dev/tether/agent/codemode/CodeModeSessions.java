@@ -11,6 +11,7 @@ import reactor.core.publisher.Mono;
 
 import dev.tether.agent.AgentProperties;
 import dev.tether.execution.Executions;
+import dev.tether.identity.Principals;
 
 /**
  * The sessions of {@code /mcp}, by the id {@code initialize} handed out. Kept in memory as Executor keeps them: a
@@ -68,9 +69,13 @@ final class CodeModeSessions implements DisposableBean {
         return subject + "\n" + id;
     }
 
+    /**
+     * Ends a session and closes what it left paused: as the daemon, since a session pushed out by another user's new one
+     * is ended in that user's request, and its executions are not theirs to see.
+     */
     private Mono<Void> ended(CodeModeSession session) {
         session.end();
-        return Flux.fromIterable(session.takeAllPaused()).flatMap(executions::abandon).then();
+        return Flux.fromIterable(session.takeAllPaused()).flatMap(executions::abandon).then().contextWrite(Principals.asDaemon());
     }
 
     @Override
