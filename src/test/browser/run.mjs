@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { record, walk, storm } from "./walk.mjs";
+import { durablePause, record, walk, storm } from "./walk.mjs";
 import { CHROMIUM_FLAGS, awaitAnswer, readyLine, sleep, start as startIn, stop } from "./servers.mjs";
 
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
@@ -128,7 +128,7 @@ try {
     EXECUTOR_WEB_BASE_URL: `http://127.0.0.1:${config.sidecarPort}`, EXECUTOR_CLIENT: "desktop",
   };
   const launched = Date.now();
-  const sidecar = start("sidecar", config.sidecar, [], sidecarEnv);
+  let sidecar = start("sidecar", config.sidecar, [], sidecarEnv);
   try {
     const port = await readyLine(sidecar, config.readyBoundMs ?? 600_000); // the first start after a build trains bin/tether's cache
     output.ready = { port, afterMs: Date.now() - launched };
@@ -137,6 +137,24 @@ try {
     output.tether = await runOn(browser, "tether", `http://127.0.0.1:${port}`, basic);
     output.tether.left = await settledLeftovers(output.tether.storm.label, config.tetherBoundMs);
     log(`tether: left after the storm: ${JSON.stringify(output.tether.left)}`);
+    // ---- a paused execution outlives the sidecar: kill -9, the app starts it again, the user approves -------------
+    const context = await session(browser, `http://127.0.0.1:${port}`, basic);
+    try {
+      const page = await context.newPage();
+      const restart = async () => {
+        sidecar.kill("SIGKILL");
+        await sidecar.exited;
+        sidecar = start("sidecar-restarted", config.sidecar, [], sidecarEnv);
+        await readyLine(sidecar, config.readyBoundMs ?? 600_000);
+      };
+      output.tether.durable = { ok: true, ...await durablePause(page, { command: "docker",
+        args: config.fixtureArgs(`${config.runId}-tether-durable`), restart, log }) };
+    } catch (error) {
+      output.tether.durable = { ok: false, error: String(error?.message ?? error).split("\n")[0] };
+      log(`tether: the paused execution across a restart failed: ${output.tether.durable.error}`);
+    } finally {
+      await context.close();
+    }
   } finally {
     output.sidecarExit = await stop(sidecar);
   }

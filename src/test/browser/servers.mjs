@@ -132,7 +132,8 @@ export async function walkExecutorThenTether(config, env, browser, walkOn, outpu
     EXECUTOR_CLIENT_DIR: config.uiDir, EXECUTOR_SCOPE_DIR: dataDir, EXECUTOR_DATA_DIR: dataDir, EXECUTOR_CLIENT: "desktop",
   });
   try {
-    const port = await readyLine(sidecar, 120_000);
+    // Only a failure waits this long: the sidecar started in 247 s at load 25 on two cores shared with other tests.
+    const port = await readyLine(sidecar, 300_000);
     const basic = `Basic ${Buffer.from(`executor:${config.password}`).toString("base64")}`;
     output.tether = await walkOn(browser, "tether", `http://127.0.0.1:${port}`, basic);
   } finally {

@@ -356,6 +356,46 @@ async function elicitations(page, step, everything) {
   });
 }
 
+/**
+ * A paused execution outlives its daemon (on Tether; Executor loses it): a call that asks for approval pauses, the
+ * sidecar is killed with SIGKILL and started again on its data dir (restart()), and the approval page /resume/{id} shows
+ * the pause still, after a reload too; approved there, the resume completes with the tool's answer. Answers what the
+ * resume answered.
+ */
+export async function durablePause(page, { command, args, restart, log }) {
+  const slug = await addStdioSource(page, "Durable", command, args);
+  const api = (method, path, body) => page.evaluate(async ({ method, path, body }) => {
+    const response = await fetch(path, { method, headers: { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  }, { method, path, body });
+  const refreshed = await api("POST", `/api/connections/org/${slug}/default/refresh`);
+  if (refreshed.status !== 200) throw new Error(`the refresh answered ${refreshed.status}`);
+  const paused = await api("POST", "/api/executions", { code: `return await tools.${slug}.org.default.delete_everything({})` });
+  const executionId = paused.body?.structured?.executionId;
+  if (paused.body?.status !== "paused" || !executionId) throw new Error(`the execution did not pause: ${JSON.stringify(paused)}`);
+  log(`durable: ${executionId} paused; the sidecar is killed with SIGKILL and started again`);
+  await restart();
+  await page.goto(`/resume/${executionId}`);
+  await page.getByRole("button", { name: "Approve" }).waitFor({ timeout: STEP_BOUND });
+  await page.reload();
+  const approve = page.getByRole("button", { name: "Approve" });
+  await approve.waitFor({ timeout: STEP_BOUND });
+  if (await page.getByText("This paused execution is no longer available").count() > 0) {
+    throw new Error("the approval page says the paused execution is no longer available");
+  }
+  const response = await apiAnswer(page, "POST", /^\/api\/executions\/[^/]+\/resume$/, () => approve.click());
+  const body = await response.json();
+  const text = (body?.structured?.result?.data?.content ?? []).map((part) => part.text).join("\n");
+  if (response.status() !== 200 || body.status !== "completed" || !text.includes("nothing was deleted")) {
+    throw new Error(`the resume after the restart answered ${response.status()} ${JSON.stringify(body)}`);
+  }
+  await page.getByText("Approve sent").waitFor({ timeout: STEP_BOUND });
+  await deleteIntegration(page, slug);
+  return { executionId, text };
+}
+
 /** Deletes an integration through its page's Delete button and the confirmation. */
 export async function deleteIntegration(page, slug) {
   await page.goto(`/integrations/${slug}`);

@@ -15,18 +15,22 @@ import dev.tether.daemon.PropertyChecks;
  *                               timeout that Executor's relay runs under
  * @param browserApprovalWait    how long {@code resume} of {@code elicitation_mode=browser} waits for the user's
  *                               answer in the web UI before it says again where to answer; default 10 min (Executor's)
+ * @param listTtl                how long an MCP 2026-07-28 client may keep a tool list ({@code ttlMs}) before it lists
+ *                               again; changes reach its {@code subscriptions/listen} stream sooner; default 10 s
  */
 @ConfigurationProperties("tether.agent")
-public record AgentProperties(Integer maxSessions, Duration nativeElicitationTimeout, Duration browserApprovalWait) {
+public record AgentProperties(Integer maxSessions, Duration nativeElicitationTimeout, Duration browserApprovalWait,
+        Duration listTtl) {
 
     public AgentProperties {
         maxSessions = PropertyChecks.atLeastOne("tether.agent.max-sessions", maxSessions, 1000);
         nativeElicitationTimeout = PropertyChecks.positive("tether.agent.native-elicitation-timeout", nativeElicitationTimeout,
                 Duration.ofSeconds(60));
         browserApprovalWait = PropertyChecks.positive("tether.agent.browser-approval-wait", browserApprovalWait, Duration.ofMinutes(10));
+        listTtl = PropertyChecks.positive("tether.agent.list-ttl", listTtl, Duration.ofSeconds(10));
     }
 
     public static AgentProperties defaults() {
-        return new AgentProperties(null, null, null);
+        return new AgentProperties(null, null, null, null);
     }
 }

@@ -37,6 +37,8 @@ import dev.tether.openapi.OpenApiParseException;
 import dev.tether.policy.InvalidPolicyException;
 import dev.tether.policy.PolicyNotFoundException;
 import dev.tether.process.ChildSpawnException;
+import dev.tether.replicas.ConnectionHandoverException;
+import dev.tether.replicas.LeaseLostException;
 import dev.tether.session.SessionLimitException;
 import dev.tether.store.ConnectionAlreadyExistsException;
 import dev.tether.store.ConnectionNotFoundException;
@@ -75,6 +77,7 @@ final class ApiErrors {
             answer(NotPermittedException.class, HttpStatus.FORBIDDEN, ex -> tagged("ForbiddenError", "message", ex.getMessage())),
             answer(TokenNotFoundException.class, HttpStatus.NOT_FOUND, ex -> tagged("TokenNotFoundError", "id", ex.id())),
             answer(InvalidRequestException.class, HttpStatus.BAD_REQUEST, ex -> tagged(InvalidInputException.DECODE, "message", ex.getMessage())),
+            answer(PeerOnlyException.class, HttpStatus.FORBIDDEN, ex -> tagged("PeerOnlyError", "message", ex.getMessage())),
             answer(RemoteServerUnreachableException.class, HttpStatus.BAD_REQUEST,
                     ex -> tagged("McpConnectionError", "transport", "remote", "message", ex.getMessage())),
             // Executor's OAuth errors are 400s with their message (and, completing, whether the flow must start over).
@@ -93,6 +96,10 @@ final class ApiErrors {
                     ex -> tagged("PluginNotLoadedError", "address", ex.address(), "pluginId", ex.pluginId())),
             answer(OnePasswordException.class, HttpStatus.BAD_GATEWAY,
                     ex -> tagged("OnePasswordError", "operation", ex.operation(), "message", ex.getMessage())),
+            answer(LeaseLostException.class, HttpStatus.SERVICE_UNAVAILABLE,
+                    ex -> tagged("ReplicaUnavailableError", "message", ex.getMessage())),
+            answer(ConnectionHandoverException.class, HttpStatus.SERVICE_UNAVAILABLE,
+                    ex -> tagged("ReplicaHandoverError", "message", ex.getMessage())),
             answer(SessionLimitException.class, HttpStatus.TOO_MANY_REQUESTS,
                     ex -> tagged("SessionLimitError", "limit", ex.limit(), "message", ex.getMessage())),
             answer(McpServerException.class, HttpStatus.BAD_GATEWAY,

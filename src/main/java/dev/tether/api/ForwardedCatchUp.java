@@ -26,7 +26,7 @@ final class ForwardedCatchUp implements WebFilter {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        if (!PeerExchange.forwarded(exchange.getRequest())) {
+        if (!PeerExchange.forwarded(exchange)) {
             return chain.filter(exchange);
         }
         return peers.caughtUpWith(exchange.getRequest()).then(Mono.defer(() -> chain.filter(exchange)));

@@ -20,10 +20,14 @@ import dev.tether.replicas.ReplicaIds;
  * What one replica holds in memory, reached through any replica: a paused execution ({@code GET
  * /api/executions/{id}}, {@code …/resume}; the web UI's approval page and the CLI ask for it) and an agent's MCP
  * session ({@code /mcp} and {@code /mcp/tools} by their {@code Mcp-Session-Id}, the legacy {@code /messages} by its
- * {@code sessionId}). Their ids name the replica that holds them ({@link ReplicaIds}); a request for one another live
+ * {@code sessionId}). Their ids name the replica that made them ({@link ReplicaIds}); a request for one another live
  * replica holds is passed to it ({@link PeerExchange}), an event stream included, so an agent behind a round-robin
- * load balancer keeps talking to its session and resumes its executions wherever its requests land. An id whose
- * replica is gone is served here, which answers it as unknown. On an embedded store the filter costs one boolean test.
+ * load balancer keeps talking to its session and resumes its executions on their live context wherever its requests
+ * land. When that replica is gone, or provably did not take the request (it refused the connection: killed,
+ * restarting), the request is served here: a paused execution is in the store too, and is shown and resumed from its
+ * journal ({@code execution.Executions#resume}); a session is not, and is answered here as unknown, after which the
+ * agent starts a new one. Bodies are read whole (bounded) to be sent twice at most. On an embedded store the filter
+ * costs one boolean test.
  */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE + 10)
@@ -49,23 +53,30 @@ final class HomeForwarding implements WebFilter {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         ServerHttpRequest request = exchange.getRequest();
-        if (!owners.shared() || PeerExchange.forwarded(request)) {
+        if (!owners.shared() || PeerExchange.forwarded(exchange)) {
             return chain.filter(exchange);
         }
-        return held(request)
-                .flatMap(id -> names.elsewhere(id).flatMap(owners::peer)
-                        .map(home -> peers.forward(exchange, home, request.getBody(), id)))
+        Optional<String> id = execution(request).or(() -> session(request));
+        return id.flatMap(names::elsewhere).flatMap(owners::peer)
+                .map(home -> HeldBody.read(exchange, peers, body -> peers.forwardToOwner(exchange, home, HeldBody.bytes(exchange, body),
+                                id.get())
+                        // It refused the connection: not listening (killed, restarting), so it holds nothing any more. A
+                        // paused execution is rebuilt here from the store; a session is answered here as unknown, and its
+                        // agent starts a new one at once instead of waiting out the lease.
+                        .onErrorResume(OwnerLeftException.class, left -> HeldBody.here(exchange, chain, body))))
                 .orElseGet(() -> chain.filter(exchange));
     }
 
-    /** The id of the execution or session {@code request} is for, if it is for one. */
-    private static Optional<String> held(ServerHttpRequest request) {
+    /** The id of the paused execution {@code request} is for, if it is for one. */
+    private static Optional<String> execution(ServerHttpRequest request) {
         var path = request.getPath().pathWithinApplication();
-        PathPattern.PathMatchInfo execution = Optional.ofNullable(EXECUTION.matchAndExtract(path))
-                .orElseGet(() -> PAUSED.matchAndExtract(path));
-        if (execution != null) {
-            return Optional.of(execution.getUriVariables().get("id"));
-        }
+        return Optional.ofNullable(Optional.ofNullable(EXECUTION.matchAndExtract(path)).orElseGet(() -> PAUSED.matchAndExtract(path)))
+                .map(match -> match.getUriVariables().get("id"));
+    }
+
+    /** The id of the agent session {@code request} is for, if it is for one. */
+    private static Optional<String> session(ServerHttpRequest request) {
+        var path = request.getPath().pathWithinApplication();
         if (SESSION.matches(path)) {
             return Optional.ofNullable(request.getHeaders().getFirst(SESSION_HEADER));
         }

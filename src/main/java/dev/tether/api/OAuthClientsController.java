@@ -1,5 +1,6 @@
 package dev.tether.api;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -7,6 +8,10 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import org.springframework.http.CacheControl;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -23,6 +28,7 @@ import dev.tether.api.input.Inputs;
 import dev.tether.api.input.InvalidInputException;
 import dev.tether.calls.builtin.BuiltinHandler;
 import dev.tether.calls.builtin.BuiltinHandlers;
+import dev.tether.oauth.ClientMetadataDocument;
 import dev.tether.oauth.OAuthClients;
 import dev.tether.oauth.ProbeResult;
 import dev.tether.oauth.RedirectUris;
@@ -90,11 +96,14 @@ final class OAuthClientsController implements BuiltinHandlers {
     private static final String BUILTIN = "executor.coreTools.oauth.";
 
     private final OAuthClients clients;
+    private final ClientMetadataDocument metadataDocument;
     private final RedirectUris redirectUris;
     private final BuiltinArguments arguments;
 
-    OAuthClientsController(OAuthClients clients, RedirectUris redirectUris, BuiltinArguments arguments) {
+    OAuthClientsController(OAuthClients clients, ClientMetadataDocument metadataDocument, RedirectUris redirectUris,
+            BuiltinArguments arguments) {
         this.clients = clients;
+        this.metadataDocument = metadataDocument;
         this.redirectUris = redirectUris;
         this.arguments = arguments;
     }
@@ -157,6 +166,18 @@ final class OAuthClientsController implements BuiltinHandlers {
                 .flatMap(owner -> clients.removeClient(owner, slug))
                 // Executor answers true whether or not there was one: removing is idempotent.
                 .thenReturn(Map.of("removed", true));
+    }
+
+    /**
+     * Tether's client metadata document, which authorization servers fetch when Tether goes by its URL as
+     * {@code client_id}; 404 without {@code tether.oauth.public-base-url}. No token: the servers that fetch it have none.
+     */
+    @GetMapping(value = "/client-metadata.json", produces = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<Map<String, Object>> clientMetadata() {
+        return metadataDocument.document()
+                .map(document -> ResponseEntity.ok().cacheControl(CacheControl.maxAge(Duration.ofHours(1)).cachePublic()).body(document))
+                .orElseGet(() -> ResponseEntity.status(HttpStatus.NOT_FOUND).body(Map.of("_tag", "NotFoundError", "message",
+                        "Tether publishes no client metadata document: tether.oauth.public-base-url is not set")));
     }
 
     @PostMapping("/probe")

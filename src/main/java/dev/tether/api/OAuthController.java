@@ -43,7 +43,7 @@ final class OAuthController implements BuiltinHandlers {
             String identityLabel, String redirectUri) {
     }
 
-    public record CompleteRequest(String state, String code) {
+    public record CompleteRequest(String state, String code, String iss) {
     }
 
     public record CancelRequest(String state) {
@@ -99,7 +99,7 @@ final class OAuthController implements BuiltinHandlers {
     Mono<ConnectionView> complete(@RequestBody CompleteRequest request) {
         Bounds.check(request);
         return Mono.fromCallable(() -> Inputs.requireText(request.state(), "state"))
-                .flatMap(state -> flows.complete(state, Inputs.requireText(request.code(), "code")))
+                .flatMap(state -> flows.complete(state, Inputs.requireText(request.code(), "code"), Inputs.optional(request.iss())))
                 .map(OAuthController::view);
     }
 
@@ -113,15 +113,17 @@ final class OAuthController implements BuiltinHandlers {
     /** The page the browser lands on: it completes the flow and tells the user (and the window that opened it) how it went. */
     @GetMapping(value = "/callback", produces = MediaType.TEXT_HTML_VALUE)
     Mono<ResponseEntity<String>> callback(@RequestParam(required = false) String state, @RequestParam(required = false) String code,
-            @RequestParam(required = false) String error, @RequestParam(name = "error_description", required = false) String errorDescription) {
+            @RequestParam(required = false) String error, @RequestParam(name = "error_description", required = false) String errorDescription,
+            @RequestParam(required = false) String iss) {
         Bounds.check("state", state);
         Bounds.check("code", code);
         Bounds.check("error", error);
         Bounds.check("error_description", errorDescription);
+        Bounds.check("iss", iss);
         if (state == null || state.isEmpty()) {
             throw InvalidInputException.decode("`state` is required");
         }
-        return flows.callback(state, Inputs.optional(code), Inputs.optional(error), Inputs.optional(errorDescription))
+        return flows.callback(state, Inputs.optional(code), Inputs.optional(error), Inputs.optional(errorDescription), Inputs.optional(iss))
                 .map(outcome -> ResponseEntity.ok()
                         .header("Cache-Control", "no-store")
                         .header("Referrer-Policy", "no-referrer")

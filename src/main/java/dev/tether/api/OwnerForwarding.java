@@ -2,30 +2,23 @@ package dev.tether.api;
 
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpMethod;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.server.reactive.ServerHttpRequest;
-import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.api.input.Inputs;
 import dev.tether.calls.ToolAddress;
-import dev.tether.http.BodyBytes;
 import dev.tether.identity.Principal;
 import dev.tether.identity.Principals;
 import dev.tether.replicas.ConnectionOwners;
@@ -70,7 +63,7 @@ final class OwnerForwarding implements WebFilter {
         }
         PathPattern.PathMatchInfo connectionRoute = CONNECTION_ROUTE.matchAndExtract(request.getPath().pathWithinApplication());
         boolean callRoute = connectionRoute == null && CALL_ROUTE.matches(request.getPath().pathWithinApplication());
-        if (PeerExchange.forwarded(request)) {
+        if (PeerExchange.forwarded(exchange)) {
             // Sent here as to the owner, which a draining replica is not: the sender reads the leases again.
             boolean asOwner = connectionRoute != null || callRoute || PEER_CALL_ROUTE.matches(request.getPath().pathWithinApplication());
             return owners.leaving() && asOwner ? peers.refuseDraining(exchange.getResponse())
@@ -80,26 +73,17 @@ final class OwnerForwarding implements WebFilter {
             Optional<ConnectionKey> connection = connection(connectionRoute.getUriVariables(), caller(exchange));
             Optional<Peer> owner = connection.flatMap(owners::remoteOwner);
             return owner.isEmpty() ? chain.filter(exchange)
-                    : withBody(exchange, body -> toOwner(exchange, chain, connection.get(), owner.get(), body));
+                    : HeldBody.read(exchange, peers, body -> toOwner(exchange, chain, connection.get(), owner.get(), body));
         }
         if (!callRoute) {
             return chain.filter(exchange);
         }
         // The connection is named in the body: read it once, then send or serve those very bytes.
-        return withBody(exchange, body -> {
+        return HeldBody.read(exchange, peers, body -> {
             Optional<ConnectionKey> connection = calledConnection(body, caller(exchange));
             Optional<Peer> owner = connection.flatMap(owners::remoteOwner);
-            return owner.isPresent() ? toOwner(exchange, chain, connection.get(), owner.get(), body) : here(exchange, chain, body);
+            return owner.isPresent() ? toOwner(exchange, chain, connection.get(), owner.get(), body) : HeldBody.here(exchange, chain, body);
         });
-    }
-
-    /** Reads the request's body whole (bounded), for a route that may send it twice: to an owner that left, then the next. */
-    private Mono<Void> withBody(ServerWebExchange exchange, Function<byte[], Mono<Void>> route) {
-        return BodyBytes.read(exchange.getRequest().getBody(), peers.maxBody())
-                .defaultIfEmpty(new byte[0])
-                .flatMap(route)
-                .onErrorResume(DataBufferLimitException.class, tooLarge -> peers.refuse(exchange.getResponse(),
-                        HttpStatus.CONTENT_TOO_LARGE, "InvalidInputError", "the request body is larger than " + peers.maxBody() + " bytes"));
     }
 
     /**
@@ -108,22 +92,9 @@ final class OwnerForwarding implements WebFilter {
      * request is never sent again.
      */
     private Mono<Void> toOwner(ServerWebExchange exchange, WebFilterChain chain, ConnectionKey connection, Peer owner, byte[] body) {
-        return peers.atOwner(connection, owner, peer -> peers.forwardToOwner(exchange, peer, bytes(exchange, body), WHAT),
-                        Mono.defer(() -> here(exchange, chain, body)))
+        return peers.atOwner(connection, owner, peer -> peers.forwardToOwner(exchange, peer, HeldBody.bytes(exchange, body), WHAT),
+                        Mono.defer(() -> HeldBody.here(exchange, chain, body)))
                 .onErrorResume(OwnerLeftException.class, left -> peers.unreachable(exchange.getResponse(), left.peer(), WHAT, left.how()));
-    }
-
-    private static Mono<Void> here(ServerWebExchange exchange, WebFilterChain chain, byte[] body) {
-        return chain.filter(exchange.mutate().request(new ServerHttpRequestDecorator(exchange.getRequest()) {
-            @Override
-            public Flux<DataBuffer> getBody() {
-                return bytes(exchange, body);
-            }
-        }).build());
-    }
-
-    private static Flux<DataBuffer> bytes(ServerWebExchange exchange, byte[] body) {
-        return Flux.defer(() -> Flux.just(exchange.getResponse().bufferFactory().wrap(body)));
     }
 
     /** Who asks, as the authentication filter found: a personal connection is the caller's own. */

@@ -16,6 +16,7 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -34,7 +35,8 @@ import dev.tether.mcp.ProgressListener;
  * {@code notifications/progress}), {@code question} (a server's {@code elicitation/create}, answered by the caller at
  * {@code POST /api/replicas/answers/{id}} once its user has), then {@code result} (the {@code CallToolResult}) or
  * {@code failure} (the status and body {@code POST /api/tools/call} would have answered). The caller leaving cancels
- * the call, as for any request.
+ * the call, as for any request. Only a peer that proved itself may call these routes: a client gets 403
+ * {@code PeerOnlyError}.
  */
 @RestController
 final class PeerCallsController {
@@ -57,7 +59,8 @@ final class PeerCallsController {
     }
 
     @PostMapping(value = "/api/replicas/calls", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
-    Flux<ServerSentEvent<String>> call(@RequestBody PeerCall request) {
+    Flux<ServerSentEvent<String>> call(@RequestBody PeerCall request, ServerWebExchange exchange) {
+        peerOnly(exchange);
         Bounds.check(request);
         String address = Inputs.requireText(request.address(), "address");
         return Flux.defer(() -> {
@@ -83,7 +86,8 @@ final class PeerCallsController {
 
     /** The answer to a question of a call here, from the replica whose user answered it. */
     @PostMapping("/api/replicas/answers/{id}")
-    ResponseEntity<Map<String, Object>> answer(@PathVariable String id, @RequestBody String answer) {
+    ResponseEntity<Map<String, Object>> answer(@PathVariable String id, @RequestBody String answer, ServerWebExchange exchange) {
+        peerOnly(exchange);
         Bounds.check("id", id);
         ElicitResult result;
         try {
@@ -95,6 +99,13 @@ final class PeerCallsController {
         return questions.answer(id, result) ? ResponseEntity.ok(Map.of())
                 : ResponseEntity.status(HttpStatus.NOT_FOUND).body(Map.of("_tag", "QuestionNotFoundError", "id", id,
                         "message", "no call here waits for an answer to question " + id + ": it ended, or was never asked"));
+    }
+
+    /** These routes answer peers alone ({@link PeerAuthentication}), whatever token a client has. */
+    private static void peerOnly(ServerWebExchange exchange) {
+        if (!PeerExchange.forwarded(exchange)) {
+            throw new PeerOnlyException(exchange.getRequest().getPath().value());
+        }
     }
 
     private ServerSentEvent<String> failure(Exception failed) {

@@ -6,6 +6,7 @@ import java.net.ConnectException;
 import java.net.URI;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -26,6 +27,7 @@ import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
@@ -35,6 +37,7 @@ import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.util.unit.DataSize;
 import org.springframework.web.reactive.function.BodyInserters;
+import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientRequestException;
@@ -43,6 +46,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.identity.Principal;
@@ -52,17 +56,20 @@ import dev.tether.mcp.ProgressListener;
 import dev.tether.replicas.ConnectionOwners;
 import dev.tether.replicas.ConnectionOwners.Peer;
 import dev.tether.replicas.ReplicaProperties;
-import dev.tether.security.AuthToken;
+import dev.tether.replicas.PeerCredentials;
+import dev.tether.replicas.PeerCredentials.SignedRequest;
+import dev.tether.security.AuthenticatedPeer;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.StorePosition;
 
 /**
  * Passes a request to another replica as it came (method, path, query, end-to-end headers, body) and streams that
  * replica's answer back as it goes (status, headers, body, an event stream included). The request carries
- * {@value #FORWARDED} (the sender's instance id) and the replicas' shared token; whoever receives it serves it, so a
- * request is passed on at most once. A client that leaves cancels the exchange, which closes its connection, so the
- * peer's pipeline is cancelled as if the client had left it directly. A peer that does not accept the connection
- * within {@code tether.replicas.forward-connect-timeout}, or refuses the token, is a 503 {@code ReplicaUnreachableError};
+ * {@value #FORWARDED} (the sender's instance id) and {@value #CREDENTIAL}, which proves that a peer sent it
+ * ({@link PeerCredentials}), in place of its client's credentials; whoever receives it serves it, so a request is passed
+ * on at most once. A client that leaves cancels the exchange, which closes its connection, so the peer's pipeline is
+ * cancelled as if the client had left it directly. A peer that does not accept the connection within
+ * {@code tether.replicas.forward-connect-timeout}, or refuses the credential, is a 503 {@code ReplicaUnreachableError};
  * a connection's owner that refuses the connection or says it is draining ({@value #DRAINING}) is an
  * {@link OwnerLeftException} for the sender, which may then go to the new owner.
  */
@@ -74,15 +81,22 @@ final class PeerExchange implements DisposableBean {
     /** How far into the store's change log the sender had gone: the receiver serves the request once it has too. */
     static final String STORE_POSITION = "X-Tether-Store-Position";
 
+    /** Proves that a peer sent the request ({@link PeerCredentials}): signed per request with a key of the store key's. */
+    static final String CREDENTIAL = "X-Tether-Peer-Credential";
+
     /** Marks a draining replica's refusal of a request forwarded to it as a connection's owner; its value is its instance id. */
     static final String DRAINING = "X-Tether-Draining";
 
     /** Hop-by-hop headers, which describe one connection and are passed on neither way. */
     private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "transfer-encoding", "te", "trailer",
             "upgrade", "proxy-authorization", "proxy-authenticate");
-    /** Request headers the exchange sets itself. */
-    private static final Set<String> SET_HERE = Set.of("host", "authorization", "content-length", FORWARDED.toLowerCase(Locale.ROOT),
-            STORE_POSITION.toLowerCase(Locale.ROOT), Principals.HEADER.toLowerCase(Locale.ROOT), "x-executor-token", "cookie");
+    /**
+     * Request headers the exchange sets itself, and the client's credentials: this replica checked them, and the peer
+     * needs none but the sender's (and the principal it names, {@value Principals#HEADER}).
+     */
+    private static final Set<String> SET_HERE = Set.of("host", "authorization", "x-executor-token", "cookie", "content-length",
+            FORWARDED.toLowerCase(Locale.ROOT), STORE_POSITION.toLowerCase(Locale.ROOT), CREDENTIAL.toLowerCase(Locale.ROOT),
+            Principals.HEADER.toLowerCase(Locale.ROOT));
 
     private static final McpJsonMapper MCP_JSON = McpJsonDefaults.getMapper();
     private static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
@@ -93,7 +107,7 @@ final class PeerExchange implements DisposableBean {
 
     private final ConnectionOwners owners;
     private final StorePosition store;
-    private final AuthToken token;
+    private final PeerCredentials credentials;
     private final JsonMapper json;
     private final int maxBody;
     private final ConnectionProvider connections;
@@ -102,11 +116,11 @@ final class PeerExchange implements DisposableBean {
     private final Counter unreachable;
     private final Counter ownerLeft;
 
-    PeerExchange(ConnectionOwners owners, StorePosition store, ReplicaProperties properties, AuthToken token, JsonMapper json,
+    PeerExchange(ConnectionOwners owners, StorePosition store, ReplicaProperties properties, PeerCredentials credentials, JsonMapper json,
             Environment environment, MeterRegistry registry) {
         this.owners = owners;
         this.store = store;
-        this.token = token;
+        this.credentials = credentials;
         this.json = json;
         this.maxBody = (int) environment.getProperty("spring.codec.max-in-memory-size", DataSize.class, DataSize.ofKilobytes(256))
                 .toBytes();
@@ -119,6 +133,11 @@ final class PeerExchange implements DisposableBean {
                 // A tool's answer read whole for an execution's call (callTool): as large as a local child's may be,
                 // not the 256 KiB WebClient reads by default. Relayed answers stream and are not bounded here.
                 .codecs(codecs -> codecs.defaultCodecs().maxInMemorySize(MAX_TOOL_ANSWER))
+                // Every request this client sends is a peer's, signed as it is sent (each subscription, each attempt):
+                // a request assembled long before it leaves (a sync queued behind others) is not stale, and none reuses
+                // a nonce.
+                .filter((request, next) -> Principals.current().flatMap(caller -> next.exchange(ClientRequest.from(request)
+                        .headers(headers -> markForwarded(headers, request.method(), request.url(), caller)).build())))
                 .build();
         this.answered = forwarded(registry, "answered");
         this.unreachable = forwarded(registry, "unreachable");
@@ -131,9 +150,44 @@ final class PeerExchange implements DisposableBean {
                 .register(registry);
     }
 
-    /** Whether {@code request} was passed here by a peer, and is to be served here whatever this replica thinks. */
-    static boolean forwarded(ServerHttpRequest request) {
-        return request.getHeaders().containsHeader(FORWARDED);
+    /**
+     * Whether {@code exchange} was passed here by a peer, proven by its credential ({@link PeerAuthentication}), and is
+     * to be served here whatever this replica thinks.
+     */
+    static boolean forwarded(ServerWebExchange exchange) {
+        return AuthenticatedPeer.of(exchange).isPresent();
+    }
+
+    /**
+     * Why {@code request}, marked as a peer's, is not proven to be one; empty when it is. A request marked by neither
+     * header is no peer's and not asked about.
+     */
+    Optional<String> refusal(ServerHttpRequest request) {
+        HttpHeaders headers = request.getHeaders();
+        String sender = headers.getFirst(FORWARDED);
+        String credential = headers.getFirst(CREDENTIAL);
+        if (sender == null || credential == null) {
+            return Optional.of("a request from a peer carries both " + FORWARDED + " and " + CREDENTIAL);
+        }
+        return credentials.refusal(credential, signed(request.getMethod(), request.getURI(), sender,
+                Objects.requireNonNullElse(headers.getFirst(STORE_POSITION), ""), headers.getFirst(Principals.HEADER)));
+    }
+
+    /** Whether {@code request} says it comes from a peer, which it must then prove. */
+    static boolean markedAsPeers(ServerHttpRequest request) {
+        return request.getHeaders().containsHeader(FORWARDED) || request.getHeaders().containsHeader(CREDENTIAL);
+    }
+
+    /**
+     * What a credential covers: the method, the raw path and query as sent, the sender and its store position, and the
+     * principal the request is for ({@value Principals#HEADER}, none for the daemon's own work), which decides what the
+     * receiver lets it see and do.
+     */
+    private static SignedRequest signed(HttpMethod method, URI target, String sender, String position, @Nullable String principal) {
+        String path = target.getRawPath() == null || target.getRawPath().isEmpty() ? "/" : target.getRawPath();
+        String query = target.getRawQuery();
+        return new SignedRequest(method.name(), query == null ? path : path + "?" + query, sender, position,
+                Objects.requireNonNullElse(principal, ""));
     }
 
     /** How much of a body a route may read to decide where it goes. */
@@ -141,15 +195,10 @@ final class PeerExchange implements DisposableBean {
         return maxBody;
     }
 
-    /** Sends {@code exchange}'s request, with {@code body}, to {@code peer}, which holds {@code what}, and relays the answer. */
-    Mono<Void> forward(ServerWebExchange exchange, Peer peer, Flux<DataBuffer> body, String what) {
-        return forwardToOwner(exchange, peer, body, what)
-                .onErrorResume(OwnerLeftException.class, left -> unreachable(exchange.getResponse(), peer, what, left.how()));
-    }
-
     /**
-     * As {@link #forward}, to a connection's owner: fails with {@link OwnerLeftException}, before anything is written to
-     * the response, when the owner provably did not take the request, so that the caller may send it to the new owner.
+     * Sends {@code exchange}'s request, with {@code body}, to {@code peer}, which owns or holds {@code what}, and relays
+     * the answer; fails with {@link OwnerLeftException}, before anything is written to the response, when the peer
+     * provably did not take the request, so that the caller may send it to the new owner or serve it itself.
      */
     Mono<Void> forwardToOwner(ServerWebExchange exchange, Peer peer, Flux<DataBuffer> body, String what) {
         ServerHttpRequest request = exchange.getRequest();
@@ -157,15 +206,12 @@ final class PeerExchange implements DisposableBean {
         String query = request.getURI().getRawQuery();
         URI target = URI.create("http://" + peer.address() + request.getURI().getRawPath() + (query == null ? "" : "?" + query));
         return client.method(request.getMethod()).uri(target)
-                .headers(headers -> {
-                    request.getHeaders().forEach((name, values) -> {
-                        String lower = name.toLowerCase(Locale.ROOT);
-                        if (!HOP_BY_HOP.contains(lower) && !SET_HERE.contains(lower)) {
-                            headers.put(name, values);
-                        }
-                    });
-                    markForwarded(headers, exchange.getAttributeOrDefault(Principals.ATTRIBUTE, Principal.DAEMON));
-                })
+                .headers(headers -> request.getHeaders().forEach((name, values) -> {
+                    String lower = name.toLowerCase(Locale.ROOT);
+                    if (!HOP_BY_HOP.contains(lower) && !SET_HERE.contains(lower)) {
+                        headers.put(name, values);
+                    }
+                }))
                 .body(BodyInserters.fromDataBuffers(body))
                 .exchangeToMono(answer -> draining(answer) ? left(answer, peer) : relay(answer, response, peer, what))
                 .onErrorResume(WebClientRequestException.class, failed -> notConnected(failed, peer)
@@ -230,9 +276,7 @@ final class PeerExchange implements DisposableBean {
             ElicitationHandler questions = context.getOrDefault(ElicitationHandler.class, ElicitationHandler.ACCEPT_ALL);
             PeerCallsController.PeerCall call = new PeerCallsController.PeerCall(address, arguments, progress != null,
                     questions != ElicitationHandler.ACCEPT_ALL);
-            Principal caller = Principals.of(context);
             return client.post().uri(URI.create("http://" + peer.address() + "/api/replicas/calls"))
-                    .headers(headers -> markForwarded(headers, caller))
                     .contentType(MediaType.APPLICATION_JSON)
                     .accept(MediaType.TEXT_EVENT_STREAM)
                     .bodyValue(json.writeValueAsBytes(call))
@@ -271,7 +315,7 @@ final class PeerExchange implements DisposableBean {
         String what = "the session of " + connection;
         return Principals.current().flatMap(caller -> client.post().uri(URI.create("http://" + peer.address()
                         + ConnectionPaths.of(connection, action)))
-                .headers(headers -> markForwarded(headers, caller.daemon() ? Principal.daemonFor(caller.tenant(), connection.subject())
+                .headers(headers -> forWhom(headers, caller.daemon() ? Principal.daemonFor(caller.tenant(), connection.subject())
                         : caller))
                 .exchangeToMono(answer -> draining(answer) ? this.<String>left(answer, peer)
                         : answer.bodyToMono(String.class).defaultIfEmpty("").flatMap(text -> {
@@ -280,6 +324,28 @@ final class PeerExchange implements DisposableBean {
                             return status == HttpStatus.OK.value() ? Mono.just(text)
                                     : Mono.error(new PeerCallException(peer, what, status, text));
                         })))
+                .onErrorMap(WebClientRequestException.class, failed -> ownerLeftOr(failed, peer));
+    }
+
+    /** A peer's answer read whole: its status and body. */
+    record PeerAnswer(int status, String body) {
+    }
+
+    /**
+     * Posts {@code body} (JSON) to {@code path} on {@code peer}, which holds {@code what}, marked forwarded so that the
+     * peer serves it itself, and emits its status and body whatever the status: the caller reads the peer's refusals
+     * as the route's own. A caller that leaves cancels the exchange, which closes its connection; a peer that does not
+     * take the connection fails it with {@link OwnerLeftException}.
+     */
+    Mono<PeerAnswer> postJson(Peer peer, String path, Object body, String what) {
+        return client.post().uri(URI.create("http://" + peer.address() + path))
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(json.writeValueAsBytes(body))
+                .exchangeToMono(answer -> answer.bodyToMono(String.class).defaultIfEmpty("").map(text -> {
+                    int status = answer.statusCode().value();
+                    (status == HttpStatus.UNAUTHORIZED.value() ? unreachable : answered).increment();
+                    return new PeerAnswer(status, text);
+                }))
                 .onErrorMap(WebClientRequestException.class, failed -> ownerLeftOr(failed, peer));
     }
 
@@ -326,7 +392,6 @@ final class PeerExchange implements DisposableBean {
                 : ElicitFormRequest.class;
         return questions.elicit(MCP_JSON.convertValue(question.request(), type))
                 .flatMap(answer -> client.post().uri(URI.create("http://" + peer.address() + "/api/replicas/answers/" + question.id()))
-                        .headers(headers -> markForwarded(headers, Principal.DAEMON))
                         .contentType(MediaType.APPLICATION_JSON)
                         .bodyValue(write(answer))
                         .retrieve()
@@ -352,14 +417,40 @@ final class PeerExchange implements DisposableBean {
         }
     }
 
-    /** The replicas' shared token, who sends it, how far it has read the store, and whom the request is for. */
-    private void markForwarded(HttpHeaders headers, Principal principal) {
-        headers.setBearerAuth(token.bearer());
+    /**
+     * The instance id {@code address} answers with at {@code GET /api/replicas/alive}: whether a replica whose lease ran
+     * out is there, and still itself (another replica may listen at a dead one's address by now). Fails when it does not
+     * answer; the caller bounds it.
+     */
+    Mono<String> alive(String address) {
+        return client.get().uri(URI.create("http://" + address + PeerAliveController.PATH))
+                .accept(MediaType.APPLICATION_JSON)
+                .retrieve()
+                .bodyToMono(PeerAliveController.Alive.class)
+                .map(PeerAliveController.Alive::instance);
+    }
+
+    /** Names {@code principal} as whom the request is for; nothing for the daemon's own work. */
+    private static void forWhom(HttpHeaders headers, Principal principal) {
         if (!principal.daemon()) {
             headers.set(Principals.HEADER, Principals.header(principal));
         }
+    }
+
+    /**
+     * Marks a request to {@code target} as this replica's, signed for it alone, now, and for whom it is, which the
+     * credential covers: the principal it was given ({@link #post}), else {@code caller}, the principal of the pipeline
+     * that sends it, so that no route can send a request for its user as the daemon's.
+     */
+    private void markForwarded(HttpHeaders headers, HttpMethod method, URI target, Principal caller) {
+        if (!headers.containsHeader(Principals.HEADER)) {
+            forWhom(headers, caller);
+        }
+        String position = Long.toString(store.reached());
         headers.set(FORWARDED, owners.instance());
-        headers.set(STORE_POSITION, Long.toString(store.reached()));
+        headers.set(STORE_POSITION, position);
+        headers.set(CREDENTIAL, credentials.sign(signed(method, target, owners.instance(), position,
+                headers.getFirst(Principals.HEADER))));
     }
 
     /**
@@ -379,9 +470,10 @@ final class PeerExchange implements DisposableBean {
     private Mono<Void> relay(ClientResponse answer, ServerHttpResponse response, Peer peer, String what) {
         if (answer.statusCode().value() == HttpStatus.UNAUTHORIZED.value()) {
             unreachable.increment();
-            return answer.releaseBody().then(refuse(response, HttpStatus.SERVICE_UNAVAILABLE, "ReplicaUnreachableError",
-                    "replica " + peer.instance() + " at " + peer.address() + ", which holds " + what + ", refused this "
-                            + "replica's token: every replica must be given the same tether.api.token"));
+            return answer.bodyToMono(String.class).defaultIfEmpty("").flatMap(text -> refuse(response,
+                    HttpStatus.SERVICE_UNAVAILABLE, "ReplicaUnreachableError", "replica " + peer.instance() + " at "
+                            + peer.address() + ", which holds " + what + ", refused this replica's peer credential: "
+                            + message(text)));
         }
         answered.increment();
         response.setStatusCode(answer.statusCode());
@@ -391,6 +483,17 @@ final class PeerExchange implements DisposableBean {
             }
         });
         return response.writeWith(answer.bodyToFlux(DataBuffer.class));
+    }
+
+    /** The {@code message} of an error body, or the body itself when it has none. */
+    private String message(String body) {
+        try {
+            JsonNode message = json.readTree(body).path("message");
+            return message.isString() ? message.asString() : body;
+        }
+        catch (RuntimeException notJson) {
+            return body;
+        }
     }
 
     /** Answers {@code status} with Executor's error body: {@code {_tag, message}}. */

@@ -1,6 +1,7 @@
 package dev.tether.catalog;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -79,6 +80,14 @@ public final class CatalogService implements SmartLifecycle {
      */
     private final Map<ConnectionKey, Mono<ConnectionTools>> syncingAtOwner = new ConcurrentHashMap<>();
     private final Set<ConnectionKey> announcedChanged = ConcurrentHashMap.newKeySet();
+    /**
+     * How long a server of MCP 2026-07-28 said its list may be kept ({@code ttlMs}), by connection, from its last
+     * listing here; it replaces {@code tether.catalog.ttl} for that connection, floored at {@link #SHORTEST_TTL}. Kept
+     * in memory: after a restart, or on a replica that never listed it, the configured TTL holds until the next sync.
+     */
+    private final Map<ConnectionKey, Duration> serverTtls = new ConcurrentHashMap<>();
+    /** A server's {@code ttlMs} of 0 (keep nothing) still lets a burst of reads share one sync. */
+    static final Duration SHORTEST_TTL = Duration.ofSeconds(1);
     private final Sinks.Many<SyncJob> jobs = Sinks.many().unicast().onBackpressureBuffer();
     private final Sinks.Many<String> changes = Sinks.many().multicast().directBestEffort();
     private final Disposable.Composite running = Disposables.composite();
@@ -178,7 +187,7 @@ public final class CatalogService implements SmartLifecycle {
         Mono<Instant> configChangedAt = integrations.find(key.integration()).map(i -> i.configChangedAt()).defaultIfEmpty(Instant.EPOCH);
         return catalogs.catalog(key)
                 .zipWith(configChangedAt, (catalog, changedAt) -> catalog.syncedAt().isBefore(changedAt)
-                        || catalog.syncedAt().plus(properties.ttl()).isBefore(clock.instant()))
+                        || catalog.syncedAt().plus(serverTtls.getOrDefault(key, properties.ttl())).isBefore(clock.instant()))
                 .defaultIfEmpty(true);
     }
 
@@ -231,6 +240,8 @@ public final class CatalogService implements SmartLifecycle {
     /** Lists the tools on the connection's pooled session here; a failed or incomplete listing keeps the stored catalog. */
     private Mono<ConnectionTools> syncedOnSession(ConnectionKey key, Timer.Sample timing) {
         return sessions.withSession(key, McpSession::listTools)
+                .doOnNext(listed -> listed.ttl().ifPresentOrElse(ttl -> serverTtls.put(key, ttl.compareTo(SHORTEST_TTL) < 0 ? SHORTEST_TTL : ttl),
+                        () -> serverTtls.remove(key)))
                 .flatMap(listed -> listed.complete() ? save(key, ToolNaming.name(listed.tools())).doOnNext(tools -> timing.stop(timers.timer("ok")))
                         : preserve(key, listed.incompleteReason().orElseThrow()).doOnNext(tools -> timing.stop(timers.timer("incomplete"))))
                 .onErrorResume(error -> !(error instanceof ConnectionNotFoundException),

@@ -34,7 +34,7 @@ import dev.tether.mcp.RemoteServer;
 final class McpDetector implements IntegrationDetector {
 
     private static final String INITIALIZE = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
-            + "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"executor-probe\",\"version\":\"0\"}}}";
+            + "\"" + RemoteServer.HANDSHAKE_VERSION + "\",\"capabilities\":{},\"clientInfo\":{\"name\":\"executor-probe\",\"version\":\"0\"}}}";
     private static final Pattern MCP_TOKEN = Pattern.compile("(?:^|[^a-z0-9])mcp(?:$|[^a-z0-9])", Pattern.CASE_INSENSITIVE);
     private static final int BODY_LIMIT = 64 * 1024;
 

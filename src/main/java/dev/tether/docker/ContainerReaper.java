@@ -1,7 +1,6 @@
 package dev.tether.docker;
 
 import java.time.Duration;
-import java.time.Instant;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -9,6 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -57,12 +57,16 @@ public final class ContainerReaper implements SmartLifecycle {
     }
 
     /**
-     * Removes the containers another replica left when it died, those created before {@code before} (its lease's
-     * end): one created later would belong to that replica come back under the same id. Emits how many.
+     * Removes every container another replica left, those it created after it was reaped once included (a {@code docker
+     * run} client of a dead replica may have its container created late, when the engine gets to it). {@code stillDead}
+     * is asked after the engine listed them, just before they are removed: a replica that came back under the same id
+     * has written its lease anew, and what it runs then is its own. Emits how many were removed.
      */
-    public Mono<Long> reapReplica(String deadInstance, Instant before) {
+    public Mono<Long> reapReplica(String deadInstance, Mono<Boolean> stillDead) {
         return engine.containersLabelled(DockerLabels.INSTANCE, deadInstance)
-                .filter(container -> container.createdAt().isBefore(before))
+                .collectList()
+                .filterWhen(found -> found.isEmpty() ? Mono.just(false) : stillDead)
+                .flatMapMany(Flux::fromIterable)
                 .flatMap(container -> engine.remove(container.id())
                         .doOnNext(removed -> log.warn("removed container {} of replica {}, whose lease ran out",
                                 container.names(), deadInstance)))

@@ -17,6 +17,7 @@ import reactor.netty.http.client.HttpClient;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.tether.process.ChildSpec;
 import dev.tether.process.ContainerRemover;
 
 /**
@@ -51,7 +52,30 @@ public final class DockerEngine implements ContainerRemover {
                 .responseTimeout(properties.requestTimeout());
     }
 
+    /** Ends the container of {@code child} ({@link #stop}), found by the label the rewrite gave it. */
     @Override
+    public Mono<Boolean> stopContainerOf(ChildSpec child, Duration grace) {
+        return containerOf(child).flatMap(id -> stop(id, grace)).defaultIfEmpty(false);
+    }
+
+    /** Removes the container of {@code child}, found by the label the rewrite gave it; false when it has none. */
+    @Override
+    public Mono<Boolean> removeContainerOf(ChildSpec child) {
+        return containerOf(child).flatMap(this::remove).defaultIfEmpty(false);
+    }
+
+    /**
+     * The id of {@code child}'s container: by its {@code tether.session} label, never by name, as a name may have passed
+     * to another child's container since (a connection's fenced name, on an engine replicas share).
+     */
+    private Mono<String> containerOf(ChildSpec child) {
+        return containersLabelled(DockerLabels.SESSION, child.id()).next().map(ContainerSummary::id);
+    }
+
+    /**
+     * Ends a container (by id or name): a running one is stopped as {@code docker stop} does (SIGTERM to its PID 1,
+     * SIGKILL after {@code grace}); one that does not run is removed. False when the engine has no such container.
+     */
     public Mono<Boolean> stop(String containerName, Duration grace) {
         long seconds = Math.max(1, (grace.toMillis() + 999) / 1000);
         return http.post()
@@ -70,12 +94,16 @@ public final class DockerEngine implements ContainerRemover {
                     if (status == HttpResponseStatus.NOT_FOUND.code()) {
                         return Mono.just(false);
                     }
+                    // Being removed already (--rm after its exit): it is ending.
+                    if (status == HttpResponseStatus.CONFLICT.code()) {
+                        return Mono.just(true);
+                    }
                     return body.asString().defaultIfEmpty("").flatMap(text -> Mono.error(
                             new DockerEngineException("stopping container " + containerName, status, text)));
                 });
     }
 
-    @Override
+    /** Removes a container (by id or name), forcibly; false when there was none. */
     public Mono<Boolean> remove(String containerName) {
         return http.delete()
                 .uri("/containers/" + encode(containerName) + "?force=true&v=true")

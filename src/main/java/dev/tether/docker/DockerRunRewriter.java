@@ -15,6 +15,12 @@ import dev.tether.process.ChildSpec;
  * container running. The rewrite adds a name and labels (so teardown and the reaper can remove the
  * container) and {@code --init} (so signals reach the server inside); the user's flags, image and
  * arguments are kept as given. Any other command passes through untouched.
+ *
+ * <p>A child with a fence ({@link ChildSpec#fence()}: a connection's, where replicas share a store) gets a
+ * {@code tether.connection} label with it and, unless the user named the container, the name every replica gives
+ * that connection's container: the engine refuses to create a second container by one name, so two replicas (or
+ * a dead one's late {@code docker run} client and its successor) can never run two containers of a connection on it
+ * at once.
  */
 @Component
 public final class DockerRunRewriter {
@@ -40,13 +46,15 @@ public final class DockerRunRewriter {
             List<String> userFlags = argv.subList(at, argv.size());
             List<String> options = userFlags.subList(0, imageIndex(userFlags));
             Optional<String> userName = userName(options);
-            String name = userName.orElse(DockerLabels.containerName(instance.value(), spec.id()));
+            String name = userName.orElseGet(() -> spec.fence().map(DockerLabels::fencedName)
+                    .orElseGet(() -> DockerLabels.containerName(instance.value(), spec.id())));
             List<String> added = new ArrayList<>();
             if (userName.isEmpty()) {
                 added.addAll(List.of("--name", name));
             }
             added.addAll(List.of("--label", DockerLabels.INSTANCE + "=" + instance.value(),
                     "--label", DockerLabels.SESSION + "=" + spec.id()));
+            spec.fence().ifPresent(fence -> added.addAll(List.of("--label", DockerLabels.CONNECTION + "=" + fence)));
             if (options.stream().noneMatch(flag -> flag.equals("--init") || flag.startsWith("--init="))) {
                 added.add("--init");
             }

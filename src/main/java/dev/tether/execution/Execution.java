@@ -2,7 +2,9 @@ package dev.tether.execution;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
@@ -11,6 +13,7 @@ import org.graalvm.polyglot.PolyglotException;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
+import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.spec.McpSchema.ElicitResult;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -42,6 +45,11 @@ final class Execution {
     private final Allocations allocations = new Allocations();
     private final Scheduler lane;
     private final Scheduler host;
+    private final Journal journal;
+    /** While the code is replayed: the calls it made that the journal has not answered yet, by ordinal. */
+    private final Map<Integer, PendingCall> replayed = new HashMap<>();
+    /** Why the replayed code does not match its journal; null while it does. */
+    private volatile @Nullable String diverged;
     /** Calls refused for {@link #maxPendingCalls} since the code last started one or saw one end. */
     private int refusedInARow;
     private int inFlight;
@@ -60,8 +68,14 @@ final class Execution {
      * ({@link ExecutionPool#host()}).
      */
     Execution(ExecutionProperties properties, Scheduler lane, Scheduler host) {
+        this(properties, lane, host, Journal.none(""));
+    }
+
+    /** As {@link #Execution(ExecutionProperties, Scheduler, Scheduler)}, recording what it meets in {@code journal}. */
+    Execution(ExecutionProperties properties, Scheduler lane, Scheduler host, Journal journal) {
         this.lane = lane;
         this.host = host;
+        this.journal = journal;
         this.maxOutputBytes = properties.maxOutput().toBytes();
         this.console = new ConsoleOutput(maxOutputBytes);
         this.maxPendingCalls = properties.maxPendingCalls();
@@ -82,7 +96,9 @@ final class Execution {
                 return;
             }
             run = context.eval(engine.prelude())
-                    .execute((ProxyExecutable) this::invoke, (ProxyExecutable) this::log, (ProxyExecutable) this::settle);
+                    .execute((ProxyExecutable) this::invoke, (ProxyExecutable) this::log, (ProxyExecutable) this::settle,
+                            journal.records() ? (ProxyExecutable) this::clock : null,
+                            journal.records() ? (ProxyExecutable) this::random : null);
         });
     }
 
@@ -111,6 +127,7 @@ final class Execution {
     Step resolve(PendingCall call, String json) {
         return enter(() -> {
             landed(call);
+            journal.resolved(call.ordinal(), json);
             call.resolve().execute(json);
         });
     }
@@ -119,6 +136,7 @@ final class Execution {
     Step reject(PendingCall call, String message) {
         return enter(() -> {
             landed(call);
+            journal.rejected(call.ordinal(), message);
             call.reject().execute(message);
         });
     }
@@ -142,6 +160,7 @@ final class Execution {
             }
             inFlight--;
             parked.add(asking);
+            journal.asked(asking.ordinal(), question(asking));
             calls.tryEmitNext(asking);
         });
     }
@@ -172,11 +191,14 @@ final class Execution {
         return enter(() -> {
             inFlight--;
             if (parked.size() >= maxParkedCalls) {
-                call.reject().execute("too many tool calls of this execution wait for approval: the limit is " + maxParkedCalls
-                        + " (tether.execution.max-parked-calls); await an approved call before starting another");
+                String refusal = "too many tool calls of this execution wait for approval: the limit is " + maxParkedCalls
+                        + " (tether.execution.max-parked-calls); await an approved call before starting another";
+                journal.rejected(call.ordinal(), refusal);
+                call.reject().execute(refusal);
                 return;
             }
             parked.add(call);
+            journal.parked(call.ordinal(), String.valueOf(call.approval()));
         });
     }
 
@@ -190,6 +212,66 @@ final class Execution {
         return enter(() -> {
             inFlight++;
             calls.tryEmitNext(call);
+        });
+    }
+
+    // ---- replay ------------------------------------------------------------------------------------------
+
+    Journal journal() {
+        return journal;
+    }
+
+    /** Why the replayed code left its journal; null while it follows it. */
+    @Nullable String diverged() {
+        return diverged;
+    }
+
+    /** Hands a recorded answer back into the replayed code, as {@link #resolve} or {@link #reject} did live. */
+    Step redeliver(Journal.Entry answer) {
+        return enter(() -> {
+            PendingCall call = replayed.remove(answer.call());
+            if (call == null) {
+                diverged = "its journal answers call #" + (answer.call() + 1) + ", which the code did not make by then";
+                return;
+            }
+            landed(call);
+            (answer.kind() == Journal.Kind.RESOLVED ? call.resolve() : call.reject()).execute(answer.text());
+        });
+    }
+
+    /**
+     * The recorded answers are spent: the calls the code made and the journal did not answer must be the ones open where
+     * it paused. They are parked as they were, and the execution stands where it paused, recording from now on. A call
+     * that was asking its server's question cannot go on (its server's call ended with the context that made it).
+     */
+    Step replayed() {
+        return enter(() -> {
+            for (Journal.Open open : journal.open()) {
+                PendingCall call = replayed.remove(open.call());
+                if (call == null) {
+                    diverged = "call #" + (open.call() + 1) + " waited where the execution paused, and the code did not make it";
+                    return;
+                }
+                if (open.asking()) {
+                    diverged = "call #" + (open.call() + 1) + ", " + call.address() + ", was waiting for the answer to its server's "
+                            + "question when the execution's context was lost, and its server's call with it; it is not sent again";
+                    return;
+                }
+                inFlight--;
+                parked.add(call.asking(open.question()));
+            }
+            if (!replayed.isEmpty()) {
+                int first = replayed.keySet().stream().min(Integer::compare).orElseThrow();
+                diverged = "the code made call #" + (first + 1) + ", " + replayed.get(first).address()
+                        + ", which its journal does not have before the pause";
+                return;
+            }
+            PendingCall head = parked.peek();
+            if (head == null || head.ordinal() != journal.pausedOn()) {
+                diverged = "the code did not come back to the call it paused on (#" + (journal.pausedOn() + 1) + ")";
+                return;
+            }
+            journal.replayed();
         });
     }
 
@@ -308,6 +390,16 @@ final class Execution {
         }
     }
 
+    /** A server's question as the journal keeps it: its JSON. */
+    private static String question(PendingCall asking) {
+        try {
+            return McpJsonDefaults.getMapper().writeValueAsString(asking.elicitation() == null ? null : asking.elicitation().request());
+        }
+        catch (java.io.IOException unwritable) {
+            return String.valueOf(asking.elicitation());
+        }
+    }
+
     private void locked(Runnable action) {
         lock.lock();
         try {
@@ -335,11 +427,31 @@ final class Execution {
         }
         refusedInARow = 0;
         // Executor's CLI calls tools["tools"]["github"]…: one name for a tool however the code reaches it
-        PendingCall call = new PendingCall("tools." + ToolAddress.path(args[0].asString()), args[1].isNull() ? null : args[1].asString(),
-                args[2].asString(), args[3], args[4], null, false, null);
+        PendingCall call = new PendingCall(journal.nextCall(), "tools." + ToolAddress.path(args[0].asString()),
+                args[1].isNull() ? null : args[1].asString(), args[2].asString(), args[3], args[4], null, false, null);
         inFlight++;
+        if (journal.replaying()) {
+            // Answered from the journal, never sent: the replay hands the recorded answers back in their order.
+            String wrong = journal.replayCall(call.ordinal(), call.address(), call.argsJson());
+            if (wrong != null && diverged == null) {
+                diverged = wrong;
+            }
+            replayed.put(call.ordinal(), call);
+            return null;
+        }
+        journal.called(call.ordinal(), call.address(), call.argsJson());
         calls.tryEmitNext(call);
         return null;
+    }
+
+    /** What {@code Date} reads as now (epoch ms), recorded, or the recorded value while the code is replayed. */
+    private Object clock(Value... args) {
+        return (double) journal.now();
+    }
+
+    /** What {@code Math.random()} answers, recorded, or the recorded value while the code is replayed. */
+    private Object random(Value... args) {
+        return journal.random();
     }
 
     /** Keeps a console line; answers why not when the output would grow past its limit. */

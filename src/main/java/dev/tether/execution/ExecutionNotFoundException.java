@@ -5,7 +5,7 @@ public final class ExecutionNotFoundException extends RuntimeException {
 
     private final String executionId;
 
-    ExecutionNotFoundException(String executionId) {
+    public ExecutionNotFoundException(String executionId) {
         super("no paused execution '" + executionId + "'");
         this.executionId = executionId;
     }

@@ -25,11 +25,15 @@ import dev.tether.daemon.PropertyChecks;
  *                        {@link MemoryWatch}); default 64 MB, Executor's QuickJS limit
  * @param nice            the nice value of the threads that run code, 0 (the daemon's own priority) to 19 (the lowest,
  *                        the default): code then takes only the CPU that the daemon and the host leave
+ * @param durable         whether a paused execution's journal goes to the store, so that it survives a restart and its
+ *                        replica; default true. Off, code, tool answers and users' answers are never written anywhere
+ * @param maxJournal      bound on one execution's journal; past it the execution goes on, but its pauses live in memory
+ *                        only; default 32 MB
  */
 @ConfigurationProperties("tether.execution")
 public record ExecutionProperties(Duration timeout, DataSize maxOutput, Integer maxStringLength, Integer maxPaused,
         Duration pausedExpiry, Integer maxConcurrent, Integer maxQueued, Integer maxPendingCalls, Integer maxParkedCalls,
-        DataSize maxMemory, Integer nice) {
+        DataSize maxMemory, Integer nice, Boolean durable, DataSize maxJournal) {
 
     public ExecutionProperties {
         timeout = PropertyChecks.positive("tether.execution.timeout", timeout, Duration.ofMinutes(5));
@@ -55,9 +59,14 @@ public record ExecutionProperties(Duration timeout, DataSize maxOutput, Integer 
         if (nice < 0 || nice > 19) {
             throw new IllegalArgumentException("tether.execution.nice must be between 0 and 19, was " + nice);
         }
+        durable = durable == null || durable;
+        maxJournal = maxJournal == null ? DataSize.ofMegabytes(32) : maxJournal;
+        if (maxJournal.toBytes() < DataSize.ofKilobytes(1).toBytes()) {
+            throw new IllegalArgumentException("tether.execution.max-journal must be at least 1KB, was " + maxJournal);
+        }
     }
 
     public static ExecutionProperties defaults() {
-        return new ExecutionProperties(null, null, null, null, null, null, null, null, null, null, null);
+        return new ExecutionProperties(null, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 }

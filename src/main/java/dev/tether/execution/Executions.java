@@ -1,23 +1,34 @@
 package dev.tether.execution;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.spec.McpSchema.ElicitFormRequest;
 import io.modelcontextprotocol.spec.McpSchema.ElicitResult;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
-import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.calls.ToolCalls;
 import dev.tether.execution.Execution.Step;
@@ -29,6 +40,9 @@ import dev.tether.identity.Principals;
 import dev.tether.policy.Policies;
 import dev.tether.replicas.ReplicaIds;
 import dev.tether.store.CatalogStore;
+import dev.tether.store.ExecutionJournals;
+import dev.tether.store.ExecutionJournals.PauseWrite;
+import dev.tether.store.ExecutionJournals.StoredJournal;
 
 /**
  * Runs code sent to {@code POST /api/executions} in a sandboxed GraalJS context, with {@code tools.…(args)} calls
@@ -36,13 +50,29 @@ import dev.tether.store.CatalogStore;
  * and under the {@link MemoryWatch}. A drive of an execution (the first run, each resume) owns the tool calls it
  * starts: cancelling it (the client left) stops the code at once and cancels them, and the servers get
  * {@code notifications/cancelled}. A call that needs approval pauses the execution once nothing else is in
- * flight; the paused execution waits in {@link PausedExecutions} holding no thread and no place in the pool.
+ * flight; the paused execution waits in {@link PausedExecutions} holding no thread and no place in the pool, and its
+ * {@link Journal} waits in the store, so that any replica can resume it after this one is gone.
  * How a call is decided and run is {@link CallsFromCode}'s job; what the answers look like, {@link ExecutionAnswers}'.
+ *
+ * <p>This is the one door to a paused execution, for every entry point (the REST resume, the agent endpoint's
+ * {@code resume} tool, a retry of MCP 2026-07-28's multi round-trip request that names it in its {@code requestState}):
+ * {@link #resume} resumes it wherever it lives, from its live context when this replica holds it, else rebuilt here by
+ * replaying its journal. Either way only after a compare-and-set on its row, so that one replica runs the answer.
+ *
+ * <p>An execution is its caller's ({@link Principals}): its tool calls use that user's connections, and only that user
+ * sees and resumes its pauses, held here ({@link PausedExecutions}) or stored ({@link ExecutionJournals}, whose row keeps
+ * the user), so that a replay on another replica is the same user's too.
  */
 @Component
 public final class Executions implements DisposableBean {
 
+    private static final Logger log = LoggerFactory.getLogger(Executions.class);
     private static final JsonSchemaValidator SCHEMAS = McpJsonDefaults.getSchemaValidator();
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    /** How often every replica removes the journals that expired. */
+    private static final Duration SWEEP = Duration.ofMinutes(1);
+    /** A claimed journal outlives its run's time limit by this much before any replica may remove it. */
+    private static final Duration CLAIM_MARGIN = Duration.ofMinutes(1);
 
     private final JsEngine engine;
     private final CallsFromCode toolCalls;
@@ -51,16 +81,16 @@ public final class Executions implements DisposableBean {
     private final MemoryWatch memory;
     private final ExecutionAnswers answers;
     private final PausedExecutions paused;
+    private final ExecutionJournals journals;
+    /** This run of this replica, as the journals it claims name it: its instance and a random id of this start. */
+    private final String holder;
+    private final Disposable sweep;
+    private final Counter rebuilt;
+    private final Counter notRebuilt;
     private final Audit audit;
 
-    @Autowired
     Executions(JsEngine engine, ToolCalls calls, CatalogStore catalogs, Policies policies, ExecutionProperties properties,
-            ExecutionPool pool, MemoryWatch memory, ReplicaIds names, Audit audit) {
-        this(engine, calls, catalogs, policies, properties, pool, memory, names, Schedulers.parallel(), audit);
-    }
-
-    Executions(JsEngine engine, ToolCalls calls, CatalogStore catalogs, Policies policies, ExecutionProperties properties,
-            ExecutionPool pool, MemoryWatch memory, ReplicaIds names, Scheduler timer, Audit audit) {
+            ExecutionPool pool, MemoryWatch memory, ReplicaIds names, ExecutionJournals journals, MeterRegistry registry, Audit audit) {
         this.audit = audit;
         this.engine = engine;
         this.toolCalls = new CallsFromCode(calls, catalogs, policies);
@@ -68,7 +98,25 @@ public final class Executions implements DisposableBean {
         this.pool = pool;
         this.memory = memory;
         this.answers = new ExecutionAnswers(properties.maxOutput().toBytes());
-        this.paused = new PausedExecutions(properties.maxPaused(), properties.pausedExpiry(), timer, names);
+        this.paused = new PausedExecutions(properties.maxPaused(), properties.pausedExpiry(), Schedulers.parallel(), names,
+                this::expired);
+        this.journals = journals;
+        this.holder = names.instance() + "/" + UUID.randomUUID();
+        this.sweep = properties.durable() ? Flux.interval(SWEEP, SWEEP, Schedulers.parallel()).concatMap(tick -> sweepOnce())
+                .subscribe(removed -> { }, failed -> log.warn("the sweep of expired execution journals stopped: {}", failed.toString()))
+                : Disposables.disposed();
+        Gauge.builder("tether.executions.paused", paused, PausedExecutions::size)
+                .description("executions this replica holds paused in memory, waiting for an approval or an answer")
+                .register(registry);
+        this.rebuilt = rebuilt(registry, "resumed");
+        this.notRebuilt = rebuilt(registry, "failed");
+    }
+
+    private static Counter rebuilt(MeterRegistry registry, String outcome) {
+        return Counter.builder("tether.executions.rebuilt").tag("outcome", outcome)
+                .description("paused executions rebuilt from their journal by replay, to be resumed on a replica that did not hold them "
+                        + "(failed: the code diverged from its journal, or its pause cannot go on)")
+                .register(registry);
     }
 
     /**
@@ -77,29 +125,44 @@ public final class Executions implements DisposableBean {
      * calls.
      */
     public Mono<ExecutionAnswer> execute(String code) {
-        return Principals.current().flatMap(caller -> caller.mayUse() ? run(code)
+        return execute(code, null);
+    }
+
+    /** As {@link #execute(String)}, for {@code origin} (the agent session that sent it), which its journal keeps. */
+    public Mono<ExecutionAnswer> execute(String code, @Nullable String origin) {
+        return Principals.current().flatMap(caller -> caller.mayUse() ? run(code, origin)
                 : Mono.error(new NotPermittedException(caller, "run code")));
     }
 
-    private Mono<ExecutionAnswer> run(String code) {
+    private Mono<ExecutionAnswer> run(String code, @Nullable String origin) {
         return pool.admit(Mono.defer(() -> {
-            Execution execution = new Execution(properties, pool.lane(), pool.host());
+            Execution execution = new Execution(properties, pool.lane(), pool.host(),
+                    Journal.of(code, origin, properties.durable(), properties.maxJournal().toBytes()));
             // Opening (the engine too, on the first execution) is not the code's time: it runs before the drive, on a
             // host thread, never lowered: it takes the engine's locks, which a lowered thread would hold for seconds
             // while every other opening waits.
-            return Mono.usingWhen(Mono.fromRunnable(() -> memory.watch(execution)).thenReturn(execution),
+            return Mono.usingWhen(watched(execution),
                     opened -> opened.onHost(() -> opened.open(engine))
                             .then(own(opened, () -> opened.start(code)))
-                            .onErrorResume(JsUnavailableException.class, unavailable -> Mono.just(
+                            .onErrorResume(JsUnavailableException.class, unavailable -> end(opened).thenReturn(
                                     completed(opened, Settled.failed("Error: " + unavailable.getMessage())))),
-                    opened -> Mono.empty(), (opened, error) -> close(opened), this::close);
+                    opened -> Mono.empty(), (opened, error) -> end(opened), this::end);
         })).onErrorResume(ExecutionRefusedException.class,
                 refused -> Mono.just(answers.completed(List.of(), Settled.failed("Error: " + refused.getMessage()))));
     }
 
-    /** What a paused execution waits for; fails with {@link ExecutionNotFoundException} when none has this id. */
+    /**
+     * What a paused execution waits for: from its live context when this replica holds it, else from its journal's row
+     * (any replica). Fails with {@link ExecutionNotFoundException} when none of the caller's waits under this id.
+     */
     public Mono<ExecutionAnswer.Pause> paused(String executionId) {
-        return Principals.current().map(caller -> paused.view(executionId, caller));
+        return Principals.current().flatMap(caller -> Mono.fromCallable(() -> Optional.ofNullable(paused.find(executionId, caller)))
+                .flatMap(held -> held.isPresent() ? Mono.just(held.get().view()) : stored(executionId, caller).map(Executions::view)));
+    }
+
+    /** Whether this replica holds the paused execution {@code executionId} in memory, where its session resumes it. */
+    public boolean heldHere(String executionId) {
+        return paused.holds(executionId);
     }
 
     /**
@@ -111,49 +174,165 @@ public final class Executions implements DisposableBean {
     }
 
     /**
-     * Answers what a paused execution waits for. An approval: as {@link #resume(String, ResumeAction)}. A server's
-     * question: the action, and for an accepted form the {@code content}, go to the server, whose call goes on; content
-     * that does not match the requested schema fails with {@link ResumeContentException} and the execution stays paused.
+     * Resumes the paused execution {@code executionId} with this answer, wherever it lives: its live context when this
+     * replica holds it, otherwise rebuilt here from its journal (the calls it made answered from the journal, never sent
+     * again). An approval: accept runs the call, decline and cancel make it fail in the code. A server's question: the
+     * action, and for an accepted form the {@code content}, go to the server, whose call goes on; content that does not
+     * match the requested schema fails with {@link ResumeContentException} and the execution stays paused. Runs on until
+     * the code completes or pauses again (under a new id). Fails with {@link ExecutionNotFoundException} when nothing
+     * of the caller's waits under this id (never was, ended, expired, resumed already, here or on another replica, or
+     * another user's).
      */
     public Mono<ExecutionAnswer> resume(String executionId, ResumeAction action, @Nullable Map<String, Object> content) {
         // The schema validator loads what it needs on first use: off the event loop.
-        return Principals.current().flatMap(caller -> Mono.fromCallable(() -> paused.take(executionId, caller,
-                        pause -> check(pause.call(), action, content)))
+        return Principals.current().flatMap(caller -> Mono.fromCallable(() -> Optional.ofNullable(paused.takeHeld(executionId, caller,
+                        pause -> check(pause.call(), action, content))))
                 .subscribeOn(Schedulers.boundedElastic())
-                .doOnNext(pause -> audit.record(AuditEvent.of(caller, "execution.resume", executionId + " " + pause.call().path(),
-                        action.name().toLowerCase(java.util.Locale.ROOT))))
-                .flatMap(pause -> {
-            Execution execution = pause.execution();
-            PendingCall call = pause.call();
+                .flatMap(held -> held.isPresent() ? resumeHeld(held.get(), caller, action, content)
+                        : rebuild(executionId, caller, action, content)));
+    }
+
+    /** The resume goes to the audit trail: who answered which pause, on which call, how. */
+    private void audited(Principal caller, String executionId, PendingCall call, ResumeAction action) {
+        audit.record(AuditEvent.of(caller, "execution.resume", executionId + " " + call.path(), action.name().toLowerCase(Locale.ROOT)));
+    }
+
+    /** The fast path: the live context this replica holds, once its row is claimed. */
+    private Mono<ExecutionAnswer> resumeHeld(PausedExecutions.Pause pause, Principal caller, ResumeAction action,
+            @Nullable Map<String, Object> content) {
+        audited(caller, pause.id(), pause.call(), action);
+        Execution execution = pause.execution();
+        return claim(pause.id(), execution.journal())
+                .onErrorResume(failed -> close(execution).then(Mono.error(failed)))
+                .then(pool.admit(answer(execution, pause.call(), action, content))
+                        .onErrorResume(ExecutionRefusedException.class, refused -> end(execution).thenReturn(
+                                completed(execution, Settled.failed("Error: " + refused.getMessage())))));
+    }
+
+    /**
+     * Claims a stored journal at the version this execution holds it, so that no other replica resumes it too; a
+     * journal never stored has nothing to claim. Fails with {@link ExecutionNotFoundException} when another resume won.
+     */
+    private Mono<Void> claim(String executionId, Journal journal) {
+        if (!journal.stored()) {
+            return Mono.empty();
+        }
+        return journals.claim(String.valueOf(journal.journalId()), journal.version(), holder, claimExpiry())
+                .flatMap(won -> {
+                    if (!won) {
+                        log.info("paused execution {} was resumed by another replica meanwhile; its context here is closed", executionId);
+                        return Mono.error(new ExecutionNotFoundException(executionId));
+                    }
+                    journal.advanced();
+                    return Mono.empty();
+                });
+    }
+
+    /**
+     * The execution is not held here: rebuilt from its journal by replay, once admitted and claimed, then resumed. A
+     * journal that diverges from its code, or whose pause cannot go on, ends the execution with the reason.
+     */
+    private Mono<ExecutionAnswer> rebuild(String executionId, Principal caller, ResumeAction action, @Nullable Map<String, Object> content) {
+        return stored(executionId, caller)
+                .flatMap(row -> journals.segments(row.journalId()).collectList()
+                        .map(segments -> Journal.load(row, segments, properties.maxJournal().toBytes())))
+                .flatMap(journal -> pool.admit(Mono.defer(() -> {
+                    Execution execution = new Execution(properties, pool.lane(), pool.host(), journal);
+                    long started = System.nanoTime();
+                    int replayed = journal.deliveries().size();
+                    return claim(executionId, journal).then(Mono.usingWhen(watched(execution),
+                            opened -> opened.onHost(() -> opened.open(engine))
+                                    .then(replay(opened))
+                                    .flatMap(call -> {
+                                        rebuilt.increment();
+                                        audited(caller, executionId, call, action);
+                                        log.info("paused execution {} rebuilt from its journal in {} ms ({} answers replayed)", executionId,
+                                                (System.nanoTime() - started) / 1_000_000, replayed);
+                                        return answer(opened, call, action, content);
+                                    })
+                                    .onErrorResume(ReplayFailedException.class, failed -> {
+                                        notRebuilt.increment();
+                                        log.warn("paused execution {} could not be rebuilt from its journal: {}", executionId, failed.getMessage());
+                                        return end(opened).thenReturn(completed(opened, Settled.failed("Error: " + failed.getMessage())));
+                                    })
+                                    .onErrorResume(JsUnavailableException.class, unavailable -> end(opened).thenReturn(
+                                            completed(opened, Settled.failed("Error: " + unavailable.getMessage())))),
+                            opened -> Mono.empty(), (opened, error) -> end(opened), this::end));
+                })))
+                .onErrorResume(ExecutionRefusedException.class,
+                        refused -> Mono.just(answers.completed(List.of(), Settled.failed("Error: " + refused.getMessage()))));
+    }
+
+    /**
+     * Runs the code again, answering its calls from the journal in the recorded order, until the execution stands where
+     * it paused; emits the call it paused on, or fails with {@link ReplayFailedException} saying where it left its journal.
+     */
+    private Mono<PendingCall> replay(Execution execution) {
+        Journal journal = execution.journal();
+        return execution.onLane(() -> execution.start(journal.code()))
+                .flatMap(step -> replaying(execution, step))
+                .thenMany(Flux.fromIterable(journal.deliveries()))
+                .concatMap(answer -> execution.onLane(() -> execution.redeliver(answer)).flatMap(step -> replaying(execution, step)))
+                .then(execution.onLane(execution::replayed))
+                .flatMap(step -> replaying(execution, step).then(Mono.justOrEmpty(step.parked())))
+                .switchIfEmpty(Mono.error(() -> new ReplayFailedException("the rebuilt execution did not stand where it paused")))
+                .timeout(properties.timeout(), Mono.error(() -> new ReplayFailedException("its replay did not reach the pause within "
+                        + properties.timeout().toMillis() + "ms")));
+    }
+
+    /** Fails once the replayed code left its journal or ended: both mean it never reaches its pause. */
+    private static Mono<Void> replaying(Execution execution, Step step) {
+        String wrong = execution.diverged();
+        if (wrong != null) {
+            return Mono.error(new ReplayFailedException("the code diverged from its journal when the execution was rebuilt: " + wrong
+                    + "; no call was sent again"));
+        }
+        if (step.settled() != null) {
+            return Mono.error(new ReplayFailedException("the code ended before the point where it paused when the execution was rebuilt ("
+                    + (step.settled().ok() ? "it returned" : step.settled().error()) + "); no call was sent again"));
+        }
+        return Mono.empty();
+    }
+
+    /** The code of a rebuilt execution did not come back to where it paused. */
+    private static final class ReplayFailedException extends RuntimeException {
+
+        ReplayFailedException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** Hands the user's answer to the call the execution paused on, and runs on. */
+    private Mono<ExecutionAnswer> answer(Execution execution, PendingCall call, ResumeAction action, @Nullable Map<String, Object> content) {
+        return Mono.defer(() -> {
             Elicitation question = call.elicitation();
             if (question != null) {
+                Map<String, Object> given = action == ResumeAction.ACCEPT && !question.url() ? content : null;
+                execution.journal().answered(call.ordinal(), action, given);
                 ElicitResult answer = new ElicitResult(switch (action) {
                     case ACCEPT -> ElicitResult.Action.ACCEPT;
                     case DECLINE -> ElicitResult.Action.DECLINE;
                     case CANCEL -> ElicitResult.Action.CANCEL;
-                }, action == ResumeAction.ACCEPT && !question.url() ? content : null);
-                return pool.admit(own(execution, () -> execution.answered(call, () -> question.answer().tryEmitValue(answer)),
-                                question.outcome()))
-                        .onErrorResume(ExecutionRefusedException.class, refused -> close(execution).thenReturn(
-                                completed(execution, Settled.failed("Error: " + refused.getMessage()))));
+                }, given);
+                return own(execution, () -> execution.answered(call, () -> question.answer().tryEmitValue(answer)), question.outcome());
             }
+            execution.journal().decided(call.ordinal(), action);
             execution.unpark(call);
-            return pool.admit(own(execution, () -> action == ResumeAction.ACCEPT
+            return own(execution, () -> action == ResumeAction.ACCEPT
                     ? execution.dispatch(call.approve())
                     : execution.reject(call, "Tool \"" + call.path() + "\" requires approval but the request was "
-                            + (action == ResumeAction.CANCEL ? "cancelled" : "declined") + " by the user.")))
-                    .onErrorResume(ExecutionRefusedException.class, refused -> close(execution).thenReturn(
-                            completed(execution, Settled.failed("Error: " + refused.getMessage()))));
-        }));
+                            + (action == ResumeAction.CANCEL ? "cancelled" : "declined") + " by the user."));
+        });
     }
 
     /**
      * Ends a paused execution that nobody will resume (the agent that paused it left): closed as an expired one is,
-     * a server's question it waited on answered {@code cancel}. Nothing when no execution with this id is paused.
+     * a server's question it waited on answered {@code cancel}, its journal removed. Nothing when none waits under this id.
      */
     public Mono<Void> abandon(String executionId) {
-        return Principals.current().map(caller -> paused.take(executionId, caller))
-                .flatMap(pause -> close(pause.execution()))
+        return Principals.current().flatMap(caller -> Mono.fromCallable(() -> Optional.ofNullable(paused.takeHeld(executionId, caller, pause -> { })))
+                .flatMap(held -> held.isPresent() ? end(held.get().execution())
+                        : stored(executionId, caller).flatMap(row -> journals.remove(row.journalId(), row.version())).then()))
                 .onErrorResume(ExecutionNotFoundException.class, gone -> Mono.empty());
     }
 
@@ -163,11 +342,6 @@ public final class Executions implements DisposableBean {
      */
     public Mono<Void> probe() {
         return pool.full() ? Mono.empty() : Mono.fromRunnable(() -> { }).subscribeOn(pool.lane()).publishOn(pool.host()).then();
-    }
-
-    /** Executions that wait for an approval now. */
-    public int pausedCount() {
-        return paused.size();
     }
 
     /** Accepted content of a form must match its schema, as Executor's MCP client checks it. */
@@ -188,22 +362,44 @@ public final class Executions implements DisposableBean {
     }
 
     /**
-     * The drive owns the execution: it is closed on every exit except a pause, which {@link #paused} then owns.
+     * The drive owns the execution: it ends on every exit except a pause, which {@link #paused} then owns.
      * {@code pending} is the answer of a call that was already running, which the drive hands to the code.
      */
     private Mono<ExecutionAnswer> own(Execution execution, Supplier<Step> first, Mono<Step> pending) {
         return Mono.usingWhen(Mono.just(execution), owned -> drive(owned, first, pending),
-                owned -> owned.pausedFor() ? Mono.empty() : close(owned),
-                (owned, error) -> close(owned),
-                this::close);
+                owned -> owned.pausedFor() ? Mono.empty() : end(owned),
+                (owned, error) -> end(owned),
+                this::end);
     }
 
+    private Mono<Execution> watched(Execution execution) {
+        return Mono.fromRunnable(() -> memory.watch(execution)).thenReturn(execution);
+    }
+
+    /** Closes the context; its journal stays (the daemon stops, or another replica resumed it). */
     private Mono<Void> close(Execution execution) {
         // Closing waits for code still running on another thread to stop: never on that code's own pool.
         return Mono.<Void>fromRunnable(() -> {
             memory.forget(execution);
             execution.close();
         }).subscribeOn(pool.host());
+    }
+
+    /** The execution is over: its context closed and its journal removed from the store. */
+    private Mono<Void> end(Execution execution) {
+        return close(execution).then(Mono.defer(() -> {
+            Journal.Row row = execution.journal().ended();
+            return row == null ? Mono.empty() : journals.remove(row.journalId(), row.version())
+                    .onErrorResume(failed -> {
+                        log.warn("the journal of an ended execution stays in the store until it expires: {}", failed.toString());
+                        return Mono.empty();
+                    })
+                    .then();
+        }));
+    }
+
+    private void expired(PausedExecutions.Pause pause) {
+        end(pause.execution()).subscribe(done -> { }, failed -> log.warn("ending expired execution {} failed: {}", pause.id(), failed.toString()));
     }
 
     private Mono<ExecutionAnswer> drive(Execution execution, Supplier<Step> first, Mono<Step> pending) {
@@ -233,7 +429,7 @@ public final class Executions implements DisposableBean {
             return Mono.empty();
         }
         if (step.parked() != null) {
-            return Principals.current().map(owner -> pause(execution, step.parked(), owner))
+            return pause(execution, step.parked())
                     .onErrorResume(PausedExecutions.TooManyPausedException.class,
                             full -> Mono.just(completed(execution, Settled.failed("Error: " + full.getMessage()))));
         }
@@ -251,15 +447,90 @@ public final class Executions implements DisposableBean {
         return step.flatMap(next -> answer(execution, next));
     }
 
-    // ---- answers ---------------------------------------------------------------------------------
+    // ---- pauses and their journals ------------------------------------------------------------------
 
-    private ExecutionAnswer pause(Execution execution, PendingCall call, Principal owner) {
-        String id = paused.nextId();
-        Elicitation question = call.elicitation();
-        ExecutionAnswer.Pause view = question != null ? ExecutionAnswers.pause(id, call, question) : ExecutionAnswers.pause(id, call);
-        paused.put(new PausedExecutions.Pause(id, execution, call, view, owner));
-        execution.pausedFor(true);
-        return ExecutionAnswer.paused(view.text(), view.structured());
+    /**
+     * Pauses on {@code call}, as the caller's (the user the execution runs for): its journal written to the store first,
+     * so that the id it answers survives this replica.
+     */
+    private Mono<ExecutionAnswer> pause(Execution execution, PendingCall call) {
+        return Principals.current().flatMap(owner -> {
+            String id = paused.nextId();
+            Elicitation question = call.elicitation();
+            ExecutionAnswer.Pause view = question != null ? ExecutionAnswers.pause(id, call, question) : ExecutionAnswers.pause(id, call);
+            execution.journal().paused(call.ordinal(), id);
+            return write(execution.journal(), id, view, owner).then(Mono.fromCallable(() -> {
+                paused.put(new PausedExecutions.Pause(id, execution, call, view, owner));
+                execution.pausedFor(true);
+                return ExecutionAnswer.paused(view.text(), view.structured());
+            }));
+        });
+    }
+
+    /**
+     * Writes what the journal added since its last pause, and the pause; a journal the store does not take is live only
+     * from then on (the pause is answered all the same, and said in the log not to survive).
+     */
+    private Mono<Void> write(Journal journal, String pauseId, ExecutionAnswer.Pause view, Principal owner) {
+        if (!journal.durable()) {
+            return Mono.empty();
+        }
+        boolean first = !journal.stored();
+        long version = journal.version();
+        PauseWrite write = journal.pause(pauseId, holder, JSON.writeValueAsString(Map.of("text", view.text(), "structured", view.structured())),
+                System.currentTimeMillis() + properties.pausedExpiry().toMillis());
+        Mono<Boolean> stored = first ? journals.create(write, journal.code(), journal.origin(), owner).thenReturn(true)
+                : journals.repause(write, version);
+        return stored.doOnNext(taken -> {
+                    if (!taken) {
+                        throw new IllegalStateException("its row is not at version " + version + " any more");
+                    }
+                    if (first) {
+                        journal.created();
+                    }
+                    else {
+                        journal.advanced();
+                    }
+                })
+                .onErrorResume(failed -> {
+                    journal.lost();
+                    log.warn("paused execution {} is not in the store ({}): its pause holds in memory, but does not survive this replica",
+                            pauseId, failed.toString());
+                    return Mono.empty();
+                })
+                .then();
+    }
+
+    /**
+     * The stored journal of the caller's pause that still waits; fails with {@link ExecutionNotFoundException} otherwise
+     * (another user's too).
+     */
+    private Mono<StoredJournal> stored(String executionId, Principal caller) {
+        Mono<StoredJournal> row = properties.durable() ? journals.find(executionId, caller) : Mono.empty();
+        return row.filter(journal -> journal.paused() && journal.pause() != null && journal.expiresAt() > System.currentTimeMillis())
+                .switchIfEmpty(Mono.error(() -> new ExecutionNotFoundException(executionId)));
+    }
+
+    private static ExecutionAnswer.Pause view(StoredJournal journal) {
+        JsonNode pause = JSON.readTree(String.valueOf(journal.pause()));
+        return new ExecutionAnswer.Pause(pause.path("text").asString(), pause.path("structured").asString());
+    }
+
+    private long claimExpiry() {
+        return System.currentTimeMillis() + properties.timeout().plus(CLAIM_MARGIN).toMillis();
+    }
+
+    private Mono<Long> sweepOnce() {
+        return journals.removeExpired(System.currentTimeMillis())
+                .doOnNext(removed -> {
+                    if (removed > 0) {
+                        log.info("removed {} execution journals that expired", removed);
+                    }
+                })
+                .onErrorResume(failed -> {
+                    log.warn("removing expired execution journals failed (tried again in {}): {}", SWEEP, failed.toString());
+                    return Mono.empty();
+                });
     }
 
     private ExecutionAnswer completed(Execution execution, Settled settled) {
@@ -269,6 +540,7 @@ public final class Executions implements DisposableBean {
 
     @Override
     public void destroy() {
+        sweep.dispose();
         paused.closeAll();
     }
 }

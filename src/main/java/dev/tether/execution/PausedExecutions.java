@@ -4,8 +4,9 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -15,9 +16,11 @@ import dev.tether.identity.Principal;
 import dev.tether.replicas.ReplicaIds;
 
 /**
- * Executions waiting for an approval or for the answer to a server's question, by pause id ({@code exec_1}, {@code exec_2}, … as Executor 1.5.9 numbers
- * them, with the replica's instance id beside other replicas: {@link ReplicaIds}). Bounded in number; each expires after {@code expiry} and is then closed. A paused execution holds a
- * context and the code's pending promise, never a thread.
+ * The executions this replica holds paused in memory, waiting for an approval or for the answer to a server's question,
+ * by pause id (random, never repeated: {@link ReplicaIds#execution()}): the fast path of a resume. Bounded in number;
+ * each expires after {@code expiry} and is then ended ({@code expired}). A paused execution holds a context and the
+ * code's pending promise, never a thread. What survives this replica is its journal in the store ({@link Journal}).
+ * A pause is its owner's: for anyone else it does not exist ({@link ExecutionNotFoundException}, as for an unknown id).
  */
 final class PausedExecutions {
 
@@ -36,8 +39,8 @@ final class PausedExecutions {
     }
 
     private final Map<String, Entry> paused = new LinkedHashMap<>();
-    private final AtomicLong ids = new AtomicLong();
     private final ReplicaIds names;
+    private final Consumer<Pause> expired;
     private final int limit;
     private final Duration expiry;
     private final Scheduler timer;
@@ -45,15 +48,17 @@ final class PausedExecutions {
     private record Entry(Pause pause, Disposable expiry) {
     }
 
-    PausedExecutions(int limit, Duration expiry, Scheduler timer, ReplicaIds names) {
+    /** {@code expired}: ends an execution whose pause expired (closes it, and removes its journal). */
+    PausedExecutions(int limit, Duration expiry, Scheduler timer, ReplicaIds names, Consumer<Pause> expired) {
         this.names = names;
+        this.expired = expired;
         this.limit = limit;
         this.expiry = expiry;
         this.timer = timer;
     }
 
     String nextId() {
-        return names.pause(ids.incrementAndGet());
+        return names.execution();
     }
 
     /** Keeps a pause until it is taken or expires; fails with {@link TooManyPausedException} when full. */
@@ -72,6 +77,26 @@ final class PausedExecutions {
             throw new ExecutionNotFoundException(id);
         }
         return entry.pause().view();
+    }
+
+    /**
+     * Removes the caller's pause for its resume when this replica holds it in memory, once {@code check} passed; else
+     * null. Another user's fails with {@link ExecutionNotFoundException}, as an unknown id does.
+     */
+    synchronized @Nullable Pause takeHeld(String id, Principal caller, java.util.function.Consumer<Pause> check) {
+        return paused.containsKey(id) ? take(id, caller, check) : null;
+    }
+
+    /**
+     * The caller's pause {@code id} when this replica holds it in memory, else null; another user's fails with
+     * {@link ExecutionNotFoundException}.
+     */
+    synchronized @Nullable Pause find(String id, Principal caller) {
+        Entry entry = paused.get(id);
+        if (entry != null && !mine(entry.pause(), caller)) {
+            throw new ExecutionNotFoundException(id);
+        }
+        return entry == null ? null : entry.pause();
     }
 
     /** Removes the caller's pause for its resume; fails with {@link ExecutionNotFoundException} when it has none. */
@@ -94,7 +119,8 @@ final class PausedExecutions {
 
     /**
      * Whether {@code caller} may see and resume the pause: the user whose execution it is (an admin is no exception:
-     * its code and its approvals are that user's), or the daemon's own work.
+     * its code and its approvals are that user's), or the daemon's own work. The store's journals answer the same
+     * ({@code ExecutionJournals}).
      */
     private static boolean mine(Pause pause, Principal caller) {
         return caller.daemon() || caller.subject().equals(pause.owner().subject());
@@ -104,7 +130,12 @@ final class PausedExecutions {
         return paused.size();
     }
 
-    /** Closes every paused execution: the daemon stops. */
+    /** Whether this replica holds the pause {@code id} in memory. */
+    synchronized boolean holds(String id) {
+        return paused.containsKey(id);
+    }
+
+    /** Closes every paused execution, leaving their journals to be resumed after the start: the daemon stops. */
     void closeAll() {
         Map<String, Entry> all;
         synchronized (this) {
@@ -124,7 +155,7 @@ final class PausedExecutions {
         }
         if (entry != null) {
             log.info("paused execution {} expired after {} without a resume; closed", id, expiry);
-            entry.pause().execution().close();
+            expired.accept(entry.pause());
         }
     }
 }

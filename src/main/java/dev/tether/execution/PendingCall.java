@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
  * A {@code tools.…(args)} call the code made and awaits. Its resolve/reject functions belong to the execution's
  * context and may only be called under the execution's lock.
  *
+ * @param ordinal     the call's place among the calls the code made, from 0: what its journal names it by
  * @param address     {@code tools.<integration>.<owner>.<connection>.<tool>}
  * @param argsJson    the arguments as compact JSON, null when none were given
  * @param argsPreview the arguments as {@code JSON.stringify(args ?? {}, null, 2)}
@@ -14,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * @param approved    the user accepted this call already
  * @param elicitation the server's question this running call waits on, null otherwise
  */
-record PendingCall(String address, @Nullable String argsJson, String argsPreview, Value resolve, Value reject,
+record PendingCall(int ordinal, String address, @Nullable String argsJson, String argsPreview, Value resolve, Value reject,
         @Nullable String approval, boolean approved, @Nullable Elicitation elicitation) {
 
     /** The address without {@code tools.}, as Executor's messages and policy patterns name a tool. */
@@ -23,12 +24,12 @@ record PendingCall(String address, @Nullable String argsJson, String argsPreview
     }
 
     PendingCall asking(String question) {
-        return new PendingCall(address, argsJson, argsPreview, resolve, reject, question, false, null);
+        return new PendingCall(ordinal, address, argsJson, argsPreview, resolve, reject, question, false, null);
     }
 
     /** The running call, waiting on its server's question. */
     PendingCall eliciting(Elicitation question) {
-        return new PendingCall(address, argsJson, argsPreview, resolve, reject, null, approved, question);
+        return new PendingCall(ordinal, address, argsJson, argsPreview, resolve, reject, null, approved, question);
     }
 
     /** Whether {@code other} is this same call of the code, asking or not. */
@@ -37,6 +38,6 @@ record PendingCall(String address, @Nullable String argsJson, String argsPreview
     }
 
     PendingCall approve() {
-        return new PendingCall(address, argsJson, argsPreview, resolve, reject, approval, true, null);
+        return new PendingCall(ordinal, address, argsJson, argsPreview, resolve, reject, approval, true, null);
     }
 }

@@ -4,14 +4,15 @@ import org.graalvm.polyglot.Source;
 
 /**
  * The JavaScript that every execution's context runs before the code: it removes GraalJS's shell globals,
- * installs {@code console} and the {@code tools} proxy, and answers a function that runs the code and reports how
- * it settled. The host functions it is given, and the built-ins it uses ({@code JSON}, {@code String}), are taken
+ * installs {@code console} and the {@code tools} proxy, has {@code Date} and {@code Math.random()} ask the host when the
+ * execution keeps a journal (which records what they answer, so that a replay gets the same: {@link Journal}), and
+ * answers a function that runs the code and reports how it settled. The host functions it is given, and the built-ins it uses ({@code JSON}, {@code String}), are taken
  * before the code runs and never leave its closure: code that replaces them changes nothing here.
  */
 final class Prelude {
 
     static final Source SOURCE = Source.newBuilder("js", """
-            (function (invoke, log, settle) {
+            (function (invoke, log, settle, clock, randomOf) {
               'use strict';
               for (const name of ['Java', 'Graal', 'Polyglot', 'Packages', 'java', 'javax', 'print', 'printErr', 'load',
                   'loadWithNewGlobal', 'console', 'quit', 'exit', 'read', 'readline', 'readbuffer']) {
@@ -41,6 +42,27 @@ final class Prelude {
               const define = (name, value) => defineProperty(globalThis, name,
                   { value, writable: false, enumerable: false, configurable: false });
               define('console', freeze(console));
+              // Date and Math.random as the host answers them (and records: a replay reads the same), when it does: Date()
+              // and new Date() without arguments and Date.now() read the host's clock; everything else is the built-in Date,
+              // whose prototype they share. Without a journal, the built-ins as they are.
+              if (clock !== null) {
+                const DateOf = Date;
+                const construct = Reflect.construct;
+                const dateText = DateOf.prototype.toString;
+                const TimedDate = function Date(...args) {
+                  if (new.target === undefined) return apply(dateText, construct(DateOf, [clock()]), []);
+                  return construct(DateOf, args.length === 0 ? [clock()] : args, new.target);
+                };
+                defineProperty(TimedDate, 'length', { value: 7 });
+                defineProperty(TimedDate, 'prototype', { value: DateOf.prototype, writable: false, enumerable: false, configurable: false });
+                for (const name of ['parse', 'UTC']) {
+                  defineProperty(TimedDate, name, { value: DateOf[name], writable: true, enumerable: false, configurable: true });
+                }
+                defineProperty(TimedDate, 'now', { value: function now() { return clock(); }, writable: true, enumerable: false, configurable: true });
+                defineProperty(DateOf.prototype, 'constructor', { value: TimedDate, writable: true, enumerable: false, configurable: true });
+                defineProperty(globalThis, 'Date', { value: TimedDate, writable: true, enumerable: false, configurable: true });
+                defineProperty(Math, 'random', { value: function random() { return randomOf(); }, writable: true, enumerable: false, configurable: true });
+              }
               define('fetch', () => { throw new ErrorOf('fetch is disabled in the sandbox: reach services through tools.*'); });
               const makeTools = (path) => new ProxyOf(() => undefined, {
                 get(target, prop) {

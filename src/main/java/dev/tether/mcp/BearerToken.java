@@ -23,4 +23,12 @@ public interface BearerToken {
     default Mono<String> renewed(String rejected) {
         return token();
     }
+
+    /**
+     * The server refused a request for want of {@code challenged} scope (space-separated, maybe empty): the scope the
+     * next authorization asks for, which keeps what the token had. A source that cannot authorize anew answers it as given.
+     */
+    default String needsScope(String challenged) {
+        return challenged;
+    }
 }

@@ -20,6 +20,7 @@ import io.modelcontextprotocol.spec.McpSchema.InitializeResult;
 import io.modelcontextprotocol.spec.McpSchema.ListToolsResult;
 import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -34,8 +35,10 @@ import reactor.util.context.Context;
 public final class McpSession {
 
     private final String server;
-    private final McpAsyncClient client;
-    private final McpClientTransport transport;
+    /** The handshake era's client and transport; null for a server of MCP 2026-07-28, which {@link #stateless} speaks to. */
+    private final @Nullable McpAsyncClient client;
+    private final @Nullable McpClientTransport transport;
+    private final @Nullable StatelessServerClient stateless;
     private final Mono<Void> serverFailure;
     private final McpProperties properties;
     private final Sinks.Many<List<Tool>> toolsChanged;
@@ -53,6 +56,7 @@ public final class McpSession {
     McpSession(String server, McpAsyncClient client, McpClientTransport transport, Mono<Void> serverFailure,
             McpProperties properties, Sinks.Many<List<Tool>> toolsChanged, Sinks.Many<ProgressNotification> progress,
             CallQuestions questions, Redaction redaction, SentBearer bearer) {
+        this.stateless = null;
         this.questions = questions;
         this.bearer = bearer;
         this.redaction = redaction;
@@ -63,6 +67,21 @@ public final class McpSession {
         this.properties = properties;
         this.toolsChanged = toolsChanged;
         this.progress = progress;
+    }
+
+    /** A session with a server of MCP 2026-07-28: no handshake, no session on the wire, one request each. */
+    McpSession(String server, StatelessServerClient stateless, McpProperties properties, Redaction redaction, SentBearer bearer) {
+        this.server = server;
+        this.client = null;
+        this.transport = null;
+        this.stateless = stateless;
+        this.serverFailure = Mono.never();
+        this.properties = properties;
+        this.toolsChanged = Sinks.many().multicast().directBestEffort();
+        this.progress = Sinks.many().multicast().directBestEffort();
+        this.questions = new CallQuestions();
+        this.redaction = redaction;
+        this.bearer = bearer;
     }
 
     /** Emits the server's new tool list each time it announces {@code notifications/tools/list_changed}. */
@@ -77,24 +96,38 @@ public final class McpSession {
 
     /** What the server said of itself in the handshake. */
     public Optional<Implementation> serverInfo() {
-        return Optional.ofNullable(client.getServerInfo());
+        return stateless != null ? stateless.serverInfo() : Optional.ofNullable(handshake().getServerInfo());
     }
 
     public Optional<String> instructions() {
-        return Optional.ofNullable(client.getServerInstructions());
+        return stateless != null ? stateless.instructions() : Optional.ofNullable(handshake().getServerInstructions());
+    }
+
+    /** Whether the server speaks MCP 2026-07-28 (else the handshake era). */
+    public boolean stateless() {
+        return stateless != null;
+    }
+
+    private McpAsyncClient handshake() {
+        if (client == null) {
+            throw new IllegalStateException("a session of MCP 2026-07-28 has no handshake client");
+        }
+        return client;
     }
 
     public String server() {
         return server;
     }
 
-    Mono<InitializeResult> initialize() {
-        return bounded(client.initialize(), "initialize", properties.discoveryTimeout());
+    /** The handshake; for a server of MCP 2026-07-28, which has none, its {@code server/discover} (kept from the probe). */
+    Mono<Void> initialize() {
+        return stateless != null ? bounded(stateless.discover(), "server/discover", properties.discoveryTimeout())
+                : bounded(handshake().initialize(), "initialize", properties.discoveryTimeout()).then();
     }
 
     /** Answers when the server answered a ping: MCP's liveness check. */
     public Mono<Void> ping() {
-        return masked(bounded(client.ping(), "ping", properties.pingTimeout()).then());
+        return masked(bounded(stateless != null ? stateless.ping() : handshake().ping().then(), "ping", properties.pingTimeout()).then());
     }
 
     /**
@@ -102,6 +135,11 @@ public final class McpSession {
      * after the first ends the listing with what arrived, marked incomplete; a failing first page fails.
      */
     public Mono<ToolCatalog> listTools() {
+        if (stateless != null) {
+            StatelessServerClient modern = stateless;
+            return masked(renewingOnRefusal(() -> bounded(modern.listTools(), "discovery", properties.discoveryTimeout())));
+        }
+        McpAsyncClient client = handshake();
         return masked(renewingOnRefusal(() -> bounded(client.listTools(null), "discovery", properties.discoveryTimeout()))
                 .flatMap(first -> collect(first, new ArrayList<>(), 1)));
     }
@@ -113,6 +151,14 @@ public final class McpSession {
      * hears it until the call ends.
      */
     public Mono<CallToolResult> callTool(String tool, Map<String, Object> arguments) {
+        if (stateless != null) {
+            StatelessServerClient modern = stateless;
+            return masked(renewingOnRefusal(() -> Mono.deferContextual(context -> questions.during(
+                    context.<ElicitationHandler>getOrDefault(ElicitationHandler.class, ElicitationHandler.ACCEPT_ALL),
+                    asker -> bounded(modern.callTool(tool, arguments, asker::ask,
+                                    context.<ProgressListener>getOrEmpty(ProgressListener.class).orElse(null)),
+                            "tools/call " + tool, properties.callTimeout(), asker.deadline(properties.callTimeout(), RequestTimer.SHARED))))));
+        }
         return masked(renewingOnRefusal(() -> Mono.deferContextual(context -> context.<ProgressListener>getOrEmpty(ProgressListener.class)
                 .map(listener -> callWithProgress(tool, arguments, listener))
                 .orElseGet(() -> call(new CallToolRequest(tool, arguments))))));
@@ -120,14 +166,17 @@ public final class McpSession {
 
     /**
      * A request the remote server refused for credentials (401, 403: a token revoked or rotated before its recorded
-     * expiry) goes once more with a renewed token, when the session has an OAuth grant to renew.
+     * expiry) goes once more with a renewed token, when the session has an OAuth grant to renew. One refused for want
+     * of scope does not: a renewed token has the same scope; the grant learns what to ask the user for next time.
      */
     private <T> Mono<T> renewingOnRefusal(Supplier<Mono<T>> request) {
         return Mono.defer(() -> {
             long sentUnder = bearer.generation();
             return request.get().onErrorResume(refused -> !(refused instanceof AuthorizationExpiredException)
                             && RemoteServer.wantsCredentials(refused),
-                    refused -> bearer.renew(sentUnder).flatMap(renewed -> renewed ? request.get() : Mono.error(refused)));
+                    refused -> ScopeChallenge.of(refused)
+                            .<Mono<T>>map(scope -> Mono.error(new InsufficientScopeException(server, scope, bearer.needsScope(scope))))
+                            .orElseGet(() -> bearer.renew(sentUnder).flatMap(renewed -> renewed ? request.get() : Mono.error(refused))));
         });
     }
 
@@ -158,7 +207,7 @@ public final class McpSession {
 
     private Mono<CallToolResult> call(CallToolRequest request, String tool, CallQuestions.Asker asker) {
         return Mono.usingWhen(Mono.fromSupplier(RequestIdSlot::new),
-                slot -> bounded(client.callTool(request), "tools/call " + tool, properties.callTimeout(),
+                slot -> bounded(handshake().callTool(request), "tools/call " + tool, properties.callTimeout(),
                         asker.deadline(properties.callTimeout(), RequestTimer.SHARED)).contextWrite(Context.of(RequestIdSlot.class, slot)),
                 slot -> Mono.empty(),
                 (slot, error) -> error instanceof McpTimeoutException ? abandon(slot, error.getMessage()) : Mono.empty(),
@@ -170,17 +219,24 @@ public final class McpSession {
         if (requestId == null) {
             return Mono.empty();
         }
-        return client.isInitialized() ? transport.sendMessage(new JSONRPCNotification(McpSchema.JSONRPC_VERSION,
+        McpClientTransport transport = this.transport;
+        return transport != null && handshake().isInitialized() ? transport.sendMessage(new JSONRPCNotification(McpSchema.JSONRPC_VERSION,
                         "notifications/cancelled", Map.of("requestId", requestId, "reason", reason)))
                 .onErrorResume(error -> Mono.empty()) : Mono.empty();
     }
 
     void close() {
-        client.close();
+        if (client != null) {
+            client.close();
+        }
     }
 
     /** Says goodbye for at most the close bound; a server that does not take it is dropped. */
     Mono<Void> closeGracefully() {
+        McpAsyncClient client = this.client;
+        if (client == null) {
+            return Mono.empty(); // nothing is open between the requests of MCP 2026-07-28
+        }
         return client.closeGracefully()
                 .timeout(properties.closeTimeout())
                 .onErrorResume(error -> Mono.fromRunnable(client::close));
@@ -195,7 +251,7 @@ public final class McpSession {
         if (pages >= properties.maxToolPages()) {
             return Mono.just(new ToolCatalog(tools, Optional.of("stopped after " + pages + " pages of tools/list")));
         }
-        return bounded(client.listTools(cursor), "discovery", properties.discoveryTimeout())
+        return bounded(handshake().listTools(cursor), "discovery", properties.discoveryTimeout())
                 .flatMap(next -> collect(next, tools, pages + 1))
                 .onErrorResume(error -> !(error instanceof McpServerException) || error instanceof McpTimeoutException,
                         error -> Mono.just(new ToolCatalog(tools,

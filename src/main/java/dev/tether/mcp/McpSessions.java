@@ -74,13 +74,26 @@ public final class McpSessions {
      * a child until then, not only until its session ended.
      */
     public Flux<McpSession> open(McpServer server, Consumer<Mono<Void>> childTeardowns) {
-        Redaction redaction = Redaction.of(server);
-        return opened(server, childTeardowns).onErrorMap(error -> redaction.apply(server.name(), error));
+        return open(server, Optional.empty(), childTeardowns);
     }
 
-    private Flux<McpSession> opened(McpServer server, Consumer<Mono<Void>> childTeardowns) {
+    /**
+     * As {@link #open(McpServer, Consumer)}, a stdio server's child under {@code fence} ({@code ChildSpec.fence}: a
+     * connection's key where replicas share a store, which names its container so that one engine runs one).
+     */
+    public Flux<McpSession> open(McpServer server, Optional<String> fence, Consumer<Mono<Void>> childTeardowns) {
+        Redaction redaction = Redaction.of(server);
+        return opened(server, fence, childTeardowns).onErrorMap(error -> redaction.apply(server.name(), error));
+    }
+
+    /** Whether {@code server}'s child is a {@code docker run} client, whose container lives on a Docker engine. */
+    public boolean runsContainer(McpServer server) {
+        return server instanceof StdioServer stdio && childSpec(stdio, Optional.empty()).containerName().isPresent();
+    }
+
+    private Flux<McpSession> opened(McpServer server, Optional<String> fence, Consumer<Mono<Void>> childTeardowns) {
         if (server instanceof StdioServer stdio) {
-            return Flux.defer(() -> children.using(childSpec(stdio), child -> {
+            return Flux.defer(() -> children.using(childSpec(stdio, fence), child -> {
                 childTeardowns.accept(child.onDispose().then());
                 ChildProcessTransport transport = new ChildProcessTransport(stdio.name(), child, json);
                 return live(session(stdio, transport, transport.failure(), SentBearer.none()));
@@ -100,11 +113,28 @@ public final class McpSessions {
 
     private Flux<McpSession> remote(RemoteServer remote, SentBearer bearer) {
         return switch (remote.transport()) {
-            case STREAMABLE_HTTP -> live(remote, "streamable HTTP",
-                    () -> session(remote, transports.streamableHttp(remote, bearer), Mono.never(), bearer));
+            case STREAMABLE_HTTP -> statelessOr(remote, bearer, live(remote, "streamable HTTP",
+                    () -> session(remote, transports.streamableHttp(remote, bearer), Mono.never(), bearer)));
             case SSE -> live(remote, "SSE", () -> sseSession(remote, "SSE", bearer));
-            case AUTO -> streamableHttpThenSse(remote, bearer);
+            case AUTO -> statelessOr(remote, bearer, streamableHttpThenSse(remote, bearer));
         };
+    }
+
+    /**
+     * MCP 2026-07-28 where the server speaks it: a {@code server/discover} first (one request, bounded by the
+     * discovery timeout), and a server that lists the revision gets a session of it; anything else (a 2025 server
+     * refuses a request before its handshake; an old one does not know the method; one that wants credentials) gets
+     * {@code handshake}, as before, which also reports what went wrong. The SSE transport is of the handshake era only.
+     */
+    private Flux<McpSession> statelessOr(RemoteServer remote, SentBearer bearer, Flux<McpSession> handshake) {
+        return Flux.defer(() -> {
+            StatelessServerClient modern = new StatelessServerClient(remote, bearer, properties, json);
+            return modern.speaks()
+                    .timeout(properties.discoveryTimeout())
+                    .onErrorReturn(false)
+                    .flatMapMany(speaks -> speaks ? live(remote, "MCP 2026-07-28",
+                            () -> new McpSession(remote.name(), modern, properties, Redaction.of(remote), bearer)) : handshake);
+        });
     }
 
     /** Runs {@code body} on a session of its own, started for it and ended after it: the original's way, for one-off uses. */
@@ -199,11 +229,11 @@ public final class McpSessions {
         return described;
     }
 
-    private ChildSpec childSpec(StdioServer server) {
+    private ChildSpec childSpec(StdioServer server, Optional<String> fence) {
         List<String> argv = new ArrayList<>();
         argv.add(server.command());
         argv.addAll(server.args());
-        ChildSpec spec = ChildSpec.of(newChildId(), argv).withEnv(server.env());
+        ChildSpec spec = ChildSpec.of(newChildId(), argv).withEnv(server.env()).withFence(fence);
         return docker.rewrite(server.cwd().map(spec::withCwd).orElse(spec));
     }
 

@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 import io.modelcontextprotocol.client.transport.McpHttpClientTransportAuthorizationException;
+import io.modelcontextprotocol.modern.client.transport.McpHttpStatusException;
 
 /**
  * An MCP server reached over HTTP.
@@ -21,6 +22,16 @@ import io.modelcontextprotocol.client.transport.McpHttpClientTransportAuthorizat
 public record RemoteServer(String name, URI endpoint, Transport transport, Map<String, String> headers,
         Map<String, String> queryParams, Optional<BearerToken> bearer) implements McpServer {
 
+    /**
+     * The revision a connection to a remote server opens with: MCP 2026-07-28, whose {@code server/discover} goes
+     * first over streamable HTTP; a server that does not list it there is spoken to in the handshake era. What Tether
+     * sends before a connection exists (OAuth discovery, probes) says this version too.
+     */
+    public static final String OPENING_VERSION = io.modelcontextprotocol.modern.McpSchema.LATEST_PROTOCOL_VERSION;
+
+    /** The newest revision of the handshake era, which an {@code initialize} proposes. */
+    public static final String HANDSHAKE_VERSION = io.modelcontextprotocol.spec.ProtocolVersions.MCP_2025_11_25;
+
     /** Streamable HTTP, SSE, or streamable HTTP first and SSE when that fails. */
     public enum Transport { STREAMABLE_HTTP, SSE, AUTO }
 
@@ -30,10 +41,14 @@ public record RemoteServer(String name, URI endpoint, Transport transport, Map<S
      */
     private static final Pattern AUTHORIZATION_STATUS = Pattern.compile("(?i)(status code|HTTP code|SSE stream)\\W*(401|403)\\b");
 
-    /** Whether a failure to talk to a remote server means it answered, but wants credentials first (401, 403). */
+    /**
+     * Whether a failure to talk to a remote server means it answered, but wants credentials first (401, 403): in the
+     * handshake era's transports, and in MCP 2026-07-28's, which reports the status as {@link McpHttpStatusException}.
+     */
     public static boolean wantsCredentials(Throwable failure) {
         for (Throwable e = failure; e != null; e = e.getCause() == e ? null : e.getCause()) {
             if (e instanceof McpHttpClientTransportAuthorizationException || e instanceof AuthorizationExpiredException
+                    || e instanceof McpHttpStatusException status && (status.statusCode() == 401 || status.statusCode() == 403)
                     || e.getMessage() != null && AUTHORIZATION_STATUS.matcher(e.getMessage()).find()) {
                 return true;
             }

@@ -57,7 +57,7 @@ final class RemoteTransports {
         return builder;
     }
 
-    private static URI withQuery(RemoteServer remote) {
+    static URI withQuery(RemoteServer remote) {
         if (remote.queryParams().isEmpty()) {
             return remote.endpoint();
         }

@@ -39,6 +39,11 @@ final class SentBearer {
         return source.map(tokens -> tokens.token().doOnNext(lastSent::set)).orElse(Mono.empty());
     }
 
+    /** What the next authorization must ask for, now that the server wants {@code challenged} scope too. */
+    String needsScope(String challenged) {
+        return source.map(tokens -> tokens.needsScope(challenged)).orElse(challenged);
+    }
+
     /** Which renewal a request about to be sent gets its token from. */
     long generation() {
         return current.get().generation();

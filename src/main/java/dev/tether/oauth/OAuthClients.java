@@ -39,16 +39,26 @@ public final class OAuthClients {
     private final OAuthClientStore clients;
     private final OAuthDiscovery discovery;
     private final OAuthHttp http;
+    private final ClientMetadataDocument document;
 
-    OAuthClients(OAuthClientStore clients, OAuthDiscovery discovery, OAuthHttp http) {
+    OAuthClients(OAuthClientStore clients, OAuthDiscovery discovery, OAuthHttp http, ClientMetadataDocument document) {
         this.clients = clients;
         this.discovery = discovery;
         this.http = http;
+        this.document = document;
     }
 
-    /** What a server's metadata says a client for it needs: its endpoints, scopes and registration endpoint. */
+    /**
+     * What a server's metadata says a client for it needs: its endpoints, scopes and where to register. Where the
+     * server takes a client metadata document and Tether publishes one, that is where: the registration endpoint
+     * answered is the document's URL, which {@link #registerDynamic} then takes as the client id without asking the
+     * server anything (so Executor's UI, which registers wherever the probe says, uses the document unchanged).
+     */
     public Mono<ProbeResult> probe(String url) {
-        return discovery.probe(url);
+        return discovery.probe(url).map(found -> found.clientIdMetadataDocumentSupported() && document.url().isPresent()
+                ? new ProbeResult(found.authorizationUrl(), found.tokenUrl(), found.resource(), found.scopesSupported(), document.url(),
+                        found.tokenEndpointAuthMethodsSupported(), true)
+                : found);
     }
 
     public Flux<OAuthClient> clients() {
@@ -84,14 +94,22 @@ public final class OAuthClients {
 
     /**
      * Registers Tether as a client of the authorization server (RFC 7591): a public PKCE client ({@code none}) unless
-     * the server allows only confidential ones, then {@code client_secret_post}.
+     * the server allows only confidential ones, then {@code client_secret_post}. Given Tether's own client metadata
+     * document as the registration endpoint (as {@link #probe} answers for a server that takes one), nothing is sent:
+     * the client goes by the document's URL, which the server fetches when a flow starts.
      */
     public Mono<String> registerDynamic(DynamicRegistration input, String redirectUri) {
         return Principals.current().flatMap(caller -> {
-                    URI endpoint = Endpoints.check(input.registrationEndpoint(), "registrationEndpoint");
                     Endpoints.check(input.tokenUrl(), "tokenUrl");
                     checkAuthorizationUrl(input.authorizationUrl(), input.tokenUrl());
                     input.resource().ifPresent(resource -> Endpoints.check(resource, "resource"));
+                    if (document.url().filter(input.registrationEndpoint().strip()::equals).isPresent()) {
+                        return Mono.just(new OAuthClient(input.owner(), input.owner().subjectFor(caller), input.slug(),
+                                OAuthClient.AUTHORIZATION_CODE, input.authorizationUrl(),
+                                input.tokenUrl(), document.url().orElseThrow(), Optional.empty(), input.resource(), true,
+                                input.originIntegration()));
+                    }
+                    URI endpoint = Endpoints.check(input.registrationEndpoint(), "registrationEndpoint");
                     List<String> methods = input.tokenEndpointAuthMethodsSupported().orElse(List.of());
                     String method = methods.isEmpty() || methods.contains("none") ? "none" : "client_secret_post";
                     Map<String, Object> metadata = new LinkedHashMap<>();

@@ -68,8 +68,27 @@ public final class OAuthFlows {
         }
     }
 
-    /** A flow in flight, for the principal that started it: only it completes or cancels it, and the connection is its. */
-    private record Session(Start start, Principal principal, String redirectUri, String verifier, long expiresAt) {
+    /**
+     * A flow in flight, for the principal that started it: only it completes or cancels it, and the connection is its.
+     * {@code server} is the authorization server the request went to, when discovery found it: its response must come
+     * from that issuer (RFC 9207).
+     */
+    private record Session(Start start, Principal principal, String redirectUri, String verifier, long expiresAt,
+            Optional<OAuthDiscovery.AuthorizationServer> server) {
+
+        /** The response's {@code iss} against the issuer the request went to; an {@link IssuerMismatchException} when wrong. */
+        void checkIssuer(Optional<String> iss) {
+            server.ifPresent(as -> {
+                if (iss.isEmpty() && as.issParameterSupported()) {
+                    throw new IssuerMismatchException("the authorization response carries no iss, though " + as.issuer()
+                            + " sends it with every response (RFC 9207): refused");
+                }
+                iss.filter(issuer -> !issuer.equals(as.issuer())).ifPresent(issuer -> {
+                    throw new IssuerMismatchException("the authorization response came from issuer " + issuer
+                            + ", but the authorization request went to " + as.issuer() + " (RFC 9207): refused");
+                });
+            });
+        }
 
         @Override
         public String toString() {
@@ -83,6 +102,8 @@ public final class OAuthFlows {
     private final OAuthClientStore clients;
     private final ConnectionStore connections;
     private final TokenEndpoint tokenEndpoint;
+    private final OAuthDiscovery discovery;
+    private final ClientMetadataDocument document;
     private final OAuthTokens tokens;
     private final OAuthProperties properties;
     private final SessionPool mcpSessions;
@@ -91,11 +112,14 @@ public final class OAuthFlows {
     private final Map<String, Session> sessions = new ConcurrentHashMap<>();
     private final Map<String, Kept> outcomes = new ConcurrentHashMap<>();
 
-    OAuthFlows(OAuthClientStore clients, ConnectionStore connections, TokenEndpoint tokenEndpoint, OAuthTokens tokens,
-            OAuthProperties properties, SessionPool mcpSessions, CatalogService catalogs, Clock clock) {
+    OAuthFlows(OAuthClientStore clients, ConnectionStore connections, TokenEndpoint tokenEndpoint, OAuthDiscovery discovery,
+            ClientMetadataDocument document, OAuthTokens tokens, OAuthProperties properties, SessionPool mcpSessions,
+            CatalogService catalogs, Clock clock) {
         this.clients = clients;
         this.connections = connections;
         this.tokenEndpoint = tokenEndpoint;
+        this.discovery = discovery;
+        this.document = document;
         this.tokens = tokens;
         this.properties = properties;
         this.mcpSessions = mcpSessions;
@@ -118,10 +142,29 @@ public final class OAuthFlows {
                                                 + error.getMessage()))
                                 .flatMap(token -> mint(input, caller, client, token))
                                 .<Started>map(Connected::new)
-                        : Mono.fromCallable(() -> redirect(input, caller, client, redirectUri))));
+                        : Mono.fromRunnable(() -> checkDocumentCurrent(client))
+                                .then(discovery.serverOf(client))
+                                .onErrorMap(IssuerMismatchException.class, ex -> new OAuthException(OAuthException.START, ex.getMessage()))
+                                .map(Optional::of).defaultIfEmpty(Optional.empty())
+                                .map(server -> redirect(input, caller, client, document.describes(client)
+                                        ? document.redirectUri(redirectUri) : redirectUri, server))));
     }
 
-    private Started redirect(Start input, Principal caller, OAuthClient client, String redirectUri) {
+    /**
+     * A client that went by Tether's client metadata document at another URL than today's (the public base URL
+     * changed, or was removed) would send the server to a document that is not there: it must be registered again.
+     */
+    private void checkDocumentCurrent(OAuthClient client) {
+        if (client.dynamic() && client.clientSecret().isEmpty() && client.clientId().endsWith(ClientMetadataDocument.PATH)
+                && !document.describes(client)) {
+            throw new OAuthException(OAuthException.START, "OAuth client " + client.slug() + " goes by Tether's client metadata document at "
+                    + client.clientId() + ", but Tether publishes " + document.url().map(url -> "it at " + url).orElse("none")
+                    + " (tether.oauth.public-base-url changed): register the client again");
+        }
+    }
+
+    private Started redirect(Start input, Principal caller, OAuthClient client, String redirectUri,
+            Optional<OAuthDiscovery.AuthorizationServer> server) {
         long now = clock.millis();
         sessions.values().removeIf(session -> session.expiresAt() <= now);
         if (sessions.size() >= MAX_SESSIONS) {
@@ -139,9 +182,9 @@ public final class OAuthFlows {
                 .append("&code_challenge=").append(challenge(verifier))
                 .append("&code_challenge_method=S256");
         client.resource().ifPresent(resource -> url.append("&resource=").append(encode(resource)));
-        // A personal connection needs its user: checked now, not when the browser comes back.
-        ConnectionKey.of(input.owner(), input.integration(), ConnectionNames.identifier(input.name()), caller);
-        sessions.put(state, new Session(input, caller, redirectUri, verifier, now + properties.sessionTtl().toMillis()));
+        // A personal connection needs its user: checked now (keyOf), not when the browser comes back.
+        tokens.wantedScope(keyOf(input, caller)).ifPresent(scope -> url.append("&scope=").append(encode(scope)));
+        sessions.put(state, new Session(input, caller, redirectUri, verifier, now + properties.sessionTtl().toMillis(), server));
         return new Redirect(url.toString(), state);
     }
 
@@ -149,12 +192,21 @@ public final class OAuthFlows {
      * Redeems a session once: its code is exchanged and the connection made (or its tokens replaced). An unknown,
      * expired, cancelled or spent state is {@link OAuthSessionNotFoundException}; a refused code spends the session
      * ({@code restartRequired}); a token endpoint that cannot be reached or answers garbage leaves it redeemable.
+     * A response from another issuer than the one the request went to ({@code iss}, RFC 9207) spends the session
+     * before its code goes anywhere.
      */
-    public Mono<Connection> complete(String state, String code) {
+    public Mono<Connection> complete(String state, String code, Optional<String> iss) {
         return Principals.current().flatMap(caller -> {
             Session session = take(state, caller);
             if (session == null || session.expiresAt() <= clock.millis()) {
                 return Mono.error(new OAuthSessionNotFoundException(state));
+            }
+            try {
+                session.checkIssuer(iss);
+            }
+            catch (IssuerMismatchException ex) {
+                log.warn("OAuth flow for {} refused: {}", session, ex.getMessage());
+                return Mono.error(new OAuthException(OAuthException.COMPLETE, ex.getMessage(), Optional.of(true)));
             }
             Start start = session.start();
             Principal owner = session.principal();
@@ -194,16 +246,27 @@ public final class OAuthFlows {
      * The callback's work: completes the flow, and keeps its outcome for whoever polls {@code await}. Never fails.
      * Only flows Tether started leave an outcome: a state it never issued (or no longer holds) fills no memory.
      */
-    public Mono<Outcome> callback(String state, Optional<String> code, Optional<String> error, Optional<String> errorDescription) {
+    public Mono<Outcome> callback(String state, Optional<String> code, Optional<String> error, Optional<String> errorDescription,
+            Optional<String> iss) {
         if (error.isPresent() || code.isEmpty()) {
-            boolean known = sessions.remove(state) != null;
+            Session session = sessions.remove(state);
+            boolean known = session != null;
             String why = error.map(e -> "the authorization server answered " + e + errorDescription.map(d -> ": " + d).orElse(""))
                     .orElse("the authorization server sent no code");
+            if (known) {
+                // An error from another issuer is a mix-up's, and its text the attacker's: the mismatch is what to tell.
+                try {
+                    session.checkIssuer(iss);
+                }
+                catch (IssuerMismatchException ex) {
+                    why = ex.getMessage();
+                }
+            }
             Outcome outcome = new Outcome(state, Optional.empty(), known ? "Could not complete authentication"
                     : "OAuth session expired or not found", Optional.of(why));
             return Mono.just(known ? keep(outcome) : outcome);
         }
-        return complete(state, code.get())
+        return complete(state, code.get(), iss)
                 .map(connection -> keep(new Outcome(state, Optional.of(connection), "", Optional.empty())))
                 .onErrorResume(failure -> Mono.just(failure instanceof OAuthSessionNotFoundException ? failed(state, failure)
                         : keep(failed(state, failure))));
@@ -241,7 +304,7 @@ public final class OAuthFlows {
 
     /** Stores the tokens and makes the connection, or replaces the tokens of the one that is there (re-authorization). */
     private Mono<Connection> mint(Start target, Principal owner, OAuthClient client, TokenResponse token) {
-        ConnectionKey key = ConnectionKey.of(target.owner(), target.integration(), ConnectionNames.identifier(target.name()), owner);
+        ConnectionKey key = keyOf(target, owner);
         OAuthTokens.Tokens minted = new OAuthTokens.Tokens(token.accessToken(), token.refreshToken(),
                 token.expiresIn().map(seconds -> clock.millis() + seconds * 1000));
         OAuthGrant grant = new OAuthGrant(client.slug(), target.clientOwner(), token.scope(), minted.expiresAt());
@@ -258,6 +321,11 @@ public final class OAuthFlows {
                 // A session of the connection still holds the old tokens: ended, the next one starts with these; the
                 // catalog is synced with what they may now list.
                 .flatMap(connection -> mcpSessions.retire(key).then(catalogs.changed(key.integration())).thenReturn(connection));
+    }
+
+    /** The connection a flow makes: a personal one is {@code caller}'s, which fails at once for a caller with no user. */
+    private static ConnectionKey keyOf(Start target, Principal caller) {
+        return ConnectionKey.of(target.owner(), target.integration(), ConnectionNames.identifier(target.name()), caller);
     }
 
     private static String random(int bytes) {

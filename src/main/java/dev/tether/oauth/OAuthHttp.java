@@ -22,6 +22,8 @@ import reactor.netty.http.client.HttpClient;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.tether.mcp.RemoteServer;
+
 /**
  * Tether's HTTP client for authorization servers and metadata endpoints: every request bounded in time, every
  * answer bounded in size, redirects not followed (a token endpoint that redirects is misconfigured, and following
@@ -76,11 +78,18 @@ final class OAuthHttp {
                 .bodyValue(json.writeValueAsString(body)));
     }
 
-    /** A POST without credentials, to see the challenge a protected resource answers with. */
+    /**
+     * A POST without credentials, to see the challenge a protected resource answers with: the request a connection
+     * opens with ({@code server/discover} of {@link RemoteServer#OPENING_VERSION}), so the answer is the one the
+     * connection would get.
+     */
     Mono<Reply> challenge(URI uri) {
         return exchange(uri, web.post().uri(uri).contentType(MediaType.APPLICATION_JSON)
                 .accept(MediaType.APPLICATION_JSON, MediaType.TEXT_EVENT_STREAM)
-                .bodyValue("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}"));
+                .header("MCP-Protocol-Version", RemoteServer.OPENING_VERSION)
+                .header("Mcp-Method", "server/discover")
+                .bodyValue("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"server/discover\",\"params\":{\"_meta\":"
+                        + "{\"io.modelcontextprotocol/protocolVersion\":\"" + RemoteServer.OPENING_VERSION + "\"}}}"));
     }
 
     /** The body as JSON, or an error that names the URL when it is none. */

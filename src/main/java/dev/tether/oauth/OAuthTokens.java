@@ -68,6 +68,8 @@ public final class OAuthTokens implements BearerTokens {
     private final Map<ConnectionKey, Tokens> held = new ConcurrentHashMap<>();
     private final Map<ConnectionKey, Mono<Tokens>> refreshing = new ConcurrentHashMap<>();
     private final Map<ConnectionKey, String> expired = new ConcurrentHashMap<>();
+    /** Scope a server refused a request for want of (with what the token had): what the next authorization asks for. */
+    private final Map<ConnectionKey, String> wanted = new ConcurrentHashMap<>();
 
     OAuthTokens(ConnectionStore connections, CredentialStore credentials, OAuthClientStore clients, TokenEndpoint tokenEndpoint,
             OAuthProperties properties, Clock clock, MeterRegistry registry) {
@@ -96,7 +98,39 @@ public final class OAuthTokens implements BearerTokens {
             public Mono<String> renewed(String rejected) {
                 return OAuthTokens.this.renewed(key, rejected);
             }
+
+            @Override
+            public String needsScope(String challenged) {
+                return OAuthTokens.this.needsScope(key, grant.scope(), challenged);
+            }
         });
+    }
+
+    /**
+     * A server refused a request of this connection for want of {@code challenged} scope: the next authorization of the
+     * connection asks for the union of that, the scope the token was granted, and any asked for before (as the MCP
+     * specification's step-up authorization does), so the new token keeps what the old one could do.
+     */
+    String needsScope(ConnectionKey key, Optional<String> granted, String challenged) {
+        String union = wanted.merge(key, union(granted.orElse(""), challenged), OAuthTokens::union);
+        log.info("MCP server of {} wants scope {} that its token lacks: its next authorization asks for {}", key, challenged, union);
+        return union;
+    }
+
+    /** What the next authorization of this connection asks for, when a server wanted more than its token has. */
+    Optional<String> wantedScope(ConnectionKey key) {
+        return Optional.ofNullable(wanted.get(key)).filter(scope -> !scope.isEmpty());
+    }
+
+    /** RFC 6749 §3.3 scopes, space-separated: each once, in first-seen order. */
+    static String union(String first, String second) {
+        java.util.Set<String> scopes = new java.util.LinkedHashSet<>();
+        for (String scope : (first + " " + second).split("\\s+")) {
+            if (!scope.isEmpty()) {
+                scopes.add(scope);
+            }
+        }
+        return String.join(" ", scopes);
     }
 
     /**
@@ -131,6 +165,7 @@ public final class OAuthTokens implements BearerTokens {
     void remember(ConnectionKey key, Tokens tokens) {
         held.put(key, tokens);
         expired.remove(key);
+        wanted.remove(key);
     }
 
     /** The credentials that hold these tokens. */

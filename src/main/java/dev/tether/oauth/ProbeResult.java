@@ -12,8 +12,10 @@ import java.util.Optional;
  * @param scopesSupported                   the authorization server's scopes
  * @param registrationEndpoint              where clients register dynamically (RFC 7591)
  * @param tokenEndpointAuthMethodsSupported how clients may authenticate at the token endpoint
+ * @param clientIdMetadataDocumentSupported whether the authorization server takes a client metadata document's URL
+ *                                          as {@code client_id}
  */
 public record ProbeResult(String authorizationUrl, String tokenUrl, Optional<String> resource,
         Optional<List<String>> scopesSupported, Optional<String> registrationEndpoint,
-        Optional<List<String>> tokenEndpointAuthMethodsSupported) {
+        Optional<List<String>> tokenEndpointAuthMethodsSupported, boolean clientIdMetadataDocumentSupported) {
 }

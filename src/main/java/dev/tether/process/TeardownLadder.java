@@ -30,8 +30,8 @@ import dev.tether.process.TeardownReport.Rung;
  * than any EOF grace; signalled meanwhile, it dies before it proxies signals (Go's default for SIGTERM) and leaves the
  * container it asked for to be created and never started, or it proxies the signal to a container that does not run
  * yet, and the signal is lost. The engine ends a container whatever the client is doing (stops a running one, removes
- * one that does not run), and a client whose container ended exits by itself. While the engine has no container by
- * that name yet, it is asked again, for at most {@code tether.process.docker-stop-grace}.
+ * one that does not run), and a client whose container ended exits by itself. While the engine has no container of
+ * that child yet, it is asked again, for at most {@code tether.process.docker-stop-grace}.
  */
 final class TeardownLadder {
 
@@ -87,7 +87,7 @@ final class TeardownLadder {
 
     /** Asks the engine to end the container until it has one to end; never completes: the client's exit decides. */
     private Mono<Boolean> endContainer(ChildProcess child, String name) {
-        return Mono.defer(() -> containers.stop(name, properties.termGrace()))
+        return Mono.defer(() -> containers.stopContainerOf(child.spec(), properties.termGrace()))
                 // The engine answers once the container is down, after the grace at most; a slow engine is bounded.
                 .timeout(properties.termGrace().plus(properties.killGrace()), timer)
                 .onErrorResume(error -> {
@@ -112,7 +112,7 @@ final class TeardownLadder {
     }
 
     /**
-     * Removes the container by name. A {@code docker run} client signalled while it was creating its container may
+     * Removes the child's container. A {@code docker run} client signalled while it was creating its container may
      * have asked for it already without the engine having made it: when a signalled teardown found nothing to
      * remove, look once more a moment later rather than leave it to the periodic reaper. A client that exited by
      * itself (EOF, stop) saw its container through.
@@ -129,7 +129,7 @@ final class TeardownLadder {
     }
 
     private Mono<Boolean> remove(ChildProcess child, String name) {
-        return containers.remove(name).onErrorResume(error -> {
+        return containers.removeContainerOf(child.spec()).onErrorResume(error -> {
             log.warn("{}: could not remove container {}: {}", child, name, error.toString());
             return Mono.just(false);
         });

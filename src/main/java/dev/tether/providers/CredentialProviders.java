@@ -10,15 +10,20 @@ import dev.tether.store.CredentialStore;
 import dev.tether.store.CredentialStore.CredentialName;
 
 /**
- * Where connections' credential values live, as Executor's providers: Tether has one, its sealed credential store
- * ({@link #DEFAULT}), the provider every connection names. Its items are the kept values, listed by id and label
- * only: a value never leaves the store through here.
+ * Where connections' credential values live, as Executor 1.5.9's providers: {@code file} and {@code onepassword}.
+ * Tether's sealed credential store plays Executor's {@code file} provider ({@link #DEFAULT}), the one every connection
+ * names; its items are the kept values, listed by id and label only: a value never leaves the store through here.
+ * {@code onepassword} is listed as Executor lists it, with no items: Executor lists none without the {@code op} CLI,
+ * and Tether's 1Password support configures the account and lists its vaults, not their items.
  */
 @Component
 public final class CredentialProviders {
 
-    /** The key of Tether's own store, as connections name their provider. */
-    public static final String DEFAULT = "executor";
+    /** The key of Tether's own store, as connections name their provider: Executor's name for its writable store. */
+    public static final String DEFAULT = "file";
+
+    /** The providers' keys in Executor's order. */
+    private static final List<String> KEYS = List.of(DEFAULT, "onepassword");
 
     private final CredentialStore credentials;
 
@@ -28,7 +33,7 @@ public final class CredentialProviders {
 
     /** The registered providers' keys, the default writable one first. */
     public Flux<String> keys() {
-        return Flux.just(DEFAULT);
+        return Flux.fromIterable(KEYS);
     }
 
     /**

@@ -2,12 +2,10 @@ package dev.tether.replicas;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.micrometer.core.instrument.Gauge;
@@ -31,10 +29,12 @@ import dev.tether.store.InstanceLeases.Lease;
 import dev.tether.store.StoreSharing;
 
 /**
- * Which replica owns a connection's warm session: of the replicas whose leases are alive, the one that scores highest
- * for that connection (rendezvous hashing), so every replica that sees the same leases picks the same owner, and a
- * replica that leaves moves only its own connections. The live leases are read every {@code tether.replicas.heartbeat}
- * and kept in memory: asking costs no row. On an embedded store, or before any lease is read, every connection is
+ * Which replica owns a connection's warm session: of the replicas alive, the one that scores highest for that
+ * connection (rendezvous hashing), so every replica that sees the same leases picks the same owner, and a replica that
+ * leaves moves only its own connections. A replica is alive until it gives its lease back or a peer takes it for dead,
+ * which a peer does only once its lease has run out and it does not answer at its address: one that answers is slow,
+ * not dead, and keeps its connections. The leases are read every {@code tether.replicas.heartbeat} (and at once when
+ * a peer has just been taken for dead) and kept in memory: asking costs no row. On an embedded store, or before any lease is read, every connection is
  * this replica's own. A replica that is stopping marks its lease draining ({@link GracefulDrain}): from then on it is
  * nobody's owner, though it stays a live peer (it still holds its paused executions and agent sessions), and a
  * forward it refuses, or that cannot connect to it, reads the leases again ({@link #remoteOwnerAfresh}) and goes to
@@ -152,9 +152,13 @@ public final class ConnectionOwners implements SmartLifecycle {
                 .thenComparing(Comparator.naturalOrder())).orElseThrow();
     }
 
-    /** Reads the live leases once; a lease without a port (written before the server bound one) is not yet a peer. */
+    /**
+     * Reads the leases once: every replica no peer has taken for dead ({@link InstanceLeases#standing}) is alive, one
+     * whose lease ran out included until a peer confirms it dead ({@link DeadReplicaReaper}); a lease without a port
+     * (written before the server bound one) is not yet a peer.
+     */
     Mono<Integer> refresh() {
-        return Flux.defer(() -> leases.live(Instant.ofEpochMilli(clock.now(TimeUnit.MILLISECONDS))))
+        return Flux.defer(leases::standing)
                 .filter(lease -> AdvertisedAddress.hasPort(lease.address()))
                 .collectSortedList(Comparator.comparing(Lease::instance))
                 .map(read -> {

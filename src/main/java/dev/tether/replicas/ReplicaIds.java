@@ -1,5 +1,6 @@
 package dev.tether.replicas;
 
+import java.security.SecureRandom;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -12,14 +13,20 @@ import dev.tether.docker.InstanceId;
 import dev.tether.store.StoreSharing;
 
 /**
- * Names for what lives in one replica's memory, a paused execution and an agent's MCP session, that say which
- * replica holds it: any replica a load balancer picks can then pass a request for it to that one. On a store no other
- * replica shares, the names are Executor's own ({@code exec_1}, a UUID).
+ * Names for what one replica holds in memory, a paused execution and an agent's MCP session, that say which replica
+ * made it: any replica a load balancer picks can then pass a request for it to that one. Execution ids are random and
+ * unguessable (130 bits), so they never repeat, across restarts and replicas alike; beside other replicas they carry the
+ * instance id as a hint (a paused execution survives its replica in the store, and any replica can resume it). On a
+ * store no other replica shares, {@code exec_<random>} and a UUID.
  */
 @Component
 public final class ReplicaIds {
 
     private static final Pattern NAMED = Pattern.compile("(?:exec_)?([0-9a-f]{8})[._].+");
+    private static final char[] BASE32 = "abcdefghijklmnopqrstuvwxyz234567".toCharArray();
+    /** 26 base-32 characters: 130 random bits. */
+    private static final int RANDOM_CHARS = 26;
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final String instance;
     private final boolean shared;
@@ -34,9 +41,21 @@ public final class ReplicaIds {
         this.shared = shared;
     }
 
-    /** The {@code number}th paused execution's id: {@code exec_7}, or {@code exec_<instance>_7} beside other replicas. */
-    public String pause(long number) {
-        return shared ? "exec_" + instance + "_" + number : "exec_" + number;
+    /** A new paused execution's id: {@code exec_<random>}, or {@code exec_<instance>_<random>} beside other replicas. */
+    public String execution() {
+        byte[] bytes = new byte[RANDOM_CHARS];
+        RANDOM.nextBytes(bytes);
+        char[] chars = new char[RANDOM_CHARS];
+        for (int i = 0; i < RANDOM_CHARS; i++) {
+            chars[i] = BASE32[bytes[i] & 31];
+        }
+        String random = new String(chars);
+        return shared ? "exec_" + instance + "_" + random : "exec_" + random;
+    }
+
+    /** This replica's instance id (kept in its data dir, the same after a restart). */
+    public String instance() {
+        return instance;
     }
 
     /** A new MCP session's id: a UUID, or {@code <instance>.<UUID>} beside other replicas. */

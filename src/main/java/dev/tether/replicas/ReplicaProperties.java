@@ -23,13 +23,21 @@ import dev.tether.daemon.PropertyChecks;
  * @param drainDelay how long a replica told to stop keeps accepting connections once it has turned unready and handed
  *                  its connections to its peers (passing what it receives to them), so that a load balancer's health
  *                  checks see it leave before it stops listening; default 2 s, and only beside other replicas
+ * @param handoverWait how long a replica about to start a connection's child waits for a live peer's container of that
+ *                  connection to go (the peer is handing it over: draining, or it learns at its next read of the leases
+ *                  that it no longer owns the connection) before the request fails with 503; default 30 s
+ * @param tombstone how long peers keep removing a dead replica's containers after they reaped it: a {@code docker run}
+ *                  client it left may still have its container created later, when the engine gets to it; default 60 s
+ * @param probeTimeout how long a replica whose lease ran out has to answer at its address before a peer takes it for
+ *                  dead; one that answers is slow, not dead; default 2 s
  */
 @ConfigurationProperties("tether.replicas")
 public record ReplicaProperties(Duration leaseTtl, Duration heartbeat, String address, Duration forwardConnectTimeout,
-        Duration drainDelay) {
+        Duration drainDelay, Duration handoverWait, Duration tombstone, Duration probeTimeout) {
 
     public ReplicaProperties(@Nullable Duration leaseTtl, @Nullable Duration heartbeat, @Nullable String address,
-            @Nullable Duration forwardConnectTimeout, @Nullable Duration drainDelay) {
+            @Nullable Duration forwardConnectTimeout, @Nullable Duration drainDelay, @Nullable Duration handoverWait,
+            @Nullable Duration tombstone, @Nullable Duration probeTimeout) {
         this.leaseTtl = PropertyChecks.positive("tether.replicas.lease-ttl", leaseTtl, Duration.ofSeconds(15));
         this.heartbeat = PropertyChecks.positive("tether.replicas.heartbeat", heartbeat, Duration.ofSeconds(5));
         if (this.heartbeat.multipliedBy(3).compareTo(this.leaseTtl) > 0) {
@@ -40,10 +48,13 @@ public record ReplicaProperties(Duration leaseTtl, Duration heartbeat, String ad
         this.forwardConnectTimeout = PropertyChecks.positive("tether.replicas.forward-connect-timeout", forwardConnectTimeout,
                 Duration.ofSeconds(2));
         this.drainDelay = PropertyChecks.notNegative("tether.replicas.drain-delay", drainDelay, Duration.ofSeconds(2));
+        this.handoverWait = PropertyChecks.positive("tether.replicas.handover-wait", handoverWait, Duration.ofSeconds(30));
+        this.tombstone = PropertyChecks.positive("tether.replicas.tombstone", tombstone, Duration.ofSeconds(60));
+        this.probeTimeout = PropertyChecks.positive("tether.replicas.probe-timeout", probeTimeout, Duration.ofSeconds(2));
     }
 
     public static ReplicaProperties defaults() {
-        return new ReplicaProperties(null, null, null, null, null);
+        return new ReplicaProperties(null, null, null, null, null, null, null, null);
     }
 
     private static String hostName() {

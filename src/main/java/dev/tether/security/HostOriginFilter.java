@@ -33,14 +33,20 @@ import tools.jackson.databind.json.JsonMapper;
  * The {@code Host} is checked for connections that arrive over loopback: that is where a rebound name lands, and where
  * the only legitimate names are loopback ones (plus {@code tether.api.allowed-hosts} for a local proxy). On an address
  * the operator exposed on purpose, clients use names the daemon cannot know; there the token guards. A request without
- * {@code Origin} (the CLI, curl, an MCP client outside a browser) is not a browser's and passes.
+ * {@code Origin} (the CLI, curl, an MCP client outside a browser) is not a browser's and passes, and so does a request
+ * a peer replica proved it sent ({@link AuthenticatedPeer}): it carries the name in the peer's lease (by default the
+ * host name, which often resolves to loopback), and no browser can make one.
  */
 @Component
 @Order(HostOriginFilter.ORDER)
 public final class HostOriginFilter implements WebFilter {
 
-    /** Before the authentication: a refused page learns nothing, not even whether its token guess was right. */
-    public static final int ORDER = Ordered.HIGHEST_PRECEDENCE;
+    /**
+     * Before the authentication (the users package): a refused page learns nothing, not even whether its token guess was
+     * right; after the filter that proves a request came from a peer ({@link AuthenticatedPeer}), which runs first, and the
+     * server's admission of requests (the server package), which bounds refused ones too.
+     */
+    public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 2;
 
     private static final Pattern IPV4_LOOPBACK = Pattern.compile("127\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
     private static final int SHOWN = 100;
@@ -57,6 +63,9 @@ public final class HostOriginFilter implements WebFilter {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        if (AuthenticatedPeer.of(exchange).isPresent()) {
+            return chain.filter(exchange);
+        }
         ServerHttpRequest request = exchange.getRequest();
         for (String origin : request.getHeaders().getOrDefault(HttpHeaders.ORIGIN, List.of())) {
             if (!originAllowed(origin)) {

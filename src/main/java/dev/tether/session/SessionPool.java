@@ -2,10 +2,12 @@ package dev.tether.session;
 
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -23,6 +25,7 @@ import reactor.util.retry.Retry;
 import dev.tether.mcp.McpSession;
 import dev.tether.mcp.McpServer;
 import dev.tether.mcp.McpSessions;
+import dev.tether.mcp.StdioServer;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.ConnectionNotFoundException;
 import dev.tether.store.ConnectionStore;
@@ -47,6 +50,8 @@ import dev.tether.store.IntegrationStore;
 @Component
 public final class SessionPool {
 
+    private static final int FENCED_RETRIES = 2;
+
     private final IntegrationStore integrations;
     private final ConnectionStore connections;
     private final CredentialStore credentials;
@@ -62,16 +67,24 @@ public final class SessionPool {
      */
     private final Map<ConnectionKey, Mono<Void>> lastChildGone = new ConcurrentHashMap<>();
     private final ChildPlaces places;
+    private final StartFence fence;
     private final Sinks.Many<ConnectionKey> toolsChanged = Sinks.many().multicast().directBestEffort();
 
     @Autowired
     public SessionPool(IntegrationStore integrations, ConnectionStore connections, CredentialStore credentials,
-            McpSessions sessions, BearerTokens tokens, SessionProperties properties, MeterRegistry registry) {
-        this(integrations, connections, credentials, sessions, tokens, properties, registry, Schedulers.parallel());
+            McpSessions sessions, BearerTokens tokens, SessionProperties properties, MeterRegistry registry, StartFence fence) {
+        this(integrations, connections, credentials, sessions, tokens, properties, registry, Schedulers.parallel(), fence);
     }
 
     SessionPool(IntegrationStore integrations, ConnectionStore connections, CredentialStore credentials,
             McpSessions sessions, BearerTokens tokens, SessionProperties properties, MeterRegistry registry, Scheduler timer) {
+        this(integrations, connections, credentials, sessions, tokens, properties, registry, timer, StartFence.NONE);
+    }
+
+    SessionPool(IntegrationStore integrations, ConnectionStore connections, CredentialStore credentials,
+            McpSessions sessions, BearerTokens tokens, SessionProperties properties, MeterRegistry registry, Scheduler timer,
+            StartFence fence) {
+        this.fence = fence;
         this.tokens = tokens;
         this.integrations = integrations;
         this.connections = connections;
@@ -148,6 +161,18 @@ public final class SessionPool {
                 .count();
     }
 
+    /**
+     * Retires every session now, in use or not, and completes once the children of all of them, and of those already
+     * retiring, are gone (teardowns ended, containers removed): what a replica that was taken for dead does before it
+     * serves again. A start that waits meanwhile is not waited for: it is cancelled, or starts once its fence is clear.
+     */
+    public Mono<Void> retireAll(String reason) {
+        return Mono.defer(() -> {
+            List<Mono<Void>> gone = List.copyOf(lastChildGone.values());
+            return Flux.fromIterable(pool.values()).flatMap(entry -> entry.retire(reason)).then(Mono.when(gone));
+        });
+    }
+
     /** Tears down the session of one connection. */
     public Mono<Void> retire(ConnectionKey key) {
         return Mono.justOrEmpty(pool.get(key)).flatMap(entry -> entry.retire("connection " + key + " changed or was removed"));
@@ -186,7 +211,7 @@ public final class SessionPool {
                 gone.tryEmitEmpty();
             };
             PooledSession fresh = new PooledSession(key, integration.configChangedAt(), afterPrevious(previousGone,
-                    places.holding("connection " + key, teardowns -> sessions.open(server, teardowns), freed), freed),
+                    places.holding("connection " + key, teardowns -> fenced(key, server, teardowns), freed), freed),
                     properties, timer, this::announceToolsChanged, places::othersWait);
             PooledSession raced = pool.putIfAbsent(key, fresh);
             if (raced != null) {
@@ -195,6 +220,34 @@ public final class SessionPool {
             lastChildGone.put(key, thisGone);
             fresh.start(ended -> pool.remove(key, ended));
             return fresh;
+        });
+    }
+
+    /**
+     * The connection's session, its stdio child started once the fence is clear ({@link StartFence}: no other replica's
+     * container of the connection runs on the engine). A start that fails before its session is ready and after which
+     * the fence finds another's container in the way again starts once more, at most {@value #FENCED_RETRIES} times:
+     * a dead replica's late {@code docker run} client can create its container between the fence's look and this
+     * start, and the engine then refuses this one its name.
+     */
+    private Flux<McpSession> fenced(ConnectionKey key, McpServer server, Consumer<Mono<Void>> teardowns) {
+        if (!(server instanceof StdioServer)) {
+            return sessions.open(server, teardowns);
+        }
+        boolean container = sessions.runsContainer(server);
+        return fence.clear(key, container)
+                .flatMapMany(cleared -> startFenced(key, server, cleared.key(), container, teardowns, FENCED_RETRIES));
+    }
+
+    private Flux<McpSession> startFenced(ConnectionKey key, McpServer server, Optional<String> fenceKey, boolean container,
+            Consumer<Mono<Void>> teardowns, int retries) {
+        return Flux.defer(() -> {
+            AtomicBoolean ready = new AtomicBoolean();
+            return sessions.open(server, fenceKey, teardowns)
+                    .doOnNext(session -> ready.set(true))
+                    .onErrorResume(error -> !ready.get() && retries > 0 && container && fenceKey.isPresent(),
+                            error -> fence.clear(key, true).flatMapMany(again -> again.foundOthers()
+                                    ? startFenced(key, server, fenceKey, true, teardowns, retries - 1) : Flux.error(error)));
         });
     }
 

@@ -11,6 +11,7 @@ import java.util.Base64;
 import java.util.Optional;
 
 import javax.crypto.Cipher;
+import javax.crypto.Mac;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -78,6 +79,23 @@ final class SecretBox {
     /** Where the key came from, for messages: a setting's name or the key file's path, never the key. */
     String source() {
         return source;
+    }
+
+    /**
+     * A key for {@code purpose} derived from the store key (HKDF-Expand of RFC 5869, one block of HMAC-SHA256; the store
+     * key is random already, so it is its own pseudorandom key): whoever holds the store key derives it, nobody else, and
+     * it tells nothing of the store key.
+     */
+    byte[] derive(String purpose) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key.getEncoded(), "HmacSHA256"));
+            mac.update(purpose.getBytes(StandardCharsets.UTF_8));
+            return mac.doFinal(new byte[] {1});
+        }
+        catch (GeneralSecurityException ex) {
+            throw new IllegalStateException("HmacSHA256 is not available in this JVM", ex);
+        }
     }
 
     /** Whether a stored value is sealed the current way (it may still not open: another key, another slot). */

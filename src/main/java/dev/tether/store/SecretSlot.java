@@ -36,6 +36,11 @@ record SecretSlot(String table, String row, String field) {
         return new SecretSlot("oauth_client", OwnerNames.of(owner, subject) + "/" + slug, "client_secret");
     }
 
+    /** A field of an execution's journal: {@code code}, {@code pause}, or a segment {@code segment.<n>}. */
+    static SecretSlot journal(String journalId, String field) {
+        return new SecretSlot("execution_journal", journalId, field);
+    }
+
     /** The three parts, each preceded by its length, so that no two slots share bytes. */
     byte[] associatedData() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -142,7 +142,7 @@ final class StoredSecrets {
         return update(jdbc, "UPDATE oauth_client SET client_secret = ? WHERE owner = ?" + subjects.condition() + " AND slug = ?", rows);
     }
 
-    /** Signed-in users' refresh tokens, once migration V55 made their table. */
+    /** Signed-in users' refresh tokens, once migration V58 made their table. */
     private int rewriteRefreshTokens(Connection jdbc, BiFunction<SecretSlot, String, String> visit) throws SQLException {
         if (!Subjects.hasTable(jdbc, "identity_user")) {
             return 0;
@@ -175,7 +175,7 @@ final class StoredSecrets {
     }
 
     /**
-     * Whether the tables have their {@code subject} column yet: migration V42 walks the secrets before V53 added it,
+     * Whether the tables have their {@code subject} column yet: migration V42 walks the secrets before V56 added it,
      * when every user row was the daemon's single user's.
      */
     private record Subjects(boolean stored) {

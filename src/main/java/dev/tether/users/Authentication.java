@@ -36,6 +36,7 @@ import dev.tether.identity.Role;
 import dev.tether.identity.Via;
 import dev.tether.security.ApiProperties;
 import dev.tether.security.AuthToken;
+import dev.tether.security.AuthenticatedPeer;
 import dev.tether.security.HostOriginFilter;
 
 /**
@@ -44,8 +45,7 @@ import dev.tether.security.HostOriginFilter;
  * into its attributes, for the web filters after this one. The credentials, the first that proves someone winning:
  * <ul>
  * <li>The daemon's token ({@code Authorization: Bearer <token>}, or the bare token in {@code x-executor-token}, as Executor
- *     takes it): the single user {@value Principal#LOCAL_SUBJECT}, an admin. Sent by a replica on a caller's behalf
- *     (with {@value Principals#HEADER}), the principal that header names.
+ *     takes it): the single user {@value Principal#LOCAL_SUBJECT}, an admin.
  * <li>HTTP Basic with the desktop app's password ({@code tether.api.password}, any user name, as Executor checks only the
  *     password): the same single user.
  * <li>A personal API token ({@code tth_…}, either header): its owner, at the token's role.
@@ -55,6 +55,9 @@ import dev.tether.security.HostOriginFilter;
  *     its RFC 9728 metadata in the challenge ({@code resource_metadata}), and a browser asking for a page of the web UI
  *     is sent to sign in.
  * </ul>
+ * A request a peer replica proved it sent ({@link AuthenticatedPeer}, checked before this filter) carries no client's
+ * credential: the peer checked it, and names the principal it passes the request on for in {@value Principals#HEADER},
+ * which its credential covers; without one it is the peer's own work, the single user's.
  * With {@code tether.api.require-auth=false} (the app's "require auth" off) nothing is asked and every request is the
  * single user's, which is allowed on loopback only, as Executor allows it. A refusal carries Executor's challenge, naming
  * both schemes. A viewer's request that would change something ({@code /api}, any method but GET and HEAD) is a 403.
@@ -80,12 +83,6 @@ public final class Authentication implements WebFilter {
             List.of(".well-known", "oauth-protected-resource", "mcp", "tools"), List.of(".well-known", "oauth-protected-resource", "sse"));
     private static final String UNAVAILABLE =
             "{\"_tag\":\"IdentityProviderUnavailableError\",\"message\":\"the identity provider cannot be reached to check this token\"}";
-    /** Where replicas ask each other ({@code PeerCallsController}): for holders of the daemon's token only. */
-    private static final List<String> PEERS = List.of("api", "replicas");
-
-    /** Who the credentials prove, and whether it was the daemon's own token (which only its operator and its replicas hold). */
-    private record Proof(Principal principal, boolean daemonToken) {
-    }
 
     private final AuthToken token;
     private final byte @Nullable [] password;
@@ -139,16 +136,19 @@ public final class Authentication implements WebFilter {
         if (!paths.guarded(request.getPath().pathWithinApplication())) {
             return chain.filter(exchange);
         }
+        if (AuthenticatedPeer.of(exchange).isPresent()) {
+            return admit(exchange, chain, Principals.fromHeader(request.getHeaders().getFirst(Principals.HEADER)).orElse(local));
+        }
         if (!requireAuth) {
-            return admit(exchange, chain, new Proof(local, true));
+            return admit(exchange, chain, local);
         }
         return principal(request)
-                .flatMap(found -> found.map(proof -> admit(exchange, chain, proof)).orElseGet(() -> refuse(exchange)))
+                .flatMap(found -> found.map(principal -> admit(exchange, chain, principal)).orElseGet(() -> refuse(exchange)))
                 .onErrorResume(OidcProvider.UnavailableException.class, down -> unavailable(exchange, down));
     }
 
     /** The principal the request's credentials prove; empty when none does. */
-    private Mono<Optional<Proof>> principal(ServerHttpRequest request) {
+    private Mono<Optional<Principal>> principal(ServerHttpRequest request) {
         HttpHeaders headers = request.getHeaders();
         String authorization = headers.getFirst(HttpHeaders.AUTHORIZATION);
         String bearer = authorization != null && authorization.regionMatches(true, 0, SCHEME, 0, SCHEME.length())
@@ -156,18 +156,17 @@ public final class Authentication implements WebFilter {
         String tokenHeader = headers.getFirst(TOKEN_HEADER);
         // The daemon's token first: the desktop app's and the CLI's every request, answered without a lookup.
         if (token.matches(bearer) || tokenHeader != null && !tokenHeader.isEmpty() && token.matches(tokenHeader)) {
-            return Mono.just(Optional.of(new Proof(Principals.fromHeader(headers.getFirst(Principals.HEADER)).orElse(local), true)));
+            return Mono.just(Optional.of(local));
         }
         if (password != null && authorization != null && authorization.regionMatches(true, 0, BASIC, 0, BASIC.length())
                 && basicPasswordMatches(authorization.substring(BASIC.length()).strip())) {
-            return Mono.just(Optional.of(new Proof(local, false)));
+            return Mono.just(Optional.of(local));
         }
         // Either credential passing is enough: a wrong Authorization beside a right header still gets in, as in Executor.
         Mono<Optional<Principal>> fromBearer = bearer == null ? Mono.just(Optional.empty()) : bearer(bearer);
         return fromBearer.flatMap(found -> found.isPresent() || tokenHeader == null || tokenHeader.equals(bearer)
                         ? Mono.just(found) : bearer(tokenHeader))
-                .flatMap(found -> found.isPresent() || !oidc ? Mono.just(found) : fromSession(request))
-                .map(found -> found.map(principal -> new Proof(principal, false)));
+                .flatMap(found -> found.isPresent() || !oidc ? Mono.just(found) : fromSession(request));
     }
 
     /** A personal API token, or in {@code oidc} mode a provider's JWT; as its user stands now in {@code oidc} mode. */
@@ -206,8 +205,7 @@ public final class Authentication implements WebFilter {
         return MessageDigest.isEqual(password, given); // constant time, as for the token
     }
 
-    private Mono<Void> admit(ServerWebExchange exchange, WebFilterChain chain, Proof proof) {
-        Principal principal = proof.principal();
+    private Mono<Void> admit(ServerWebExchange exchange, WebFilterChain chain, Principal principal) {
         ServerHttpRequest request = exchange.getRequest();
         ServerHttpResponse response = exchange.getResponse();
         AtomicBoolean recorded = new AtomicBoolean();
@@ -217,11 +215,6 @@ public final class Authentication implements WebFilter {
                 record(principal, request, response.getStatusCode(), null);
             }
         }));
-        List<String> segments = GuardedPaths.segments(request.getPath().pathWithinApplication());
-        if (!proof.daemonToken() && segments.size() >= PEERS.size() && segments.subList(0, PEERS.size()).equals(PEERS)) {
-            return forbidden(response, "only a replica may " + request.getMethod().name() + " " + request.getPath().value()
-                    + ": it takes the daemon's token");
-        }
         if (principal.role() == Role.VIEWER && !READS.contains(request.getMethod())
                 && GuardedPaths.api(request.getPath().pathWithinApplication()) && !GuardedPaths.agents(request.getPath().pathWithinApplication())) {
             return forbidden(response, "a viewer may not " + request.getMethod().name() + " " + request.getPath().value()

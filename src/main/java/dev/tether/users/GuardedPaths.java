@@ -7,8 +7,9 @@ import org.springframework.core.env.Environment;
 import org.springframework.http.server.PathContainer;
 
 /**
- * Which requests need a principal: every route under {@code /api} but {@code /api/health}, {@code /api/docs} and the two
- * OAuth routes a browser or the desktop app reaches without credentials; the agent endpoints ({@code /mcp}, {@code /sse},
+ * Which requests need a principal: every route under {@code /api} but {@code /api/health}, {@code /api/docs}, the two
+ * OAuth routes a browser or the desktop app reaches without credentials and the OAuth client metadata document an
+ * authorization server fetches; the agent endpoints ({@code /mcp}, {@code /sse},
  * {@code /messages}); Actuator's endpoints but {@code /actuator/health} when they share the API's port; and, when the web
  * UI is private (a password, or signing in), its files too.
  *
@@ -26,6 +27,8 @@ final class GuardedPaths {
      */
     private static final List<String> OAUTH_CALLBACK = List.of("api", "oauth", "callback");
     private static final List<String> OAUTH_AWAIT = List.of("api", "oauth", "await");
+    /** Tether's OAuth client metadata document: authorization servers fetch it, and it holds nothing secret. */
+    private static final List<String> OAUTH_CLIENT_METADATA = List.of("api", "oauth", "client-metadata.json");
     private static final List<String> GUARDED_ROOTS = List.of("api", "mcp", "sse", "messages");
 
     /** Actuator's base path as segments, when Actuator shares the API's port; empty when it has a port of its own. */
@@ -51,7 +54,7 @@ final class GuardedPaths {
             return true;
         }
         boolean openRoute = segments.equals(HEALTH) || startsWith(segments, DOCS) || segments.equals(OAUTH_CALLBACK)
-                || segments.size() == OAUTH_AWAIT.size() + 1 && startsWith(segments, OAUTH_AWAIT) || open.contains(segments);
+                || segments.equals(OAUTH_CLIENT_METADATA) || segments.size() == OAUTH_AWAIT.size() + 1 && startsWith(segments, OAUTH_AWAIT) || open.contains(segments);
         if (openRoute) {
             return false;
         }

@@ -70,7 +70,7 @@ public final class Views {
         private static ConnectionView of(Connection connection, @Nullable HealthView lastHealth) {
             ConnectionKey key = connection.key();
             Optional<OAuthGrant> oauth = connection.oauth();
-            return new ConnectionView(key.owner().wire(), key.name(), key.integration(), connection.template(), "executor",
+            return new ConnectionView(key.owner().wire(), key.name(), key.integration(), connection.template(), "file",
                     key.address(), connection.identityLabel().orElse(null),
                     oauth.flatMap(OAuthGrant::expiresAt).map(Long::doubleValue).orElse(null),
                     oauth.map(OAuthGrant::client).orElse(null), oauth.map(grant -> grant.clientOwner().wire()).orElse(null),

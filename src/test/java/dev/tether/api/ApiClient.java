@@ -53,9 +53,8 @@ final class ApiClient {
         }
     }
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
-    private final int port;
+    private final HttpClient http;
+    private final String origin;
     private final String token;
     private final java.util.Map<String, String> headers;
 
@@ -66,7 +65,17 @@ final class ApiClient {
 
     /** As {@link #ApiClient(int, String)}, with more headers on every request (a web session's cookie). */
     ApiClient(int port, String token, java.util.Map<String, String> headers) {
-        this.port = port;
+        this("http://127.0.0.1:" + port, HttpClient.newBuilder(), token, headers);
+    }
+
+    /** A client of the daemon at {@code origin} (e.g. {@code https://localhost:8443}), over a client built from {@code http}. */
+    ApiClient(String origin, HttpClient.Builder http, String token) {
+        this(origin, http, token, java.util.Map.of());
+    }
+
+    private ApiClient(String origin, HttpClient.Builder http, String token, java.util.Map<String, String> headers) {
+        this.http = http.version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+        this.origin = origin;
         this.token = token;
         this.headers = headers;
     }
@@ -107,7 +116,7 @@ final class ApiClient {
     CompletableFuture<Reply> sendAsync(String method, String path, Object body) {
         BodyPublisher publisher = body == null ? BodyPublishers.noBody()
                 : BodyPublishers.ofString(body instanceof String text ? text : JSON.writeValueAsString(body));
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(TIMEOUT)
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(origin + path)).timeout(TIMEOUT)
                 .method(method, publisher);
         if (body != null) {
             request.header("Content-Type", "application/json");

@@ -250,8 +250,10 @@ class BuiltinToolsTest {
         assertThat(listed.get("ok")).isEqualTo(true);
         assertThat(((Map<?, ?>) listed.get("data")).get("connections")).asList().hasSize(1);
         assertThat(calls.invoke("executor.coreTools.providers.list", null).block(BOUND))
-                .isEqualTo(Map.of("ok", true, "data", Map.of("providers", List.of("executor"))));
-        assertThat(calls.invoke("executor.coreTools.providers.items", Map.of("provider", "executor")).block(BOUND))
+                .isEqualTo(Map.of("ok", true, "data", Map.of("providers", List.of("file", "onepassword"))));
+        assertThat(calls.invoke("executor.coreTools.providers.items", Map.of("provider", "file")).block(BOUND))
+                .isEqualTo(Map.of("ok", true, "data", Map.of("items", List.of())));
+        assertThat(calls.invoke("executor.coreTools.providers.items", Map.of("provider", "onepassword")).block(BOUND))
                 .isEqualTo(Map.of("ok", true, "data", Map.of("items", List.of())));
 
         Map<?, ?> refused = (Map<?, ?>) calls.invoke("executor.coreTools.connections.remove", Map.of("owner", "team")).block(BOUND);

@@ -24,6 +24,7 @@ import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.OsProcesses;
 import dev.tether.testsupport.PackagedDaemon;
+import dev.tether.testsupport.Prerequisites;
 import dev.tether.testsupport.RequiresDocker;
 
 /**
@@ -35,8 +36,11 @@ import dev.tether.testsupport.RequiresDocker;
  */
 class DaemonKillIT {
 
-    /** The next start reaps before it serves; this bounds the reaping after the daemon answers. */
-    private static final Duration REAP_BOUND = Duration.ofSeconds(15);
+    /**
+     * The next start reaps before it serves; this is when the test calls the reaping after the daemon answers stuck
+     * (it takes a few seconds; how long is printed).
+     */
+    private static final Duration REAP_BOUND = Duration.ofSeconds(60);
     private static final Duration ORPHAN_WAIT = Duration.ofSeconds(2);
     private static final String RUN_LABEL = "dev.tether.api.run";
     private static final String[] HANG = { "--hang-on-initialize", "--ignore-eof", "--ignore-sigterm" };
@@ -118,8 +122,8 @@ class DaemonKillIT {
         if (DockerClientFactory.instance().isDockerAvailable()) {
             return true;
         }
-        if ("true".equalsIgnoreCase(System.getenv("CI")) || Boolean.getBoolean("tether.require-docker")) {
-            fail("no Docker engine is reachable, and CI requires one");
+        if (Prerequisites.required()) {
+            fail("no Docker engine is reachable, and CI runs every test (.ci/run starts dockerd)");
         }
         System.err.println("[WARNING] no Docker engine: the Docker part of DaemonKillIT is skipped");
         return false;

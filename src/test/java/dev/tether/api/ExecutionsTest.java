@@ -147,7 +147,8 @@ class ExecutionsTest {
         attempts.put("return Polyglot.eval('js', '1')", "Polyglot is not defined");
         attempts.put("while (true) {}", "timed out after 5000ms");
         attempts.put("return 'x'.repeat(100 * 1024 * 1024).length", "Invalid string length");
-        attempts.put("for (let i = 0; ; i++) console.log('line ' + i)", "console output exceeds the limit of 65536 bytes");
+        // Lines of 10 KB: the output limit is met in seven of them, not in a race with the 5 s timeout on a busy host.
+        attempts.put("for (let i = 0; ; i++) console.log(i + 'x'.repeat(10000))", "console output exceeds the limit of 65536 bytes");
         attempts.forEach((code, message) -> {
             JsonNode answer = execute(code);
             assertThat(answer.path("isError").asBoolean()).as(code + " -> " + answer).isTrue();
@@ -297,7 +298,8 @@ class ExecutionsTest {
                 .subscribe(reply -> { }, error -> { });
         await().atMost(Duration.ofSeconds(10)).until(() -> runningCode() > 0);
         request.dispose();
-        await().atMost(Duration.ofSeconds(2)).until(() -> runningCode() == 0);
+        // However busy the host, it stops; how soon is docs/performance.md's figure, not a bound here.
+        await().atMost(Duration.ofSeconds(60)).until(() -> runningCode() == 0);
         assertThat(execute("return 'still here'").path("structured").path("result").asString()).isEqualTo("still here");
     }
 

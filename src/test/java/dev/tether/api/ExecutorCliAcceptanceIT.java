@@ -28,7 +28,8 @@ import dev.tether.testsupport.TestImages;
 /**
  * Executor's own CLI, version 1.5.9 from npm, against the packaged daemon on a loopback origin, as a new user would
  * drive it: {@code server add}, {@code tools sources}, {@code tools search}, {@code tools describe}, {@code call} of
- * server-everything running in Docker, a call that a policy pauses for approval and {@code resume} accepts. The CLI
+ * server-everything running in Docker, a call that a policy pauses for approval and {@code resume} accepts after the
+ * daemon was killed with {@code kill -9} and started again (the CLI takes the random execution id as it comes). The CLI
  * has a {@code HOME} of its own, where the daemon leaves Executor's discovery record; no {@code executor daemon}
  * may start, which the OS process table tells.
  */
@@ -108,7 +109,12 @@ class ExecutorCliAcceptanceIT {
         assertThat(paused.stdout()).contains("Execution paused: Approve tools.everything.org.default.get_sum?");
         Matcher id = EXECUTION_ID.matcher(paused.stdout());
         assertThat(id.find()).as(paused.output()).isTrue();
+        assertThat(id.group(1)).matches("exec_[a-z2-7]{26}");
 
+        // The pause outlives its daemon: killed, started again on the same data dir and port, where the CLI finds it.
+        daemon.kill();
+        daemon = PackagedDaemon.startOn(daemon.port(), PackagedDaemon.jarOrSkip(), dataDir, List.of(),
+                Map.of("EXECUTOR_DATA_DIR", home.resolve(".executor").toString()));
         JsonNode resumed = json(cli.run("resume", "--execution-id", id.group(1), "--action", "accept", "--content", "{}"));
         assertThat(resumed.at("/data/content/0/text").asString()).isEqualTo("The sum of 2 and 3 is 5.");
 

@@ -589,15 +589,16 @@ class ExecutorContractTest {
     @Test
     void providerRoutes() {
         JsonNode providers = expect(api.get("/api/providers"), "get", "/providers", 200);
-        assertThat(providers.toString()).isEqualTo("[\"executor\"]");
-        assertThat(expect(api.get("/api/providers/executor/items"), "get", "/providers/{key}/items", 200)).isEmpty();
+        assertThat(providers.toString()).isEqualTo("[\"file\",\"onepassword\"]");
+        assertThat(expect(api.get("/api/providers/file/items"), "get", "/providers/{key}/items", 200)).isEmpty();
 
         expect(api.post("/api/mcp/servers", stdio("Provider Fixture", "provider-fixture")), "post", "/mcp/servers", 200);
         expect(api.post("/api/connections", Map.of("owner", "org", "name", "keyed", "integration", "provider-fixture",
                 "template", "token", "value", "provider-secret-value")), "post", "/connections", 200);
-        JsonNode items = expect(api.get("/api/providers/executor/items"), "get", "/providers/{key}/items", 200);
+        JsonNode items = expect(api.get("/api/providers/file/items"), "get", "/providers/{key}/items", 200);
         assertThat(items.toString()).isEqualTo("[{\"id\":\"connection:org:provider-fixture:keyed:token\","
                 + "\"name\":\"connection:org:provider-fixture:keyed:token\"}]");
+        assertThat(expect(api.get("/api/providers/onepassword/items"), "get", "/providers/{key}/items", 200)).isEmpty();
         assertThat(expect(api.get("/api/providers/nope/items"), "get", "/providers/{key}/items", 200)).isEmpty();
     }
 

@@ -40,7 +40,9 @@ import dev.tether.testsupport.ProxiedOAuthExample;
  */
 @InProcess
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = { "tether.api.token=" + OAuthFlowTest.TOKEN, "tether.docker.reap-interval=1h", "tether.oauth.timeout=6s" })
+        properties = { "tether.api.token=" + OAuthFlowTest.TOKEN, "tether.docker.reap-interval=1h", "tether.oauth.timeout=6s",
+                // Tether publishes a client metadata document, but the example's server takes none: it registers dynamically
+                "tether.oauth.public-base-url=https://tether.example.test" })
 @DirtiesContext
 @Import(MovableClock.AsTheDaemonsClock.class)
 class OAuthFlowTest {
@@ -217,6 +219,52 @@ class OAuthFlowTest {
         assertThat(noMetadata.path("message").asString()).contains("No OAuth authorization-server metadata");
     }
 
+    @Test
+    void anAuthorizationResponseFromAnotherIssuerIsRefusedAndItsCodeGoesNowhere() {
+        String slug = register("OAuth Mix-Up");
+        String client = registerClient(slug, "mix-up-mcp");
+        String issuer = oauth.example().authorizationServer() + "/";
+        int exchanges = oauth.proxy().codeExchanges();
+
+        // RFC 9207: the response names another issuer than the one the request went to (a mix-up)
+        URI back = followToCallback(client, slug, "mixed");
+        String state = query(back, "state");
+        HttpResponse<String> page = callback(back.getRawQuery() + "&iss=" + encode("https://attacker.example/"));
+        assertThat(page.body()).contains("\"ok\":false").contains("RFC 9207").contains("https://attacker.example/").contains(issuer);
+        JsonNode refused = new ApiClient(port, null).get("/api/oauth/await/" + state).json();
+        assertThat(refused.path("errorDetails").asString()).as(refused.toString())
+                .isEqualTo("the authorization response came from issuer https://attacker.example/, but the authorization request went to "
+                        + issuer + " (RFC 9207): refused");
+        assertThat(oauth.proxy().codeExchanges()).as("the code was not sent to any token endpoint").isEqualTo(exchanges);
+        assertThat(api.get("/api/connections/user/" + slug + "/mixed").status()).isEqualTo(404);
+        expectError(api.post("/api/oauth/complete", Map.of("state", state, "code", query(back, "code"))), "post", "/oauth/complete", 404,
+                "OAuthSessionNotFoundError");
+
+        // an error answer from another issuer is reported as the mismatch, not with the attacker's text
+        URI erred = followToCallback(client, slug, "erred");
+        String erredState = query(erred, "state");
+        callback("state=" + erredState + "&error=access_denied&error_description=" + encode("Visit evil.example to fix this")
+                + "&iss=" + encode("https://attacker.example/"));
+        assertThat(new ApiClient(port, null).get("/api/oauth/await/" + erredState).json().path("errorDetails").asString())
+                .contains("RFC 9207").doesNotContain("evil.example");
+
+        // the issuer the request went to, named exactly, passes
+        URI good = followToCallback(client, slug, "matched");
+        assertThat(callback(good.getRawQuery() + "&iss=" + encode(issuer)).body()).contains("\"ok\":true");
+        assertThat(api.get("/api/connections/user/" + slug + "/matched").status()).isEqualTo(200);
+    }
+
+    @Test
+    void metadataThatNamesAnotherIssuerThanItWasFetchedForIsRefused() {
+        // the resource names the example's server as 127.0.0.1, whose metadata says it is localhost
+        String named = oauth.example().authorizationServer().replace("localhost", "127.0.0.1") + "/";
+        JsonNode refused = expectError(api.post("/api/oauth/probe", Map.of("url", oauth.proxy().url("/misdirected"))), "post", "/oauth/probe",
+                400, "OAuthProbeError");
+        assertThat(refused.path("message").asString()).isEqualTo("the authorization server metadata at " + named
+                + ".well-known/oauth-authorization-server names issuer " + oauth.example().authorizationServer() + "/, not "
+                + named + " that it was fetched for (RFC 8414 §3.3): refused");
+    }
+
     // ---- the UI's steps -------------------------------------------------------------------
 
     private String register(String name) {
@@ -237,6 +285,8 @@ class OAuthFlowTest {
         assertThat(probe.path("authorizationUrl").asString()).isEqualTo(oauth.example().authorizationServer() + "/authorize");
         assertThat(probe.path("tokenUrl").asString()).isEqualTo(oauth.example().authorizationServer() + "/token");
         assertThat(probe.path("resource").asString()).isEqualTo(oauth.example().mcpUrl());
+        assertThat(probe.path("registrationEndpoint").asString()).as("a server without client metadata documents: dynamic registration")
+                .isEqualTo(oauth.example().authorizationServer() + "/register");
         Map<String, Object> registration = new LinkedHashMap<>();
         registration.put("owner", "user");
         registration.put("slug", clientSlug);
@@ -254,7 +304,8 @@ class OAuthFlowTest {
         return registered.path("client").asString();
     }
 
-    private static Map<String, Object> start(String client, String integration, String name) {
+    /** The body of {@code POST /api/oauth/start} for a user's connection {@code name} through the user's {@code client}. */
+    static Map<String, Object> start(String client, String integration, String name) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("client", client);
         body.put("clientOwner", "user");
@@ -285,6 +336,16 @@ class OAuthFlowTest {
         assertThat(page.headers().firstValue("content-type").orElse("")).startsWith("text/html");
         assertThat(page.body()).contains("You may close this window").contains("\"ok\":true");
         return started.path("state").asString();
+    }
+
+    /** Starts a flow and follows its authorization URL to the redirect back to Tether, without going there yet. */
+    private URI followToCallback(String client, String integration, String name) {
+        JsonNode started = expect(api.post("/api/oauth/start", start(client, integration, name)), "post", "/oauth/start", 200);
+        return URI.create(browser.location(URI.create(started.path("authorizationUrl").asString())));
+    }
+
+    private static String encode(String value) {
+        return java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** The callback as the browser reaches it: without Tether's token. */

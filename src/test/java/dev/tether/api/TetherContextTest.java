@@ -127,12 +127,22 @@ class TetherContextTest {
             "tether.health.timeout=-5s", "tether.catalog.sync-concurrency=0", "tether.docker.reap-interval=0s",
             "tether.mcp.close-timeout=0s", "tether.catalog.grace=-1s", "tether.health.linger=-1ms",
             "tether.execution.timeout=0s", "tether.execution.max-paused=0", "tether.execution.paused-expiry=-1s",
-            "tether.execution.max-output=0B", "tether.execution.max-string-length=0" })
+            "tether.execution.max-output=0B", "tether.execution.max-string-length=0",
+            "tether.oauth.public-base-url=http://tether.example.test", "tether.oauth.public-base-url=https://tether.example.test/?x=1" })
     void anInvalidSettingStopsTheStartNamingIt(String setting) {
         runner().withPropertyValues(setting).run(context -> {
             assertThat(context).hasFailed();
             String name = setting.substring(0, setting.indexOf('='));
             assertThat(messages(context.getStartupFailure())).contains(name);
+        });
+    }
+
+    @Test
+    void aPublicBaseUrlWithCredentialsInItStopsTheStartWithoutEchoingThem() {
+        runner().withPropertyValues("tether.oauth.public-base-url=https://user:s3cret@tether.example.test").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(messages(context.getStartupFailure())).contains("tether.oauth.public-base-url must be an https: URL")
+                    .contains("https://tether.example.test").doesNotContain("s3cret");
         });
     }
 

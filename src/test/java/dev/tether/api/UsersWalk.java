@@ -169,12 +169,12 @@ final class UsersWalk {
     }
 
     /**
-     * Whether a route asks for no credentials: liveness, where a browser comes back from an OAuth server, where signing
-     * in begins and ends, and the agents' protected resource metadata.
+     * Whether a route asks for no credentials: liveness, where a browser comes back from an OAuth server, Tether's OAuth
+     * client metadata document, where signing in begins and ends, and the agents' protected resource metadata.
      */
     static boolean open(String path) {
         return path.equals("/api/health") || path.startsWith("/api/oauth/callback") || path.startsWith("/api/oauth/await/")
-                || path.startsWith("/api/auth/login") || path.startsWith("/api/auth/callback") || path.startsWith("/.well-known/");
+                || path.equals("/api/oauth/client-metadata.json") || path.startsWith("/api/auth/login") || path.startsWith("/api/auth/callback") || path.startsWith("/.well-known/");
     }
 
     /** A documented path aimed at A's rows. */

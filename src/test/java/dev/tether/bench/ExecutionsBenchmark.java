@@ -22,19 +22,38 @@ import dev.tether.testsupport.PackagedDaemon;
  * engine), the latency of {@code return 1}, of code that calls nothing and of code that calls one tool, beside the same
  * call through {@code POST /api/tools/call}; executions per second from 1 and from 8 clients; memory bombs (how long
  * each takes to end, 100,000 calls parked behind an approval among them, resident memory before and after); the jar's
- * size; the load average, since the figures depend on what else the host runs. Run it with {@code bench/executions.sh}.
+ * size; the load average, since the figures depend on what else the host runs. Then what durable executions cost: the
+ * journal's share of {@code return 1} and of one tool call (p50, p99), beside a daemon in the same run with
+ * {@code tether.execution.durable=false} (the path with no journal at all), measured in alternating blocks so that
+ * both see the same load; and the time to rebuild a paused execution with 20 recorded calls after a restart, beside
+ * resuming the same pause on its live context. Run it with {@code bench/executions.sh}.
  *
- * <p>Arguments: {@code samples=200 seconds=10}.
+ * <p>Arguments: {@code samples=200 seconds=10 rebuilds=20}.
  */
 public final class ExecutionsBenchmark {
 
 
+    /** Twenty calls, twelve of them four at a time, reading the clock and randomness, then one that waits for approval. */
+    private static final String TWENTY_CALLS = """
+            let previous = '';
+            const step = async (i) => {
+              const answer = await tools.bench.org.default.echo({ text: JSON.stringify({ i, now: Date.now(), r: Math.random(), previous }) });
+              return answer.data.content[0].text;
+            };
+            for (let i = 0; i < 8; i++) previous = await step(i);
+            for (let round = 0; round < 3; round++) previous = (await Promise.all([0, 1, 2, 3].map((k) => step(8 + 4 * round + k)))).join('|').length;
+            await tools.bench.org.default.delete_everything({});
+            return previous;
+            """;
+
     private final int samples;
     private final int seconds;
+    private final int rebuilds;
 
     private ExecutionsBenchmark(BenchArguments args) {
         samples = args.integer("samples", 200);
         seconds = args.integer("seconds", 10);
+        rebuilds = args.integer("rebuilds", 20);
     }
 
     public static void main(String[] argv) throws Exception {
@@ -68,8 +87,115 @@ public final class ExecutionsBenchmark {
             throughput(client, 1);
             throughput(client, 8);
             bombs(client, daemon);
-            System.out.printf("load average at the end: %s%n", Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
         }
+        journalCost(jar);
+        rebuildTime(jar);
+        System.out.printf("load average at the end: %s%n", Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
+    }
+
+    /**
+     * The journal's share of the live path: the same executions on a daemon that journals (the default) and on one that
+     * does not ({@code tether.execution.durable=false}), in alternating blocks of 20, so that both meet the same load.
+     */
+    private void journalCost(Path jar) throws Exception {
+        try (PackagedDaemon durable = PackagedDaemon.start(jar, Files.createTempDirectory("tether-bench-durable"), List.of(), Map.of());
+                PackagedDaemon volatileOnly = PackagedDaemon.start(jar, Files.createTempDirectory("tether-bench-volatile"),
+                        List.of("--tether.execution.durable=false"), Map.of())) {
+            BenchClient journalled = new BenchClient(durable);
+            BenchClient plain = new BenchClient(volatileOnly);
+            for (BenchClient client : List.of(journalled, plain)) {
+                client.addStdioServer("bench", Fixture.command());
+                client.refresh("bench");
+            }
+            for (String code : List.of("return 1", "return await tools.bench.org.default.echo({text: 'hi'})")) {
+                List<Long> with = new ArrayList<>();
+                List<Long> without = new ArrayList<>();
+                for (int i = 0; i < 20; i++) {
+                    execute(journalled, code);
+                    execute(plain, code);
+                }
+                for (int block = 0; block < Math.max(1, samples / 20); block++) {
+                    for (int i = 0; i < 20; i++) {
+                        with.add(timed(() -> execute(journalled, code)));
+                    }
+                    for (int i = 0; i < 20; i++) {
+                        without.add(timed(() -> execute(plain, code)));
+                    }
+                }
+                Collections.sort(with);
+                Collections.sort(without);
+                System.out.printf("journal's cost on `%s`: p50 %.2f ms with, %.2f ms without (%+.1f %%); p99 %.2f ms with, %.2f ms without (%+.1f %%)%n",
+                        code, p(with, 0.5), p(without, 0.5), 100 * (p(with, 0.5) / p(without, 0.5) - 1),
+                        p(with, 0.99), p(without, 0.99), 100 * (p(with, 0.99) / p(without, 0.99) - 1));
+            }
+        }
+    }
+
+    /**
+     * Pauses with 20 recorded calls: resumed on their live context, and resumed after an orderly restart, rebuilt from
+     * their journal by replay (the approved call included in both).
+     */
+    private void rebuildTime(Path jar) throws Exception {
+        Path dataDir = Files.createTempDirectory("tether-bench-rebuild");
+        List<Long> live = new ArrayList<>();
+        List<String> pauses = new ArrayList<>();
+        try (PackagedDaemon daemon = PackagedDaemon.start(jar, dataDir, List.of(), Map.of())) {
+            BenchClient client = new BenchClient(daemon);
+            client.addStdioServer("bench", Fixture.command());
+            client.refresh("bench");
+            for (int i = 0; i < 5; i++) {
+                resume(client, pause(client));
+            }
+            for (int i = 0; i < rebuilds; i++) {
+                String id = pause(client);
+                live.add(timed(() -> resume(client, id)));
+            }
+            for (int i = 0; i < rebuilds + 5; i++) {
+                pauses.add(pause(client));
+            }
+        }
+        List<Long> rebuilt = new ArrayList<>();
+        try (PackagedDaemon restarted = PackagedDaemon.start(jar, dataDir, List.of(), Map.of())) {
+            BenchClient client = new BenchClient(restarted);
+            for (String id : pauses.subList(0, 5)) {
+                resume(client, id); // the first builds the JavaScript engine and warms the connection's session
+            }
+            for (String id : pauses.subList(5, pauses.size())) {
+                rebuilt.add(timed(() -> resume(client, id)));
+            }
+        }
+        Collections.sort(live);
+        Collections.sort(rebuilt);
+        System.out.printf("resume of a pause with 20 recorded calls: live context p50 %.1f ms, p99 %.1f ms; rebuilt by replay after a "
+                + "restart p50 %.1f ms, p99 %.1f ms (the rebuild: %.1f ms at p50)%n", p(live, 0.5), p(live, 0.99), p(rebuilt, 0.5),
+                p(rebuilt, 0.99), p(rebuilt, 0.5) - p(live, 0.5));
+    }
+
+    private static String pause(BenchClient client) throws Exception {
+        JsonNode paused = client.post("/api/executions", Map.of("code", TWENTY_CALLS));
+        if (!"paused".equals(paused.path("status").asString())) {
+            throw new IllegalStateException("the execution did not pause: " + paused);
+        }
+        return paused.path("structured").path("executionId").asString();
+    }
+
+    private static JsonNode resume(BenchClient client, String id) throws Exception {
+        JsonNode done = client.post("/api/executions/" + id + "/resume", Map.of("action", "accept"));
+        if (!"completed".equals(done.path("status").asString()) || done.path("isError").asBoolean()) {
+            throw new IllegalStateException("the resume did not complete: " + done);
+        }
+        return done;
+    }
+
+    private static long timed(Step step) throws Exception {
+        long start = System.nanoTime();
+        step.run();
+        return (System.nanoTime() - start) / 1_000;
+    }
+
+    /** The {@code q} quantile of sorted microseconds, in ms. */
+    private static double p(List<Long> sortedMicros, double q) {
+        return sortedMicros.get(Math.min(sortedMicros.size() - 1, (int) Math.ceil(sortedMicros.size() * q) - 1)) / 1000.0;
     }
 
     /** {@code return 1} from {@code clients} clients at once, each sending its next as soon as the last is answered. */

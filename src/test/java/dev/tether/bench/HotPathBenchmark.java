@@ -1,10 +1,5 @@
 package dev.tether.bench;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,7 +58,7 @@ public final class HotPathBenchmark {
 
         Latencies rawPing;
         Latencies rawEcho;
-        try (RawServer raw = RawServer.start(everything)) {
+        try (RawStdioServer raw = RawStdioServer.start(everything)) {
             rawPing = raw.measure("ping", "{}", samples);
             rawEcho = raw.measure("tools/call", "{\"name\":\"echo\",\"arguments\":{\"message\":\"hot path\"}}", samples);
         }
@@ -83,20 +78,22 @@ public final class HotPathBenchmark {
             }
 
             if (figures.contains("health")) {
-                Latencies health = sequential(client, "POST", "/api/connections/org/everything/default/health", null);
-                rows.add(new String[] { "warm POST …/health p50 / p99", ms(health.p50()) + " / " + ms(health.p99()),
-                        "ping " + ms(rawPing.p50()) + " / " + ms(rawPing.p99()), ratio(health.p50(), rawPing.p50()) });
+                Sequence health = sequential(client, daemon, "POST", "/api/connections/org/everything/default/health", null);
+                rows.add(new String[] { "warm POST …/health p50 / p99", ms(health.latencies().p50()) + " / " + ms(health.latencies().p99()),
+                        "ping " + ms(rawPing.p50()) + " / " + ms(rawPing.p99()), ratio(health.latencies().p50(), rawPing.p50()),
+                        perRequest(health.daemonCpu(), samples) });
                 // The same client and server with no child behind: what HTTP alone costs, to read the rest against.
-                Latencies floor = sequential(client, "GET", "/api/health", null);
-                rows.add(new String[] { "GET /api/health (no child: the HTTP floor) p50 / p99", ms(floor.p50()) + " / " + ms(floor.p99()),
-                        "", "" });
+                Sequence floor = sequential(client, daemon, "GET", "/api/health", null);
+                rows.add(new String[] { "GET /api/health (no child: the HTTP floor) p50 / p99",
+                        ms(floor.latencies().p50()) + " / " + ms(floor.latencies().p99()), "", "", perRequest(floor.daemonCpu(), samples) });
             }
 
             for (int clients : figures.contains("calls") ? new int[] { 1, 8, 32 } : new int[0]) {
-                CallLoad load = concurrent(client, clients, echo);
+                Load load = concurrent(client, daemon, clients, echo);
                 rows.add(new String[] { "POST /api/tools/call echo, " + clients + " client" + (clients == 1 ? "" : "s"),
                         String.format("%.0f/s, p50 %s, %d errors", load.rate(), ms(load.latencies().p50()), load.errors()),
-                        "echo p50 " + ms(rawEcho.p50()), ratio(load.latencies().p50(), rawEcho.p50()) });
+                        "echo p50 " + ms(rawEcho.p50()), ratio(load.latencies().p50(), rawEcho.p50()),
+                        perRequest(load.daemonCpu(), load.latencies().micros().size() + load.errors()) });
             }
             System.out.printf("after the load: RSS %.0f MiB%n", daemon.residentMiB());
         }
@@ -105,114 +102,72 @@ public final class HotPathBenchmark {
             try (PackagedDaemon daemon = PackagedDaemon.start(jar, Files.createTempDirectory("tether-bench-hotpath-tools"), List.of(), Map.of())) {
                 BenchClient client = new BenchClient(daemon);
                 client.addFixtureServers(connections, tools);
-                Latencies list = sequential(client, "GET", "/api/tools", null);
+                Latencies list = sequential(client, daemon, "GET", "/api/tools", null).latencies();
                 rows.add(new String[] { "GET /api/tools, " + connections * tools + " stored tools",
-                        "p50 " + ms(list.p50()) + ", p99 " + ms(list.p99()), "", "" });
+                        "p50 " + ms(list.p50()) + ", p99 " + ms(list.p99()), "", "", "" });
             }
         }
 
         System.out.println();
-        System.out.println("| figure | Tether | raw stdio, same run | ratio |");
-        System.out.println("|---|---|---|---|");
-        rows.forEach(row -> System.out.printf("| %s | %s | %s | %s |%n", (Object[]) row));
+        System.out.printf("load average %s%n", Machine.loadAverage());
+        System.out.println("| figure | Tether | raw stdio, same run | ratio | daemon CPU per request, JIT aside |");
+        System.out.println("|---|---|---|---|---|");
+        rows.forEach(row -> System.out.printf("| %s | %s | %s | %s | %s |%n", (Object[]) row));
     }
 
     private static String ms(double millis) {
         return String.format("%.2f ms", millis);
     }
 
+    /**
+     * The CPU the daemon's threads have used so far, but for the JIT's compiler threads: on a machine shared with other
+     * work C2 goes on compiling for minutes, and its share says nothing about the request path.
+     */
+    private static Duration requestCpu(PackagedDaemon daemon) {
+        return daemon.cpuTimeByThreadName().entrySet().stream().filter(thread -> !thread.getKey().contains("CompilerThre"))
+                .map(Map.Entry::getValue).reduce(Duration.ZERO, Duration::plus);
+    }
+
+    /**
+     * The daemon's CPU (its threads but the JIT's, from {@code /proc}) per request: on a shared machine the steadier figure,
+     * since a request that waits for a core takes longer but costs the same.
+     */
+    private static String perRequest(Duration cpu, int requests) {
+        return requests == 0 ? "" : String.format("%.0f µs", cpu.toNanos() / 1e3 / requests);
+    }
+
     private static String ratio(double tether, double raw) {
         return String.format("%.1f×", tether / raw);
     }
 
-    private Latencies sequential(BenchClient client, String method, String path, Object body) throws Exception {
+    private Sequence sequential(BenchClient client, PackagedDaemon daemon, String method, String path, Object body) throws Exception {
         // Warmed up as long as the loads are: JIT, caches, the connection.
         long warm = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < warm) {
             client.send(method, path, body);
         }
         List<Long> micros = new ArrayList<>();
+        Duration cpu = requestCpu(daemon);
         for (int i = 0; i < samples; i++) {
             long start = System.nanoTime();
             client.send(method, path, body);
             micros.add((System.nanoTime() - start) / 1_000);
         }
-        return Latencies.of(micros);
+        return new Sequence(Latencies.of(micros), requestCpu(daemon).minus(cpu));
     }
 
-    /** {@code clients} calling back to back for {@code seconds}, after a warm-up of the same length. */
-    private CallLoad concurrent(BenchClient client, int clients, Object body) throws Exception {
+    private record Sequence(Latencies latencies, Duration daemonCpu) {
+    }
+
+    /** {@code clients} calling back to back for {@code seconds}, after a warm-up of the same length, and the daemon's CPU meanwhile. */
+    private Load concurrent(BenchClient client, PackagedDaemon daemon, int clients, Object body) throws Exception {
         byte[] payload = BenchClient.JSON.writeValueAsBytes(body);
         CallLoad.run(client, clients, Duration.ofSeconds(seconds), any -> payload);
-        return CallLoad.run(client, clients, Duration.ofSeconds(seconds), any -> payload);
+        Duration cpu = requestCpu(daemon);
+        CallLoad load = CallLoad.run(client, clients, Duration.ofSeconds(seconds), any -> payload);
+        return new Load(load.rate(), load.latencies(), load.errors(), requestCpu(daemon).minus(cpu));
     }
 
-    /** server-everything in a container of its own, spoken to directly: the floor under every Tether figure. */
-    private static final class RawServer implements AutoCloseable {
-
-        private final Process process;
-        private final OutputStream in;
-        private final BufferedReader out;
-        private int ids;
-
-        private RawServer(Process process) {
-            this.process = process;
-            this.in = process.getOutputStream();
-            this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        }
-
-        static RawServer start(List<String> command) throws IOException {
-            RawServer raw = new RawServer(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start());
-            raw.call("initialize", "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
-                    + "\"clientInfo\":{\"name\":\"hotpath-bench\",\"version\":\"1\"}}");
-            raw.write("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
-            return raw;
-        }
-
-        Latencies measure(String method, String params, int samples) throws IOException {
-            for (int i = 0; i < Math.max(50, samples / 5); i++) {
-                call(method, params);
-            }
-            List<Long> micros = new ArrayList<>();
-            for (int i = 0; i < samples; i++) {
-                long start = System.nanoTime();
-                call(method, params);
-                micros.add((System.nanoTime() - start) / 1_000);
-            }
-            return Latencies.of(micros);
-        }
-
-        /** Sends a request and reads lines until its answer; notifications in between are skipped. */
-        private void call(String method, String params) throws IOException {
-            int id = ++ids;
-            write("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"" + method + "\",\"params\":" + params + "}");
-            String marker = "\"id\":" + id + ",";
-            String markerEnd = "\"id\":" + id + "}";
-            String line;
-            while ((line = out.readLine()) != null) {
-                if (line.contains(marker) || line.contains(markerEnd)) {
-                    return;
-                }
-            }
-            throw new IOException("server-everything closed its stdout");
-        }
-
-        private void write(String line) throws IOException {
-            in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
-            in.flush();
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            try {
-                in.close();
-            }
-            catch (IOException ignored) {
-                // gone already
-            }
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        }
+    private record Load(double rate, Latencies latencies, int errors, Duration daemonCpu) {
     }
 }

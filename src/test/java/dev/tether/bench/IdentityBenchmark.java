@@ -16,7 +16,7 @@ import dev.tether.testsupport.PackagedDaemon;
  * What knowing the caller costs a call: {@code POST /api/tools/call} of the fixture's {@code echo} on a plain node
  * child, from 1 and 8 clients, with each credential the packaged daemon takes, in one run: the daemon's token (local mode,
  * the desktop app's and the CLI's, answered without a lookup), a personal API token (local mode: a cached lookup), and with a
- * real Keycloak ({@code TETHER_TEST_KEYCLOAK}) in {@code oidc} mode a Keycloak JWT (an RSA signature checked on every call)
+ * real Keycloak ({@code TETHER_TEST_KEYCLOAK_URL}) in {@code oidc} mode a Keycloak JWT (an RSA signature checked on every call)
  * and a personal API token (its user's standing checked too). Every call is scoped to its caller (the store filters the
  * connection and the policies by subject) and audited. The same server and call throughout, so the differences are the
  * identity's; the HTTP floor ({@code GET /api/health}, no credential) beside them. Run it with {@code bench/identity.sh}.
@@ -60,7 +60,7 @@ public final class IdentityBenchmark {
 
         Optional<Keycloak> keycloak = Keycloak.fromEnvironment();
         if (keycloak.isEmpty()) {
-            System.out.println("no Keycloak (TETHER_TEST_KEYCLOAK unset): the oidc figures are skipped");
+            System.out.println("no Keycloak (TETHER_TEST_KEYCLOAK_URL unset): the oidc figures are skipped");
         }
         else {
             Keycloak provider = keycloak.get();

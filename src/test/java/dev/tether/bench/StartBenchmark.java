@@ -112,8 +112,8 @@ public final class StartBenchmark {
         }
     }
 
-    /** A full collection in the daemon, by the jcmd beside the java it runs. */
-    private static void collect(long pid) throws IOException, InterruptedException {
+    /** A full collection in the daemon, by the jcmd beside the java it runs (the crowd benchmark uses it too). */
+    static void collect(long pid) throws IOException, InterruptedException {
         Path java = Path.of("/proc", Long.toString(pid), "exe").toRealPath();
         Process jcmd = new ProcessBuilder(java.resolveSibling("jcmd").toString(), Long.toString(pid), "GC.run")
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();

@@ -40,6 +40,21 @@ class DockerRunRewriterTest {
     }
 
     @Test
+    void aFencedChildIsNamedAndLabelledAfterItsFenceSoThatOneEngineRunsOneContainerOfIt() {
+        ChildSpec fenced = rewriter().rewrite(ChildSpec.of(ID, List.of("docker", "run", "-i", "--rm", "image"))
+                .withFence(Optional.of("c1a2b3")));
+        assertEquals(List.of("docker", "run", "--name", "tether-c1a2b3", "--label", "tether.instance=" + instance(),
+                "--label", "tether.session=" + ID, "--label", "tether.connection=c1a2b3", "--init", "-i", "--rm", "image"),
+                fenced.argv());
+        assertEquals(Optional.of("tether-c1a2b3"), fenced.containerName());
+
+        ChildSpec named = rewriter().rewrite(ChildSpec.of(ID, List.of("docker", "run", "--name", "mine", "image"))
+                .withFence(Optional.of("c1a2b3")));
+        assertEquals(Optional.of("mine"), named.containerName(), "the user's name is kept, and is as unique");
+        assertEquals(List.of("--label", "tether.connection=c1a2b3", "--init", "--name", "mine", "image"), tail(named, 6));
+    }
+
+    @Test
     void keepsUserFlagsImageAndServerArgumentsExactly() {
         List<String> user = List.of("-i", "--rm", "-e", "TOKEN", "--env=MODE=fast", "-v", "/data:/data:ro",
                 "--network", "host", "-it", "--workdir=/app", "ghcr.io/acme/server:1.2", "serve", "--port", "0", "-v");

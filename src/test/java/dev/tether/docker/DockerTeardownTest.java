@@ -23,6 +23,7 @@ import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.LifecycleGuard;
 import dev.tether.testsupport.RequiresDocker;
+import dev.tether.testsupport.TestImages;
 
 /**
  * Which rung ends a real {@code docker run -i --rm --init} child, with the default graces and the real engine: a
@@ -71,6 +72,41 @@ class DockerTeardownTest {
         assertThat(rung("term") + rung("kill")).as("signals needed").isZero();
         assertThat(rung("container")).as("containers Tether had to remove").isZero();
         assertThat(rung("eof") + rung("stop")).isEqualTo(1.0);
+    }
+
+    /**
+     * A container name can pass on: here the child's container is removed from outside (as a peer replica removes a
+     * dead one's) and another container takes its name before the child's teardown climbs. The teardown finds the
+     * child's container by the child's own label, so it ends nothing of the newcomer's.
+     */
+    @Test
+    void aTeardownNeverEndsTheContainerThatTookItsChildsNameSince() throws Exception {
+        String name = "tether-test-" + guard.marker();
+        ChildProcesses children = children();
+        AtomicBoolean answered = new AtomicBoolean();
+        Disposable owner = children.using(spec(guard.docker(List.of("--name", name), "--ignore-eof").argv()),
+                        child -> child.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}")
+                                .thenMany(child.stdout().doOnNext(line -> answered.set(true)))
+                                .then(Mono.never()))
+                .subscribe();
+        await().atMost(BOUND).untilTrue(answered);
+        assertThat(engine.remove(name).block(BOUND)).as("the child's container, removed from outside").isTrue();
+        Process newcomer = new ProcessBuilder("docker", "run", "-d", "--name", name, "--label",
+                LifecycleGuard.RUN_LABEL + "=" + guard.marker(), TestImages.nodeImage(), "node", "-e", "setInterval(() => {}, 1000)")
+                .redirectErrorStream(true).start();
+        String started = new String(newcomer.getInputStream().readAllBytes()).strip();
+        assertThat(newcomer.waitFor()).as(started).isZero();
+        try {
+            owner.dispose();
+            await().atMost(BOUND).until(() -> children.live().isEmpty());
+
+            assertThat(DockerContainers.withLabel(LifecycleGuard.RUN_LABEL, guard.marker()))
+                    .as("the newcomer that took the name").singleElement()
+                    .satisfies(container -> assertThat(container.getState()).isEqualTo("running"));
+        }
+        finally {
+            engine.remove(name).block(BOUND);
+        }
     }
 
     private ChildProcesses children() {

@@ -16,13 +16,17 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.test.StepVerifier;
 
+import dev.tether.testsupport.Prerequisites;
+
 /**
  * The executions' own threads: admission with a bounded queue, lanes that keep order, entries at the daemon's priority,
  * lowered when they run long, and host threads that stay at the daemon's priority whoever hands them work.
  */
 class ExecutionPoolTest {
 
-    private final ExecutionPool pool = new ExecutionPool(new ExecutionProperties(null, null, null, null, null, 2, 1, null, null, null, null));
+    private static final boolean LINUX = Files.isSymbolicLink(Path.of("/proc/thread-self"));
+
+    private final ExecutionPool pool = new ExecutionPool(new ExecutionProperties(null, null, null, null, null, 2, 1, null, null, null, null, null, null));
 
     @AfterEach
     void stop() {
@@ -59,14 +63,14 @@ class ExecutionPoolTest {
                 .expectComplete()
                 .verify(Duration.ofSeconds(20));
         assertThat(order).containsExactlyElementsOf(java.util.stream.IntStream.range(0, 50).boxed().toList());
-        if (Files.isSymbolicLink(Path.of("/proc/thread-self"))) {
+        if (LINUX) {
             assertThat(nice).as("nice value of short entries").containsOnly(niceOfThisThread());
         }
     }
 
     @Test
     void anEntryThatRunsLongIsLoweredAndTheNextStartsAgainAtTheDaemonsPriority() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isSymbolicLink(Path.of("/proc/thread-self")), "Linux only");
+        Prerequisites.notApplicable(LINUX, "per-thread nice values exist on Linux only (/proc/thread-self)");
         String daemons = niceOfThisThread();
         Scheduler lane = pool.lane();
         List<String> seen = new CopyOnWriteArrayList<>();
@@ -93,7 +97,7 @@ class ExecutionPoolTest {
 
     @Test
     void whatALoweredEntryHandsOnRunsOnAHostThreadAtTheDaemonsPriority() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isSymbolicLink(Path.of("/proc/thread-self")), "Linux only");
+        Prerequisites.notApplicable(LINUX, "per-thread nice values exist on Linux only (/proc/thread-self)");
         String daemons = niceOfThisThread();
         List<String> seen = new CopyOnWriteArrayList<>();
         // An entry that runs until it is lowered, as a loop does (bounded), then hands work to the host threads; no

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.test.scheduler.VirtualTimeScheduler;
@@ -15,6 +16,7 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 import dev.tether.identity.Audit;
 import dev.tether.replicas.ReplicaIds;
 import dev.tether.testsupport.Await;
+import dev.tether.testsupport.Prerequisites;
 
 /**
  * The memory watch measures code against the daemon's own memory, learnt again whenever no code runs: a daemon that
@@ -26,13 +28,15 @@ class MemoryWatchTest {
     private static final long MB = 1 << 20;
 
     private final VirtualTimeScheduler time = VirtualTimeScheduler.create();
-    private final ExecutionProperties properties = ExecutionProperties.defaults();
+    /** Defaults, but nothing journalled: the code below never pauses, and there is no store. */
+    private final ExecutionProperties properties = new ExecutionProperties(null, null, null, null, null, null, null, null, null,
+            null, null, false, null);
     private final JsEngine engine = new JsEngine(properties);
     private final ExecutionPool pool = new ExecutionPool(properties);
     private final MemoryWatch memory = new MemoryWatch(properties, time, () -> time.now(TimeUnit.NANOSECONDS));
     // No tool is called: the code below calls none.
     private final Executions executions = new Executions(engine, null, null, null, properties, pool, memory,
-            new ReplicaIds("0a1b2c3d", false), Audit.NONE);
+            new ReplicaIds("0a1b2c3d", false), null, new SimpleMeterRegistry(), Audit.NONE);
 
     @AfterEach
     void stop() {
@@ -44,7 +48,8 @@ class MemoryWatchTest {
 
     @Test
     void theBaselineFollowsTheDaemonsOwnGrowthSoOrdinaryCodeRunsWhileABombIsStillStopped() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Allocations.supported(), "this JVM counts allocations per thread");
+        Prerequisites.require(Allocations.supported(), "this JVM does not count allocations per thread",
+                "HotSpot does: .ci/run's OpenJDK 17");
         assertThat(run("return 1")).contains("\"result\":1");
         time.advanceTimeBy(MemoryWatch.TICK); // no code live: the baseline is learnt
         long first = memory.baseline();

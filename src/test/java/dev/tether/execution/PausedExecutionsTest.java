@@ -28,7 +28,7 @@ class PausedExecutionsTest {
 
     private static final Principal OWNER = Principal.local(Principal.DEFAULT_TENANT, Via.DAEMON_TOKEN);
 
-    /** Names as a replica alone on its store gives them: Executor's own. */
+    /** Names as a replica alone on its store gives them. */
     private static final ReplicaIds NAMES = new ReplicaIds("0a1b2c3d", false);
 
     private static final Duration EXPIRY = Duration.ofMinutes(15);
@@ -36,7 +36,7 @@ class PausedExecutionsTest {
     @Test
     void pauseExpiresAndItsExecutionIsClosed() {
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
-        PausedExecutions paused = new PausedExecutions(4, EXPIRY, time, NAMES);
+        PausedExecutions paused = new PausedExecutions(4, EXPIRY, time, NAMES, PausedExecutionsTest::closed);
         Execution execution = execution();
         String id = paused.nextId();
         paused.put(pause(id, execution));
@@ -55,11 +55,11 @@ class PausedExecutionsTest {
     @Test
     void expiredQuestionIsAnsweredCancelAndItsCallStopped() {
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
-        PausedExecutions paused = new PausedExecutions(4, EXPIRY, time, NAMES);
+        PausedExecutions paused = new PausedExecutions(4, EXPIRY, time, NAMES, PausedExecutionsTest::closed);
         Execution execution = execution();
         execution.attach(Sinks.many().unicast().onBackpressureBuffer());
         Sinks.One<ElicitResult> answer = Sinks.one();
-        PendingCall asking = new PendingCall("tools.a.org.default.b", null, "{}", null, null, null, false, null)
+        PendingCall asking = new PendingCall(0, "tools.a.org.default.b", null, "{}", null, null, null, false, null)
                 .eliciting(new Elicitation(new ElicitFormRequest("Name?", Map.of("type", "object"), null), answer, Mono.never()));
         execution.ask(asking);
         String id = paused.nextId();
@@ -80,7 +80,7 @@ class PausedExecutionsTest {
     @Test
     void resumedPauseNoLongerExpires() {
         VirtualTimeScheduler time = VirtualTimeScheduler.create();
-        PausedExecutions paused = new PausedExecutions(4, EXPIRY, time, NAMES);
+        PausedExecutions paused = new PausedExecutions(4, EXPIRY, time, NAMES, PausedExecutionsTest::closed);
         Execution execution = execution();
         String id = paused.nextId();
         paused.put(pause(id, execution));
@@ -91,12 +91,11 @@ class PausedExecutionsTest {
     }
 
     @Test
-    void pausesAreBoundedAndIdsCountUpAsExecutorsDo() {
-        PausedExecutions paused = new PausedExecutions(2, EXPIRY, VirtualTimeScheduler.create(), NAMES);
+    void pausesAreBoundedAndTheirIdsNeverRepeat() {
+        PausedExecutions paused = new PausedExecutions(2, EXPIRY, VirtualTimeScheduler.create(), NAMES, PausedExecutionsTest::closed);
         String first = paused.nextId();
         String second = paused.nextId();
-        assertThat(first).isEqualTo("exec_1");
-        assertThat(second).isEqualTo("exec_2");
+        assertThat(first).matches("exec_[a-z2-7]{26}").isNotEqualTo(second);
         paused.put(pause(first, execution()));
         paused.put(pause(second, execution()));
         String third = paused.nextId();
@@ -107,8 +106,13 @@ class PausedExecutionsTest {
     }
 
     private static PausedExecutions.Pause pause(String id, Execution execution) {
-        PendingCall call = new PendingCall("tools.a.org.default.b", null, "{}", null, null, "Approve?", false, null);
+        PendingCall call = new PendingCall(0, "tools.a.org.default.b", null, "{}", null, null, "Approve?", false, null);
         return new PausedExecutions.Pause(id, execution, call, new ExecutionAnswer.Pause("waiting " + id, "{}"), OWNER);
+    }
+
+    /** What Executions does with an expired pause, its journal aside: closes its execution. */
+    private static void closed(PausedExecutions.Pause pause) {
+        pause.execution().close();
     }
 
     private static Execution execution() {

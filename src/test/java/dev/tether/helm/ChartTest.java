@@ -52,7 +52,8 @@ class ChartTest {
                 .containsEntry("MANAGEMENT_ENDPOINT_HEALTH_PROBES_ENABLED", "true");
         assertThat(env.get("TETHER_API_ALLOWED_HOSTS").split(",")).contains("tether-tether", "tether-tether.ops",
                 "tether-tether.ops.svc", "tether-tether.ops.svc.cluster.local");
-        assertThat(env).doesNotContainKey("TETHER_API_ALLOWED_ORIGINS");
+        assertThat(env).doesNotContainKey("TETHER_API_ALLOWED_ORIGINS").doesNotContainKey("TETHER_SERVER_TRUSTED_PROXIES")
+                .doesNotContainKey("TETHER_SERVER_MAX_CONNECTIONS");
         assertThat(at(container, "livenessProbe", "httpGet")).containsEntry("port", "management")
                 .containsEntry("path", "/actuator/health/liveness");
         assertThat(at(container, "readinessProbe", "httpGet")).containsEntry("port", "management")
@@ -76,6 +77,7 @@ class ChartTest {
         TemplateCommand template = template().set("management.port", "").set("dashboard.enabled", "false")
                 .set("allowedHosts[0]", "tether.example.com").set("allowedOrigins[0]", "https://app.example.com")
                 .set("allowedOrigins[1]", "http://localhost:3000").set("auth.existingSecret", "tether-token")
+                .set("trustedProxies[0]", "10.42.0.0/16").set("trustedProxies[1]", "fd00::/8")
                 .set("docker.mountHostSocket", "true").set("persistence.enabled", "false").set("stdio.allowRemote", "true")
                 .set("service.type", "NodePort").set("service.port", "8080").set("env.TETHER_SESSION_MAX_SESSIONS", "32");
         List<Map<String, Object>> manifests = render(template);
@@ -85,6 +87,7 @@ class ChartTest {
         Map<String, String> env = env(container);
         assertThat(env).doesNotContainKey("MANAGEMENT_SERVER_PORT").containsEntry("SERVER_PORT", "8080")
                 .containsEntry("TETHER_API_ALLOWED_ORIGINS", "https://app.example.com,http://localhost:3000")
+                .containsEntry("TETHER_SERVER_TRUSTED_PROXIES", "10.42.0.0/16,fd00::/8")
                 .containsEntry("TETHER_STDIO_ALLOW_REMOTE", "true").containsEntry("TETHER_SESSION_MAX_SESSIONS", "32");
         assertThat(env.get("TETHER_API_ALLOWED_HOSTS").split(",")).contains("tether-tether", "tether.example.com");
         assertThat(at(container, "livenessProbe", "httpGet")).containsEntry("port", "http").containsEntry("path", "/actuator/health");

@@ -1,7 +1,6 @@
 package dev.tether.mcp;
 
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,10 +11,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,10 +35,11 @@ import dev.tether.testsupport.OsProcesses;
 
 /**
  * The headline promise: cancel a session at any phase, whatever the server does with EOF and SIGTERM, and its
- * process tree is gone and its container removed within the teardown ladder's bound. Each case drives
- * {@link McpSessions#withSession}, waits for the phase (from the fixture's {@code --record} file, or from
- * {@link ChildProcesses#live()} for the spawn phase: only to know when to cancel), disposes the subscription,
- * and then asks the OS and the Docker engine, never Tether, whether anything is left.
+ * process tree is gone and its container removed. Each case drives {@link McpSessions#withSession}, waits for the
+ * phase (from the fixture's {@code --record} file, or for the spawn phase the spawn counted in the registry the test
+ * hands the daemon: only to know when to cancel), disposes the subscription, and then asks the OS and the Docker
+ * engine, never Tether, whether anything is left. How soon is printed, not judged: the ladder's timing is
+ * {@link dev.tether.process.TeardownLadderTest}'s, in virtual time; here a generous bound only says "stuck".
  *
  * <p>One window is not the ladder's alone: a client still creating its container when the stop rung's
  * {@code docker-stop-grace} runs out is signalled, and may die after it asked for the container and before the engine
@@ -56,6 +56,8 @@ abstract class CancellationMatrix {
             Duration.ofMillis(500), null, null);
 
     static final Duration PHASE_BOUND = Duration.ofSeconds(30);
+    /** Added to the ladder's graces before the test calls a teardown stuck: process scheduling on a busy host, the engine. */
+    static final Duration STUCK = Duration.ofSeconds(60);
 
     /** How a server reacts to the rungs of the ladder. */
     enum Behaviour {
@@ -85,22 +87,12 @@ abstract class CancellationMatrix {
         TOOLS_LIST,
         TOOLS_CALL;
 
-        void await(ChildProcesses children, Launch launch) {
+        void await(SpawnWatchingRegistry meters, Launch launch) {
             switch (this) {
-                case SPAWN -> awaitFirstChild(children);
+                case SPAWN -> meters.awaitSpawn(PHASE_BOUND);
                 case HANDSHAKE -> launch.awaitRecorded("initialize", PHASE_BOUND);
                 case TOOLS_LIST -> launch.awaitRecorded("tools/list", PHASE_BOUND);
                 case TOOLS_CALL -> launch.awaitRecorded("tools/call", PHASE_BOUND);
-            }
-        }
-
-        private static void awaitFirstChild(ChildProcesses children) {
-            long deadline = System.nanoTime() + PHASE_BOUND.toNanos();
-            while (children.live().isEmpty()) {
-                if (System.nanoTime() - deadline > 0) {
-                    fail("no child was started within " + PHASE_BOUND);
-                }
-                Thread.onSpinWait();
             }
         }
     }
@@ -108,16 +100,13 @@ abstract class CancellationMatrix {
     @RegisterExtension
     final LifecycleGuard guard = new LifecycleGuard();
 
-    private final MeterRegistry meters = new SimpleMeterRegistry();
+    private final SpawnWatchingRegistry meters = new SpawnWatchingRegistry();
 
     /** The fixture, as a plain child or in Docker. */
     abstract Launch launch(List<String> flags);
 
     /** What removes containers: the Docker engine, or nothing for plain children. */
     abstract ContainerRemover containers();
-
-    /** Added to the ladder's own bound for process scheduling, and for the engine's container removal. */
-    abstract Duration slack();
 
     /** Starts the daemon's reaper of orphaned containers over {@code children}; returns how to stop it. */
     abstract Disposable startReaper(ChildProcesses children, MeterRegistry registry);
@@ -174,10 +163,7 @@ abstract class CancellationMatrix {
                 Disposable subscription = sessions.withSession(StdioServer.of("fixture", launch.argv()),
                                 session -> session.callTool("hang", Map.of()))
                         .subscribe(value -> { }, error -> { });
-                long until = System.nanoTime() + delay * 1_000;
-                while (System.nanoTime() < until) {
-                    Thread.onSpinWait();
-                }
+                LockSupport.parkNanos(delay * 1_000); // parked, not spinning: which instant it lands on is what varies
                 subscription.dispose();
             }
 
@@ -211,7 +197,7 @@ abstract class CancellationMatrix {
             Disposable subscription = sessions.withSession(StdioServer.of("fixture", launch.argv()), body)
                     .subscribe(value -> ended.set("value " + value), ended::set,
                             () -> ended.compareAndSet(null, "completed"));
-            phase.await(children, launch);
+            phase.await(meters, launch);
             Set<Long> tree = snapshot(launch);
             assertNull(ended.get(), () -> "the session ended before it could be cancelled in phase " + phase + ": "
                     + ended.get());
@@ -236,7 +222,7 @@ abstract class CancellationMatrix {
     private Duration ladderBound(ProcessProperties graces) {
         // Only docker children climb the stop rung.
         Duration stop = containers() == ContainerRemover.NONE ? Duration.ZERO : graces.dockerStopGrace();
-        return graces.eofGrace().plus(stop).plus(graces.termGrace()).plus(graces.killGrace()).plus(slack());
+        return graces.eofGrace().plus(stop).plus(graces.termGrace()).plus(graces.killGrace()).plus(STUCK);
     }
 
     private void awaitNoContainer(Launch launch, long cancelled, Duration bound) {

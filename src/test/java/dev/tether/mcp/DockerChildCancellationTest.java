@@ -39,11 +39,6 @@ class DockerChildCancellationTest extends CancellationMatrix {
     }
 
     @Override
-    Duration slack() {
-        return Duration.ofSeconds(4);
-    }
-
-    @Override
     Disposable startReaper(ChildProcesses children, MeterRegistry registry) {
         ContainerReaper reaper = new ContainerReaper(engine, new InstanceId(guard.tether()), children,
                 new DockerProperties(null, REAP_INTERVAL, null), registry);

@@ -24,11 +24,6 @@ class PlainChildCancellationTest extends CancellationMatrix {
     }
 
     @Override
-    Duration slack() {
-        return Duration.ofSeconds(2);
-    }
-
-    @Override
     Disposable startReaper(ChildProcesses children, MeterRegistry registry) {
         return () -> { };
     }

@@ -49,7 +49,8 @@ class ChildEnvironmentTest {
                 new SimpleMeterRegistry(), Schedulers.newSingle("test-teardown", true), daemon);
 
         ChildSpec spec = new ChildSpec("env" + Long.toHexString(System.nanoTime()), List.of("env"),
-                Map.of("FROM_CONFIG", "config-value", "HOME", "/config/home"), Optional.empty(), Optional.empty());
+                Map.of("FROM_CONFIG", "config-value", "HOME", "/config/home"), Optional.empty(), Optional.empty(),
+                Optional.empty());
         Map<String, String> seen = children.using(spec, child -> child.stdout())
                 .collect(Collectors.toMap(line -> line.substring(0, line.indexOf('=')), line -> line.substring(line.indexOf('=') + 1)))
                 .block(BOUND);

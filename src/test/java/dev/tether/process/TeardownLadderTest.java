@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -35,8 +36,6 @@ class TeardownLadderTest {
     /** The defaults: in virtual time they cost nothing. */
     private static final ProcessProperties GRACES = ProcessProperties.defaults();
     private static final Duration BOUND = Duration.ofSeconds(20);
-    /** Real time given to a signal that must not have been sent yet to show that it was not. */
-    private static final Duration SETTLE = Duration.ofMillis(200);
 
     @RegisterExtension
     final LifecycleGuard guard = new LifecycleGuard();
@@ -80,10 +79,7 @@ class TeardownLadderTest {
                 .expectSubscription()
                 .then(() -> awaitStderr(child, "staying alive (--ignore-eof)"))
                 .expectNoEvent(GRACES.eofGrace().minusMillis(1))
-                .then(() -> {
-                    Await.pause(SETTLE);
-                    assertTrue(OsProcesses.alive(child.pid()), "no SIGTERM before eofGrace");
-                })
+                .then(() -> assertEquals(List.of(), launch.probe(child.pid(), BOUND), "no SIGTERM before eofGrace"))
                 .thenAwait(Duration.ofMillis(1))
                 .assertNext(report -> {
                     assertEquals(Rung.TERM, report.rung());
@@ -106,17 +102,12 @@ class TeardownLadderTest {
                 .expectSubscription()
                 .then(() -> awaitStderr(child, "staying alive (--ignore-eof)"))
                 .expectNoEvent(GRACES.eofGrace().minusMillis(1))
-                .then(() -> {
-                    Await.pause(SETTLE);
-                    assertFalse(child.stderrTail().contains("SIGTERM ignored"), "no SIGTERM before eofGrace");
-                })
+                .then(() -> assertEquals(List.of(), launch.probe(child.pid(), BOUND), "no SIGTERM before eofGrace"))
                 .thenAwait(Duration.ofMillis(1))
                 .then(() -> awaitStderr(child, "SIGTERM ignored"))
                 .expectNoEvent(GRACES.termGrace().minusMillis(1))
-                .then(() -> {
-                    Await.pause(SETTLE);
-                    assertTrue(OsProcesses.alive(child.pid()), "no SIGKILL before eofGrace + termGrace");
-                })
+                .then(() -> assertEquals(List.of("SIGTERM"), launch.probe(child.pid(), BOUND),
+                        "one SIGTERM at eofGrace, and no SIGKILL before eofGrace + termGrace (it answered)"))
                 .thenAwait(Duration.ofMillis(1))
                 .assertNext(report -> {
                     assertEquals(Rung.KILL, report.rung());
@@ -140,10 +131,8 @@ class TeardownLadderTest {
                 .expectSubscription()
                 .then(() -> OsProcesses.awaitGone(List.of(child.pid()), BOUND))
                 .expectNoEvent(GRACES.eofGrace().minusMillis(1))
-                .then(() -> {
-                    Await.pause(SETTLE);
-                    assertTrue(OsProcesses.alive(grandchild), "the orphaned grandchild lives on until eofGrace");
-                })
+                .then(() -> assertEquals(List.of(), launch.probe(grandchild, BOUND),
+                        "the orphaned grandchild lives on, unsignalled, until eofGrace"))
                 .thenAwait(Duration.ofMillis(1))
                 .assertNext(report -> {
                     assertEquals(Rung.TERM, report.rung());
@@ -170,10 +159,8 @@ class TeardownLadderTest {
                 .then(() -> OsProcesses.awaitGone(List.of(child.pid()), BOUND))
                 .expectNoEvent(GRACES.eofGrace())
                 .expectNoEvent(GRACES.termGrace().minusMillis(1))
-                .then(() -> {
-                    Await.pause(SETTLE);
-                    assertTrue(OsProcesses.alive(grandchild), "SIGTERM did not end it, and no SIGKILL came early");
-                })
+                .then(() -> assertEquals(List.of("SIGTERM"), launch.probe(grandchild, BOUND),
+                        "SIGTERM at eofGrace did not end it, and no SIGKILL came early (it answered)"))
                 .thenAwait(Duration.ofMillis(1))
                 .assertNext(report -> {
                     assertEquals(Rung.KILL, report.rung());
@@ -194,9 +181,10 @@ class TeardownLadderTest {
         AtomicReference<ChildProcess> started = new AtomicReference<>();
         ContainerRemover engine = new ContainerRemover() {
             @Override
-            public Mono<Boolean> stop(String name, Duration grace) {
+            public Mono<Boolean> stopContainerOf(ChildSpec container, Duration grace) {
                 return Mono.fromCallable(() -> {
-                    stops.add(name + " t=" + grace + " at " + VirtualTimeScheduler.get().now(TimeUnit.MILLISECONDS));
+                    stops.add(container.containerName().orElseThrow() + " t=" + grace + " at "
+                            + VirtualTimeScheduler.get().now(TimeUnit.MILLISECONDS));
                     started.get().closeStdin();
                     ProcessHandle.of(started.get().pid()).ifPresent(ProcessHandle::destroy);
                     return true;
@@ -204,7 +192,7 @@ class TeardownLadderTest {
             }
 
             @Override
-            public Mono<Boolean> remove(String name) {
+            public Mono<Boolean> removeContainerOf(ChildSpec container) {
                 return Mono.just(false); // --rm got there first
             }
         };
@@ -234,17 +222,19 @@ class TeardownLadderTest {
         // The client is still asking for its container: the engine has none by that name to end yet. The EOF sent
         // may still arrive once the container runs, so the ladder keeps asking the engine, then signals.
         List<Long> stops = new CopyOnWriteArrayList<>();
+        List<Long> removals = new CopyOnWriteArrayList<>();
         ContainerRemover engine = new ContainerRemover() {
             @Override
-            public Mono<Boolean> stop(String name, Duration grace) {
+            public Mono<Boolean> stopContainerOf(ChildSpec container, Duration grace) {
                 return Mono.fromCallable(() -> stops.add(VirtualTimeScheduler.get().now(TimeUnit.MILLISECONDS))).thenReturn(false);
             }
 
             @Override
-            public Mono<Boolean> remove(String name) {
-                return Mono.just(false);
+            public Mono<Boolean> removeContainerOf(ChildSpec container) {
+                return Mono.fromCallable(() -> removals.add(VirtualTimeScheduler.get().now(TimeUnit.MILLISECONDS))).thenReturn(false);
             }
         };
+        AtomicInteger asked = new AtomicInteger();
         Launch launch = guard.plain("--ignore-eof");
         ChildProcess child = RealChildren.start(guard, launch, Optional.of("tether-test-container"), RealChildren::notReleased);
         launch.awaitHostPids(1, BOUND);
@@ -256,28 +246,28 @@ class TeardownLadderTest {
                 .expectNoEvent(GRACES.eofGrace())
                 .expectNoEvent(GRACES.dockerStopGrace().minusMillis(1))
                 .then(() -> {
-                    Await.pause(SETTLE);
-                    assertTrue(OsProcesses.alive(child.pid()), "no SIGTERM before eofGrace + dockerStopGrace");
+                    assertEquals(List.of(), launch.probe(child.pid(), BOUND), "no SIGTERM before eofGrace + dockerStopGrace");
                     assertEquals(eof, stops.get(0), "asked first at eofGrace");
                     assertEquals(eof + 250, stops.get(1), "then every 250 ms");
                     assertEquals(GRACES.dockerStopGrace().toMillis() / 250, stops.size());
                 })
                 .thenAwait(Duration.ofMillis(1))
                 .then(() -> {
-                    // SIGTERM ends it; then the container is looked for once more, after the recheck delay.
+                    // SIGTERM ends it; the ladder then removes the container, and looks once more after the recheck delay.
                     OsProcesses.awaitGone(List.of(child.pid()), BOUND);
-                    Await.pause(SETTLE);
+                    Await.until(() -> removals.size() == 1, BOUND, () -> "the first removal after SIGTERM: " + removals);
                 })
                 .thenAwait(Duration.ofSeconds(2))
                 .assertNext(report -> {
                     assertEquals(Rung.TERM, report.rung());
                     assertEquals(Optional.of(143), report.exitCode());
+                    assertEquals(2, removals.size(), "removed, then looked for once more: " + removals);
                 })
+                .then(() -> asked.set(stops.size()))
+                .thenAwait(Duration.ofSeconds(10))
+                .then(() -> assertEquals(asked.get(), stops.size(), "no more asking once the rung is over"))
                 .expectComplete()
                 .verify(BOUND);
-        int asked = stops.size();
-        Await.pause(SETTLE);
-        assertEquals(asked, stops.size(), "no more asking once the rung is over");
     }
 
     @Test
@@ -285,13 +275,13 @@ class TeardownLadderTest {
         List<String> stops = new CopyOnWriteArrayList<>();
         ContainerRemover engine = new ContainerRemover() {
             @Override
-            public Mono<Boolean> stop(String name, Duration grace) {
-                stops.add(name);
+            public Mono<Boolean> stopContainerOf(ChildSpec container, Duration grace) {
+                stops.add(container.containerName().orElseThrow());
                 return Mono.just(true);
             }
 
             @Override
-            public Mono<Boolean> remove(String name) {
+            public Mono<Boolean> removeContainerOf(ChildSpec container) {
                 return Mono.just(false);
             }
         };
@@ -310,11 +300,11 @@ class TeardownLadderTest {
     }
 
     @Test
-    void containerIsRemovedByNameAfterTheTreeIsGoneEvenWhenTheChildExitedCleanly() {
+    void containerIsRemovedAfterTheTreeIsGoneEvenWhenTheChildExitedCleanly() {
         List<String> removed = new CopyOnWriteArrayList<>();
         AtomicReference<ChildProcess> started = new AtomicReference<>();
-        ContainerRemover remover = name -> Mono.fromCallable(() -> {
-            removed.add(name + (started.get().isAlive() ? " while the child was alive" : ""));
+        ContainerRemover remover = container -> Mono.fromCallable(() -> {
+            removed.add(container.containerName().orElseThrow() + (started.get().isAlive() ? " while the child was alive" : ""));
             return true;
         });
         Launch launch = guard.plain();
@@ -335,7 +325,7 @@ class TeardownLadderTest {
 
     @Test
     void failingContainerRemovalIsReportedNotThrown() {
-        ContainerRemover broken = name -> Mono.error(new IllegalStateException("engine unreachable"));
+        ContainerRemover broken = container -> Mono.error(new IllegalStateException("engine unreachable"));
         Launch launch = guard.plain();
         ChildProcess child = RealChildren.start(guard, launch, Optional.of("tether-test-container"),
                 RealChildren::notReleased);

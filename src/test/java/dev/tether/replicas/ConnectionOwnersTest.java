@@ -29,7 +29,8 @@ import dev.tether.store.TestStores;
 /**
  * Rendezvous ownership over the lease table (H2 in memory, migrated as the daemon's): every replica that reads the
  * same leases picks the same owner, connections spread evenly, a replica that leaves moves only its own share, and
- * an expired lease, a draining one or one without a port owns nothing.
+ * a replica taken for dead, a draining one or one without a port owns nothing; one whose lease merely ran out still
+ * owns its connections until a peer confirms it dead.
  */
 class ConnectionOwnersTest {
 
@@ -78,8 +79,14 @@ class ConnectionOwnersTest {
         assertThat(a.remoteOwner(ofA)).isEmpty();
 
         clock.advanceTimeBy(Duration.ofSeconds(6)); // b's lease runs out, not yet claimed by anyone
+        assertThat(a.refresh().block(BOUND)).as("b may only be slow: alive until a peer confirms it dead").isEqualTo(2);
+        assertThat(a.remoteOwner(ofB)).contains(new ConnectionOwners.Peer("inst-b", "10.0.0.2:4002"));
+
+        Instant later = Instant.ofEpochMilli(clock.now(TimeUnit.MILLISECONDS));
+        Lease ofInstanceB = leases.expired(later).blockFirst(BOUND);
+        assertThat(leases.claim(ofInstanceB, "inst-a", later, later.plusSeconds(15)).block(BOUND)).isTrue();
         assertThat(a.refresh().block(BOUND)).isEqualTo(1);
-        assertThat(a.remoteOwner(ofB)).as("b's connection moves here once b's lease has run out").isEmpty();
+        assertThat(a.remoteOwner(ofB)).as("b's connection moves here once b is taken for dead").isEmpty();
 
         ConnectionOwners embedded = new ConnectionOwners(leases, "inst-a", ReplicaProperties.defaults(), false, clock);
         assertThat(embedded.shared()).isFalse();

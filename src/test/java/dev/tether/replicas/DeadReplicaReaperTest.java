@@ -25,6 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.r2dbc.core.DatabaseClient;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.test.scheduler.VirtualTimeScheduler;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -135,6 +136,56 @@ class DeadReplicaReaperTest {
         }
     }
 
+    /**
+     * A dead replica's {@code docker run} client may have its container created after the peer reaped it, when a slow
+     * engine gets to it: its row stays a tombstone, every live peer removes what carries its label at each heartbeat, and
+     * once the tombstone ends the row goes. A replica that comes back under the same id writes its lease anew, which
+     * ends the tombstone at once, and what it starts then is its own.
+     */
+    @Test
+    void aReapedReplicasLateContainersAreRemovedUntilItsTombstoneEnds() {
+        String a = "g" + guard.marker().substring(0, 7);
+        String b = "h" + guard.marker().substring(0, 7);
+        String c = "i" + guard.marker().substring(0, 7);
+        Instant now = Instant.now();
+        List.of(clockA, clockB, clockC).forEach(clock -> clock.advanceTimeTo(now));
+        ReplicaLease leaseA = new ReplicaLease(leases, a, PROPERTIES, true, clockA);
+        leaseA.renew().block(BOUND);
+        DeadReplicaReaper reaperB = new DeadReplicaReaper(leases, containers, b, PROPERTIES, true, clockB);
+        DeadReplicaReaper reaperC = new DeadReplicaReaper(leases, containers, c, PROPERTIES, true, clockC);
+        clockB.advanceTimeBy(PROPERTIES.leaseTtl().plusSeconds(1));
+        clockC.advanceTimeBy(PROPERTIES.leaseTtl().plusSeconds(1));
+        assertThat(reaperB.reapOnce().block(BOUND)).as("A left nothing yet").isZero();
+        assertThat(leases.tombstones().map(InstanceLeases.Tombstone::instance).collectList().block(BOUND)).containsExactly(a);
+
+        String late = startContainerOf(a);
+        assertThat(reaperC.reapOnce().block(BOUND)).as("a late container, removed by any peer").isEqualTo(1L);
+        assertThat(DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, a)).as("A's late container " + late).isEmpty();
+        assertThat(leases.expired(Instant.ofEpochMilli(clockC.now(TimeUnit.MILLISECONDS))).collectList().block(BOUND))
+                .as("reaped once, never claimed again").isEmpty();
+
+        clockB.advanceTimeBy(PROPERTIES.tombstone().plusSeconds(1));
+        assertThat(reaperB.reapOnce().block(BOUND)).isZero();
+        assertThat(leases.tombstones().collectList().block(BOUND)).as("buried once it ended").isEmpty();
+
+        // A again, reaped again, then back under the same id: its lease is written anew, and its new container is its own.
+        leaseA = new ReplicaLease(leases, a, PROPERTIES, true, clockA);
+        leaseA.renew().block(BOUND);
+        clockB.advanceTimeBy(PROPERTIES.leaseTtl().plusSeconds(1));
+        reaperB.reapOnce().block(BOUND);
+        assertThat(leases.tombstones().map(InstanceLeases.Tombstone::instance).collectList().block(BOUND)).containsExactly(a);
+        clockA.advanceTimeTo(Instant.ofEpochMilli(clockB.now(TimeUnit.MILLISECONDS)));
+        assertThat(leaseA.renew().block(BOUND)).as("A finds its lease taken and writes it anew").isFalse();
+        String own = startContainerOf(a);
+        try {
+            assertThat(reaperB.reapOnce().block(BOUND)).isZero();
+            assertThat(DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, a)).as("A's own new container").hasSize(1);
+        }
+        finally {
+            engine.remove(own).block(BOUND);
+        }
+    }
+
     @Test
     void aRemovalThatFailsIsTriedAgainAtTheNextHeartbeatAndTheLeaseGoesOnlyOnceTheContainersDo() throws IOException {
         String a = "d" + guard.marker().substring(0, 7);
@@ -161,11 +212,60 @@ class DeadReplicaReaperTest {
 
             Await.until(() -> DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, a).isEmpty(), BOUND,
                     () -> "A's container is removed at the next heartbeat");
-            Await.until(() -> expiredLeases().isEmpty(), BOUND, () -> "A's lease goes once its container has");
+            Await.until(() -> expiredLeases().isEmpty(), BOUND, () -> "A's lease is reaped once its container has gone");
             assertThat(meters.get("tether.children.reaped").counter().count()).isEqualTo(1.0);
         }
         finally {
             reaperB.stop();
+            engine.remove(left).block(BOUND);
+        }
+    }
+
+    /**
+     * A replica whose lease ran out but that answers at its address is slow (starved of CPU, its renewals late), not
+     * dead: its container and its connections stay its own. One that takes the connection but never answers (frozen:
+     * the kernel accepts for a stopped process) is taken for dead once {@code probe-timeout} has passed, and its
+     * connections move at once.
+     */
+    @Test
+    void aReplicaWhoseLeaseRanOutIsTakenForDeadOnlyWhenItDoesNotAnswer() throws Exception {
+        String a = "j" + guard.marker().substring(0, 7);
+        String left = startContainerOf(a);
+        Instant now = Instant.now();
+        List.of(clockA, clockB).forEach(clock -> clock.advanceTimeTo(now));
+        new ReplicaLease(leases, a, PROPERTIES, true, clockA).renew().block(BOUND);
+        clockB.advanceTimeBy(PROPERTIES.leaseTtl().plusSeconds(1));
+        java.util.concurrent.atomic.AtomicBoolean answering = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger decided = new java.util.concurrent.atomic.AtomicInteger();
+        PeerProbe probe = lease -> {
+            asked.incrementAndGet();
+            return answering.get() && lease.instance().equals(a) ? Mono.just(true) : Mono.never();
+        };
+        DeadReplicaReaper reaperB = new DeadReplicaReaper(leases, containers, probe, decided::incrementAndGet,
+                "k" + guard.marker().substring(0, 7), PROPERTIES, true, clockB, meters);
+        try {
+            assertThat(reaperB.reapOnce().block(BOUND)).as("A answers: slow, not dead").isZero();
+            assertThat(DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, a)).as("A's container").hasSize(1);
+            assertThat(leases.standing().map(InstanceLeases.Lease::instance).collectList().block(BOUND)).as("A stands").contains(a);
+            assertThat(meters.get("tether.replicas.probes").tag("outcome", "answered").counter().count()).isEqualTo(1.0);
+            assertThat(decided).hasValue(0);
+
+            answering.set(false);
+            int before = asked.get();
+            java.util.concurrent.CompletableFuture<Long> reaped = reaperB.reapOnce().toFuture();
+            Await.until(() -> asked.get() > before, BOUND, () -> "A is asked again");
+            clockB.advanceTimeBy(PROPERTIES.probeTimeout().minusMillis(1));
+            assertThat(reaped).as("within the probe timeout").isNotDone();
+            clockB.advanceTimeBy(Duration.ofMillis(1));
+
+            assertThat(reaped.get(BOUND.toSeconds(), TimeUnit.SECONDS)).as("A is silent: taken for dead").isEqualTo(1L);
+            assertThat(DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, a)).as("A's container " + left).isEmpty();
+            assertThat(leases.standing().map(InstanceLeases.Lease::instance).collectList().block(BOUND)).doesNotContain(a);
+            assertThat(decided).as("its connections move at once").hasValue(1);
+            assertThat(meters.get("tether.replicas.probes").tag("outcome", "silent").counter().count()).isEqualTo(1.0);
+        }
+        finally {
             engine.remove(left).block(BOUND);
         }
     }
@@ -191,7 +291,7 @@ class DeadReplicaReaperTest {
             clockC.advanceTimeBy(PROPERTIES.leaseTtl().plusSeconds(1));
             assertThat(reaperC.reapOnce().block(BOUND)).as("B's claim ran out").isEqualTo(1L);
             assertThat(DockerContainers.withLabel(LifecycleGuard.INSTANCE_LABEL, a)).isEmpty();
-            assertThat(expiredLeases()).isEmpty();
+            assertThat(expiredLeases()).as("reaped: a tombstone").isEmpty();
         }
         finally {
             engine.remove(left).block(BOUND);

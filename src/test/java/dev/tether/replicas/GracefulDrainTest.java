@@ -38,7 +38,7 @@ class GracefulDrainTest {
     @Test
     void aDrainMarksTheLeaseThenGivesUpOwnershipAndLastsTheDelay() {
         InstanceLeases leases = ConnectionOwnersTest.migratedLeases();
-        ReplicaProperties properties = new ReplicaProperties(null, null, "127.0.0.1:4001", null, DELAY);
+        ReplicaProperties properties = new ReplicaProperties(null, null, "127.0.0.1:4001", null, DELAY, null, null, null);
         ReplicaLease lease = new ReplicaLease(leases, "inst-a", properties, true, clock);
         ConnectionOwners owners = new ConnectionOwners(leases, "inst-a", properties, true, clock);
         ConnectionOwners peer = new ConnectionOwners(leases, "inst-b", properties, true, clock);
@@ -76,7 +76,7 @@ class GracefulDrainTest {
     @Test
     void onAStoreNoOtherReplicaSharesThereIsNothingToDrain() {
         InstanceLeases leases = ConnectionOwnersTest.migratedLeases();
-        ReplicaProperties properties = new ReplicaProperties(null, null, "127.0.0.1:4001", null, DELAY);
+        ReplicaProperties properties = new ReplicaProperties(null, null, "127.0.0.1:4001", null, DELAY, null, null, null);
         ReplicaLease lease = new ReplicaLease(leases, "solo0001", properties, false, clock);
         ConnectionOwners owners = new ConnectionOwners(leases, "solo0001", properties, false, clock);
         StepVerifier.withVirtualTime(() -> new GracefulDrain(lease, owners, DELAY, false, clock).drain(), () -> clock, Long.MAX_VALUE)
@@ -88,7 +88,7 @@ class GracefulDrainTest {
     }
 
     private static boolean liveDraining(InstanceLeases leases, String instance) {
-        return Boolean.TRUE.equals(leases.live(Instant.EPOCH).filter(lease -> lease.instance().equals(instance))
+        return Boolean.TRUE.equals(leases.standing().filter(lease -> lease.instance().equals(instance))
                 .map(Lease::draining).blockFirst(BOUND));
     }
 

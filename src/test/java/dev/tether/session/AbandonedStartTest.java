@@ -3,6 +3,8 @@ package dev.tether.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -11,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
@@ -28,8 +31,6 @@ class AbandonedStartTest {
     private static final Duration LINGER = Duration.ofSeconds(15);
     private static final Duration IDLE_TTL = Duration.ofMinutes(5);
     private static final Duration BOUND = Duration.ofSeconds(15);
-    /** Real time given to a teardown that must not have started, to show that it did not. */
-    private static final Duration SETTLE = Duration.ofMillis(300);
 
     @TempDir
     Path dir;
@@ -69,38 +70,48 @@ class AbandonedStartTest {
         assertThat(OsProcesses.alive(h.spawnedPids("slow").get(0))).isTrue();
     }
 
+    /**
+     * Whether a teardown that must not have started did not is told beside a peer whose linger ran out at the same
+     * virtual instant: once the peer is gone, a teardown started with it would have ended this child too, on any
+     * host, where a pause of fixed length would prove nothing on a slow one.
+     */
     @Test
     void startNobodyJoinsIsTornDownWhenTheLingerRunsOut() {
         PoolHarness h = harness(null);
+        ConnectionKey peer = h.connect("peer", h.fixture("peer", "--hang-on-initialize"));
         ConnectionKey key = h.connect("mute", h.fixture("mute", "--hang-on-initialize"));
+        abandon(h, peer);
+        timer.advanceTimeBy(Duration.ofMillis(1));
         abandon(h, key);
-        await().atMost(BOUND).until(() -> h.recorded("mute", "initialize") == 1);
+        await().atMost(BOUND).until(() -> h.recorded("mute", "initialize") == 1 && h.recorded("peer", "initialize") == 1);
         long pid = h.spawnedPids("mute").get(0);
 
         timer.advanceTimeBy(LINGER.minusMillis(1));
-        Await.pause(SETTLE);
+        OsProcesses.awaitGone(h.spawnedPids("peer"), BOUND); // the peer's linger, 1 ms older, ran out
         assertThat(OsProcesses.alive(pid)).as("1 ms before the linger ends").isTrue();
         assertThat(h.pool().size()).isEqualTo(1);
 
         timer.advanceTimeBy(Duration.ofMillis(1));
         OsProcesses.awaitGone(List.of(pid), BOUND);
         await().atMost(BOUND).until(() -> h.pool().size() == 0);
-        assertThat(h.counter("tether.children.teardown", "rung", "eof")).as("it obeyed EOF").isEqualTo(1.0);
+        assertThat(h.counter("tether.children.teardown", "rung", "eof")).as("it and the peer obeyed EOF").isEqualTo(2.0);
     }
 
     @Test
     void lingerRunsFromTheLastAskerToLeave() {
         PoolHarness h = harness(null);
+        ConnectionKey peer = h.connect("peer", h.fixture("peer", "--hang-on-initialize"));
         ConnectionKey key = h.connect("mute", h.fixture("mute", "--hang-on-initialize"));
+        abandon(h, peer);
         abandon(h, key);
-        await().atMost(BOUND).until(() -> h.recorded("mute", "initialize") == 1);
+        await().atMost(BOUND).until(() -> h.recorded("mute", "initialize") == 1 && h.recorded("peer", "initialize") == 1);
         long pid = h.spawnedPids("mute").get(0);
 
         timer.advanceTimeBy(LINGER.minusSeconds(5));
         Disposable second = h.pool().withSession(key, session -> session.ping()).subscribe(ignored -> { }, error -> { });
         second.dispose(); // a second reload's request, abandoned as well
         timer.advanceTimeBy(Duration.ofSeconds(5));
-        Await.pause(SETTLE);
+        OsProcesses.awaitGone(h.spawnedPids("peer"), BOUND); // left once, as long ago as the first asker here
         assertThat(OsProcesses.alive(pid)).as("15 s after the first asker left, 5 s after the second").isTrue();
 
         timer.advanceTimeBy(LINGER.minusSeconds(5));
@@ -108,16 +119,47 @@ class AbandonedStartTest {
         assertThat(h.spawns("mute")).isEqualTo(1);
     }
 
+    /**
+     * The storm's race at the linger's end, in virtual time: an asker that comes at the very instant the linger ran out
+     * and the half-made session's teardown began is not handed the session being torn down, and gets its answer from a
+     * fresh one, whose child starts only once the abandoned one is gone: one child of the connection at every moment.
+     * The abandoned one, deaf to EOF behind its gate and to SIGTERM, lives until the ladder's SIGKILL.
+     */
+    @Test
+    void askerAtTheInstantTheLingerRanOutGetsAFreshSessionOnceTheAbandonedOneIsGone() throws IOException {
+        PoolHarness h = harness(null);
+        Path gate = dir.resolve("gate");
+        ConnectionKey key = h.connect("gated", h.fixture("gated", "--start-when=" + gate, "--ignore-sigterm"));
+        abandon(h, key);
+        long abandoned = h.spawnedPids("gated").get(0);
+
+        timer.advanceTimeBy(LINGER);
+        Mono<String> asked = h.pool().withSession(key, session -> session.ping().thenReturn("pong")).cache();
+        asked.subscribe(ignored -> { }, error -> { });
+        Await.until(() -> {
+            boolean fresh = h.spawns("gated") == 2;
+            assertThat(fresh && OsProcesses.alive(abandoned)).as("a fresh child started while the abandoned one lived").isFalse();
+            return fresh;
+        }, BOUND, () -> "a fresh child for the asker");
+        assertThat(OsProcesses.alive(abandoned)).isFalse();
+        await().atMost(BOUND).until(() -> h.counter("tether.children.teardown", "rung", "kill") == 1.0);
+        Files.createFile(gate);
+
+        assertThat(asked.block(BOUND)).isEqualTo("pong");
+    }
+
     @Test
     void startThatFinishesWithNobodyWaitingIsTheWarmSessionAndIdlesOut() {
         PoolHarness h = harness(null);
+        ConnectionKey peer = h.connect("peer", h.fixture("peer", "--hang-on-initialize"));
         ConnectionKey key = h.connect("late", h.fixture("late", "--slow-start=800"));
+        abandon(h, peer);
         abandon(h, key);
         await().atMost(BOUND).until(() -> h.recorded("late", "notifications/initialized") == 1);
         long pid = h.spawnedPids("late").get(0);
 
         timer.advanceTimeBy(LINGER);
-        Await.pause(SETTLE);
+        OsProcesses.awaitGone(h.spawnedPids("peer"), BOUND); // abandoned with it, never ready: torn down
         assertThat(OsProcesses.alive(pid)).as("ready before the linger ended: kept").isTrue();
 
         timer.advanceTimeBy(IDLE_TTL.minus(LINGER).minusMillis(1));

@@ -3,9 +3,14 @@ package dev.tether.session;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
@@ -17,6 +22,7 @@ import dev.tether.health.HealthProperties;
 import dev.tether.health.HealthService;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.HealthVerdict;
+import dev.tether.testsupport.Await;
 import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.RequiresDocker;
 
@@ -91,42 +97,42 @@ class DockerSessionTest extends HarnessedTest {
     }
 
     @Test
-    void maxSessionsHoldsUnderAStormOfFiftyConnectionsWithACapOfTen() throws InterruptedException {
+    void maxSessionsHoldsUnderAStormOfFiftyConnectionsWithACapOfTen() throws IOException {
         harness = PoolHarness.builder(dir).docker()
                 .sessions(new SessionProperties(null, 10, null, null, null, null, Duration.ofMinutes(3), null)).build();
         List<ConnectionKey> keys = java.util.stream.IntStream.range(0, 50)
                 .mapToObj(i -> harness.connect("cap" + i, harness.dockerFixture("cap" + i))).toList();
-        java.util.concurrent.atomic.AtomicInteger mostContainers = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicInteger mostCounted = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicBoolean storming = new java.util.concurrent.atomic.AtomicBoolean(true);
-        // Counted by the Docker engine, not the pool: every container of this instance, running or being removed.
-        Thread sampler = new Thread(() -> {
-            while (storming.get()) {
-                mostContainers.accumulateAndGet(containers(), Math::max);
-                mostCounted.accumulateAndGet(harness.pool().children(), Math::max);
-            }
-        });
-        sampler.start();
-        long start = System.nanoTime();
+        int mostContainers;
+        // Counted by the Docker engine, not the pool: every container of this instance, running or being removed, as
+        // its events say; the pool's own count is sampled beside it.
         List<String> answers;
-        try {
-            answers = Flux.fromIterable(keys)
-                    .flatMap(key -> harness.pool().withSession(key, session -> session.ping().thenReturn("pong")), keys.size())
-                    .collectList().block(Duration.ofMinutes(5));
-        }
-        finally {
-            storming.set(false);
-            sampler.join(BOUND.toMillis());
+        long start = System.nanoTime();
+        ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
+        AtomicInteger mostCounted = new AtomicInteger();
+        try (DockerContainers.ContainersAtOnce engine = DockerContainers.countAtOnce(PoolHarness.INSTANCE_LABEL, harness.instanceId())) {
+            sampler.scheduleAtFixedRate(() -> mostCounted.accumulateAndGet(harness.pool().children(), Math::max), 0, 10,
+                    TimeUnit.MILLISECONDS);
+            try {
+                answers = Flux.fromIterable(keys)
+                        .flatMap(key -> harness.pool().withSession(key, session -> session.ping().thenReturn("pong")), keys.size())
+                        .collectList().block(Duration.ofMinutes(5));
+            }
+            finally {
+                sampler.shutdownNow();
+            }
+            // The events have caught up once they count what the engine lists.
+            Await.until(() -> engine.now() == containers(), BOUND, () -> engine.now() + " counted, " + containers() + " listed");
+            mostContainers = engine.most();
         }
         long millis = (System.nanoTime() - start) / 1_000_000;
 
         assertThat(answers).hasSize(50).containsOnly("pong");
-        assertThat(mostContainers.get()).as("containers at once, as the engine counts them").isPositive().isLessThanOrEqualTo(10);
+        assertThat(mostContainers).as("containers at once, as the engine counts them").isPositive().isLessThanOrEqualTo(10);
         assertThat(mostCounted.get()).as("children the pool counted at once").isLessThanOrEqualTo(10);
         assertThat(harness.counter("tether.children.spawned", "kind", "docker")).isEqualTo(50.0);
         assertThat(containers()).isLessThanOrEqualTo(10);
         System.out.printf("FIGURES max-sessions 10: 50 docker connections pinged in %d ms, at most %d containers at once%n",
-                millis, mostContainers.get());
+                millis, mostContainers);
     }
 
     private int containers() {

@@ -23,6 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 
 import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.NotFoundException;
@@ -82,7 +83,8 @@ public final class PoolHarness implements AutoCloseable {
     /** The label Tether puts on its containers. */
     public static final String INSTANCE_LABEL = "tether.instance";
 
-    private static final Duration GONE_BOUND = Duration.ofSeconds(15);
+    /** When the harness calls its children's teardown stuck at close: only a failure waits this. */
+    private static final Duration GONE_BOUND = Duration.ofSeconds(60);
 
     private final Path dir;
     private final String run = UUID.randomUUID().toString().substring(0, 12);
@@ -108,7 +110,7 @@ public final class PoolHarness implements AutoCloseable {
         this.children = new ChildProcesses(builder.process, tether, remover, registry);
         this.sessions = new McpSessions(children, new DockerRunRewriter(instance), builder.mcp);
         this.pool = new SessionPool(stores.integrations(), stores.connections(), stores.credentials(), sessions, BearerTokens.NONE,
-                builder.sessions, registry, builder.timer);
+                builder.sessions, registry, builder.timer, builder.fence.apply(children, instance));
     }
 
     public static Builder builder(Path dir) {
@@ -361,6 +363,7 @@ public final class PoolHarness implements AutoCloseable {
         private ProcessProperties process = ProcessProperties.defaults();
         private Scheduler timer = Schedulers.parallel();
         private boolean docker;
+        private BiFunction<ChildProcesses, InstanceId, StartFence> fence = (children, instance) -> StartFence.NONE;
 
         private Builder(Path dir) {
             this.dir = dir;
@@ -390,6 +393,12 @@ public final class PoolHarness implements AutoCloseable {
         /** Removes containers through the Docker engine on teardown, and checks for leftovers on close. */
         public Builder docker() {
             this.docker = true;
+            return this;
+        }
+
+        /** What the pool's starts wait for ({@link StartFence}), made from the harness's children and instance id. */
+        public Builder fence(BiFunction<ChildProcesses, InstanceId, StartFence> fence) {
+            this.fence = fence;
             return this;
         }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -98,7 +99,7 @@ class SessionPoolTest extends HarnessedTest {
         ProcessHandle.of(first).ifPresent(ProcessHandle::destroy); // SIGTERM from outside: the fixture exits 143
 
         // Nobody leases it: the pool notices the exit by itself and drops the session.
-        await().atMost(Duration.ofSeconds(5)).until(() -> h.pool().size() == 0);
+        await().atMost(BOUND).until(() -> h.pool().size() == 0);
         OsProcesses.awaitGone(List.of(first), Duration.ofSeconds(10));
 
         StepVerifier.create(h.pool().withSession(key, session -> session.ping().thenReturn("pong")))
@@ -159,7 +160,7 @@ class SessionPoolTest extends HarnessedTest {
                 .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(SessionLimitException.class)
                         .hasMessageContaining("tether.session.max-sessions").hasMessageContaining("tether.session.start-wait is 0")
                         .satisfies(e -> assertThat(((SessionLimitException) e).limit()).isEqualTo("tether.session.max-sessions")))
-                .verify(Duration.ofSeconds(2));
+                .verify(BOUND);
         assertThat(h.spawns("c")).as("a refused asker spawns nothing").isZero();
 
         holdA.dispose();
@@ -194,7 +195,7 @@ class SessionPoolTest extends HarnessedTest {
         StepVerifier.create(h.pool().withUnpooledSession(h.server("b", h.fixture("b")), session -> session.ping()))
                 .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(SessionLimitException.class)
                         .hasMessageContaining("tether.session.max-sessions"))
-                .verify(Duration.ofSeconds(2));
+                .verify(BOUND);
         assertThat(h.spawns("b")).isZero();
         holdA.dispose();
         h.pool().retire(a).block(BOUND);
@@ -255,7 +256,7 @@ class SessionPoolTest extends HarnessedTest {
                 .expectErrorSatisfies(error -> assertThat(error).isInstanceOf(SessionLimitException.class)
                         .satisfies(e -> assertThat(((SessionLimitException) e).limit())
                                 .isEqualTo("tether.session.max-leases-per-session")))
-                .verify(Duration.ofSeconds(2));
+                .verify(BOUND);
 
         one.dispose();
         StepVerifier.create(h.pool().withSession(key, session -> session.ping().thenReturn("pong")))
@@ -278,7 +279,7 @@ class SessionPoolTest extends HarnessedTest {
         Disposable held = hold(h, key);
 
         StepVerifier.create(h.pool().withSession(key, session -> session.ping()))
-                .expectError(SessionLimitException.class).verify(Duration.ofSeconds(2));
+                .expectError(SessionLimitException.class).verify(BOUND);
         held.dispose();
         ping(h, key);
         assertThat(h.spawns("single")).as("none of these ends retired the session").isEqualTo(1);
@@ -317,6 +318,27 @@ class SessionPoolTest extends HarnessedTest {
         assertThat(h.spawns("slowgoing")).isEqualTo(2);
         assertThat(OsProcesses.alive(old)).as("the retired session's child, when the next one answered").isFalse();
         assertThat(h.pool().size()).isEqualTo(1);
+    }
+
+    /**
+     * What a replica taken for dead does before it serves again: every session goes, the one in use too, and the call
+     * completes only once every child is gone, one whose server ignores stdin's end (a slow teardown) included.
+     */
+    @Test
+    void retiringAllCompletesOnceEveryChildIsGone() {
+        PoolHarness h = harness(SessionProperties.defaults());
+        ConnectionKey idle = h.connect("idle-all", h.fixture("idle-all", "--ignore-eof"));
+        ConnectionKey busy = h.connect("busy-all", h.fixture("busy-all"));
+        ping(h, idle);
+        Disposable held = hold(h, busy);
+        List<Long> children = new ArrayList<>(h.spawnedPids("idle-all"));
+        children.addAll(h.spawnedPids("busy-all"));
+
+        h.pool().retireAll("taken for dead").block(BOUND);
+
+        assertThat(children).as("children once retireAll completed").noneMatch(OsProcesses::alive);
+        assertThat(h.pool().size()).isZero();
+        held.dispose();
     }
 
     @Test

@@ -89,7 +89,7 @@ abstract class StoreContract {
     void plainValuesWrittenByAnOlderTetherAreEncryptedOnStartAndStillWork() throws Exception {
         Database database = newDatabase();
         // The schema of a Tether from before V42 sealed values to their rows.
-        Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password()).target("41").load().migrate();
+        asBeforeV42(database);
         try (java.sql.Connection jdbc = jdbc(database)) {
             jdbc.createStatement().execute("INSERT INTO integration (slug, name, description, config, config_changed_at, created_at) "
                     + "VALUES ('alpha', 'Alpha', '', '{\"transport\":\"stdio\",\"command\":\"node\",\"args\":[],"
@@ -197,7 +197,7 @@ abstract class StoreContract {
     void valuesSealedTheOldWayAreBoundToTheirRowsOnce() throws Exception {
         Database database = newDatabase();
         // The schema of a Tether from before V42 sealed values to their rows.
-        Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password()).target("41").load().migrate();
+        asBeforeV42(database);
         String passedThrough = SecretBox.LEGACY_PREFIX + "not-sealed-" + ENV_SECRET;
         try (java.sql.Connection jdbc = jdbc(database)) {
             jdbc.createStatement().execute("INSERT INTO integration (slug, name, description, config, config_changed_at, created_at) "
@@ -222,7 +222,7 @@ abstract class StoreContract {
         assertThat(dump(database)).as("the migration runs once").isEqualTo(migrated);
     }
 
-    /** V53 gives every row a subject: an older Tether's user rows are the single user's, {@code local}; org rows have none. */
+    /** V56 gives every row a subject: an older Tether's user rows are the single user's, {@code local}; org rows have none. */
     @Test
     void theRowsOfAnOlderTethersSingleUserBecomeLocalsWithTheirSecretsStillOpening() throws Exception {
         Database database = newDatabase();
@@ -233,7 +233,7 @@ abstract class StoreContract {
                     + "VALUES ('alpha', 'Alpha', '', '{\"transport\":\"stdio\",\"command\":\"node\",\"args\":[],\"cwd\":null}', 1, 1)");
             jdbc.createStatement().execute("INSERT INTO connection (owner, integration, name, template, created_at) "
                     + "VALUES ('user', 'alpha', 'alice', 'API_TOKEN', 1), ('org', 'alpha', 'shared', 'none', 1)");
-            // sealed as the code before V53 sealed it: bound to user/alpha/alice, the text that row's key still has
+            // sealed as the code before V56 sealed it: bound to user/alpha/alice, the text that row's key still has
             jdbc.createStatement().execute("INSERT INTO credential (owner, integration, connection, name, secret) VALUES ('user', "
                     + "'alpha', 'alice', 'API_TOKEN', '" + secrets.seal(CREDENTIAL_SECRET, SecretSlot.credential(
                             ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice"), "API_TOKEN")) + "')");
@@ -310,6 +310,15 @@ abstract class StoreContract {
                 RemoteConfig.RemoteTransport.AUTO, Map.of("key", QUERY_SECRET), Map.of("X-Key", HEADER_SECRET)),
                 Instant.ofEpochMilli(1))).then(store.create(connection("remote", "default"), Map.of())).block(BOUND);
         return stdio;
+    }
+
+    /**
+     * The schema of a Tether from before V42: its migrations up to V41, as that Tether ran them (it had no baseline
+     * script, which Flyway would otherwise run on this empty store whatever the target).
+     */
+    private static void asBeforeV42(Database database) {
+        Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
+                .configuration(Map.of("flyway.baselineMigrationPrefix", "NoBaseline")).target("41").load().migrate();
     }
 
     private static void migrateSecrets(Database database, SecretBox box) throws java.io.IOException {
@@ -542,6 +551,8 @@ abstract class StoreContract {
         assertThat(a.renew(dead).block(BOUND)).as("written anew").isFalse();
         assertThat(b.renew(live).block(BOUND)).isFalse();
         assertThat(b.renew(live).block(BOUND)).as("extended").isTrue();
+        assertThat(a.standing().map(InstanceLeases.Lease::instance).collectList().block(BOUND))
+                .as("a lease that ran out stands until a peer takes its replica for dead").containsExactlyInAnyOrder("dead0001", "live0001");
 
         assertThat(a.expired(now).map(InstanceLeases.Lease::instance).collectList().block(BOUND)).containsExactly("dead0001");
         assertThat(b.expired(now).collectList().block(BOUND)).containsExactly(dead);
@@ -552,27 +563,45 @@ abstract class StoreContract {
                 a.claim(dead, "peer-c", now, until).filter(won -> won).map(won -> "peer-c")).collectList().block(BOUND);
         assertThat(winners).as("three claims at once").hasSize(1);
         String claimer = winners.get(0);
-        assertThat(a.expired(now).collectList().block(BOUND)).as("claimed, kept until its containers are gone").containsExactly(dead);
+        assertThat(a.standing().map(InstanceLeases.Lease::instance).collectList().block(BOUND))
+                .as("a claimed replica is taken for dead; a live one stands").containsExactly("live0001");
+        assertThat(a.expired(now).collectList().block(BOUND)).as("claimed, kept until its containers are gone")
+                .containsExactly(new InstanceLeases.Lease("dead0001", "host-a", dead.startedAt(), dead.expiresAt(), false, true));
         assertThat(b.claim(dead, claimer, now.plusSeconds(5), until).block(BOUND)).as("the claimer takes it again to retry").isTrue();
         assertThat(b.claim(dead, "peer-x", now.plusSeconds(5), until).block(BOUND)).as("while the claim runs").isFalse();
-        assertThat(b.reaped("dead0001", "peer-x").block(BOUND)).as("nobody else's to finish").isFalse();
+        assertThat(b.reaped("dead0001", "peer-x", until).block(BOUND)).as("nobody else's to finish").isFalse();
 
         a.unclaim("dead0001", claimer).block(BOUND);
+        assertThat(b.expired(now).map(InstanceLeases.Lease::claimed).collectList().block(BOUND))
+                .as("given back after a failure, still taken for dead").containsExactly(true);
         assertThat(b.claim(dead, "peer-x", now.plusSeconds(5), until).block(BOUND)).as("given back after a failure").isTrue();
         assertThat(a.claim(dead, claimer, until.plusSeconds(1), until.plusSeconds(16)).block(BOUND))
                 .as("a claim whose claimer went silent runs out").isTrue();
-        assertThat(a.reaped("dead0001", "peer-x").block(BOUND)).as("the claim moved on").isFalse();
-        assertThat(a.reaped("dead0001", claimer).block(BOUND)).isTrue();
+        assertThat(a.takenForDead("dead0001").block(BOUND)).as("claimed").isTrue();
+        assertThat(a.reaped("dead0001", "peer-x", until).block(BOUND)).as("the claim moved on").isFalse();
+        Instant buried = until.plusSeconds(60);
+        assertThat(a.reaped("dead0001", claimer, buried).block(BOUND)).isTrue();
         assertThat(a.expired(now.plusSeconds(3600)).map(InstanceLeases.Lease::instance).collectList().block(BOUND))
-                .containsExactly("live0001");
+                .as("a tombstone is reaped already").containsExactly("live0001");
+        assertThat(b.claim(dead, "peer-y", buried.plusSeconds(1), buried.plusSeconds(16)).block(BOUND))
+                .as("nor claimed again, however long ago its claim ran out").isFalse();
+        assertThat(a.tombstones().collectList().block(BOUND)).containsExactly(new InstanceLeases.Tombstone("dead0001", buried));
+        assertThat(a.takenForDead("dead0001").block(BOUND)).as("a tombstone").isTrue();
+        a.bury("dead0001", buried).block(BOUND);
+        assertThat(a.tombstones().collectList().block(BOUND)).as("not before its end").hasSize(1);
+        a.bury("dead0001", buried.plusMillis(1)).block(BOUND);
+        assertThat(a.tombstones().collectList().block(BOUND)).as("buried after its end").isEmpty();
+        assertThat(a.takenForDead("dead0001").block(BOUND)).as("no row at all").isFalse();
 
         InstanceLeases.Lease back = new InstanceLeases.Lease("back0001", "host-c", now.minusSeconds(60), now.minusSeconds(1));
         a.renew(back).block(BOUND);
         assertThat(b.claim(back, "peer-b", now, until).block(BOUND)).isTrue();
         InstanceLeases.Lease renewed = new InstanceLeases.Lease("back0001", "host-c", now, now.plusSeconds(15));
         assertThat(a.renew(renewed).block(BOUND)).as("a replica taken for dead that comes back writes its lease anew").isFalse();
-        assertThat(b.reaped("back0001", "peer-b").block(BOUND)).as("and keeps it").isFalse();
-        assertThat(a.live(now).map(InstanceLeases.Lease::instance).collectList().block(BOUND)).contains("back0001");
+        assertThat(a.takenForDead("back0001").block(BOUND)).as("back").isFalse();
+        assertThat(b.reaped("back0001", "peer-b", until).block(BOUND)).as("and keeps it").isFalse();
+        assertThat(b.tombstones().collectList().block(BOUND)).isEmpty();
+        assertThat(a.standing().map(InstanceLeases.Lease::instance).collectList().block(BOUND)).contains("back0001");
 
         a.release("live0001").block(BOUND);
         assertThat(b.expired(now.plusSeconds(3600)).map(InstanceLeases.Lease::instance).collectList().block(BOUND))
@@ -584,16 +613,16 @@ abstract class StoreContract {
         InstanceLeases leases = new R2dbcInstanceLeases(DatabaseClient.create(migratedFactory(newDatabase())));
         Instant now = Instant.ofEpochSecond(1_700_000_000L);
         leases.renew(new InstanceLeases.Lease("drain001", "host-a:1", now, now.plusSeconds(15))).block(BOUND);
-        assertThat(leases.live(now).map(InstanceLeases.Lease::draining).collectList().block(BOUND)).containsExactly(false);
+        assertThat(leases.standing().map(InstanceLeases.Lease::draining).collectList().block(BOUND)).containsExactly(false);
 
         leases.drain("drain001").block(BOUND);
         assertThat(leases.renew(new InstanceLeases.Lease("drain001", "host-a:1", now, now.plusSeconds(30))).block(BOUND))
                 .as("extended").isTrue();
-        assertThat(leases.live(now.plusSeconds(20)).collectList().block(BOUND))
+        assertThat(leases.standing().collectList().block(BOUND))
                 .containsExactly(new InstanceLeases.Lease("drain001", "host-a:1", now, now.plusSeconds(30), true));
         assertThat(leases.expired(now.plusSeconds(20)).collectList().block(BOUND)).as("nobody's to reap").isEmpty();
 
         leases.release("drain001").block(BOUND);
-        assertThat(leases.live(now).collectList().block(BOUND)).isEmpty();
+        assertThat(leases.standing().collectList().block(BOUND)).isEmpty();
     }
 }

@@ -2,13 +2,18 @@ package dev.tether.testsupport;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Container;
+import com.github.dockerjava.api.model.Event;
+import com.github.dockerjava.api.model.EventType;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.testcontainers.DockerClientFactory;
 
@@ -50,6 +55,47 @@ public final class DockerContainers {
                 Thread.currentThread().interrupt();
                 fail("interrupted while waiting for containers to go");
             }
+        }
+    }
+
+    /**
+     * Counts, from the engine's own event stream, how many containers labelled {@code key=value} exist at once (created,
+     * not yet destroyed: running or being removed), from now until closed: every creation and removal is seen as it
+     * happens, where sampling the list would miss a short peak and take a core to look often enough.
+     */
+    public static ContainersAtOnce countAtOnce(String key, String value) {
+        ContainersAtOnce count = new ContainersAtOnce();
+        DockerClientFactory.instance().client().eventsCmd()
+                .withEventTypeFilter(EventType.CONTAINER)
+                .withEventFilter("create", "destroy")
+                .withLabelFilter(Map.of(key, value))
+                .withSince(Long.toString(Instant.now().getEpochSecond() - 1))
+                .exec(count);
+        return count;
+    }
+
+    /** What {@link #countAtOnce} keeps: the containers now, and the most at once. */
+    public static final class ContainersAtOnce extends ResultCallback.Adapter<Event> {
+
+        private final AtomicInteger now = new AtomicInteger();
+        private final AtomicInteger most = new AtomicInteger();
+
+        @Override
+        public void onNext(Event event) {
+            if ("create".equals(event.getAction())) {
+                most.accumulateAndGet(now.incrementAndGet(), Math::max);
+            }
+            else if ("destroy".equals(event.getAction())) {
+                now.decrementAndGet();
+            }
+        }
+
+        public int most() {
+            return most.get();
+        }
+
+        public int now() {
+            return now.get();
         }
     }
 

@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * Debian's HAProxy ({@code apt-get install haproxy}, which {@code .ci/run} does) in front of replicas on loopback,
@@ -58,12 +57,7 @@ public final class HaproxyRoundRobin implements AutoCloseable {
 
     private static HaproxyRoundRobin start(Path dir, List<Integer> backends, String defaults, String check, String server)
             throws IOException {
-        if (!Files.isExecutable(BINARY)) {
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                fail("no " + BINARY + ", and CI requires it (.ci/run installs Debian's haproxy)");
-            }
-            Assumptions.abort("needs HAProxy: apt-get install haproxy");
-        }
+        Prerequisites.require(Files.isExecutable(BINARY), "no HAProxy at " + BINARY, ".ci/run installs Debian's haproxy");
         int port = Fixture.freeLoopbackPort();
         String servers = IntStream.range(0, backends.size())
                 .mapToObj(i -> "    server replica" + i + " 127.0.0.1:" + backends.get(i) + " " + server)

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -158,14 +159,15 @@ public final class LifecycleGuard implements BeforeEachCallback, AfterEachCallba
         return List.of("-v", dir + ":" + dir, "--label", RUN_LABEL + "=" + marker);
     }
 
-    /** The fixture as a plain child, with this test's {@code --pid-file} and {@code --record}. */
+    /** The fixture as a plain child, with this test's {@code --pid-file}, {@code --record} and {@code --signals}. */
     public Launch plain(String... flags) {
         int n = launches.incrementAndGet();
         Path pidFile = dir.resolve("plain-" + n + ".pids");
         Path record = dir.resolve("plain-" + n + ".record");
+        Path signals = dir.resolve("plain-" + n + ".signals");
         hostPidFiles.add(pidFile);
-        List<String> argv = Fixture.command(withFiles(flags, pidFile, record));
-        return new Launch(argv, record, pidFile, false);
+        List<String> argv = Fixture.command(withFiles(flags, pidFile, record, signals));
+        return new Launch(argv, record, pidFile, signals, false);
     }
 
     /** The fixture in {@code docker run -i --rm}, labelled and bind-mounted for this test. */
@@ -181,14 +183,18 @@ public final class LifecycleGuard implements BeforeEachCallback, AfterEachCallba
         Path record = dir.resolve("docker-" + n + ".record");
         List<String> options = new ArrayList<>(dockerRunOptions());
         options.addAll(moreRunOptions);
-        List<String> argv = Fixture.dockerCommand(options, withFiles(flags, pidFile, record));
-        return new Launch(argv, record, pidFile, true);
+        // No --signals: a container's pids mean nothing on the host, so it cannot be probed from here.
+        List<String> argv = Fixture.dockerCommand(options, withFiles(flags, pidFile, record, null));
+        return new Launch(argv, record, pidFile, dir.resolve("docker-" + n + ".signals"), true);
     }
 
-    private static String[] withFiles(String[] flags, Path pidFile, Path record) {
+    private static String[] withFiles(String[] flags, Path pidFile, Path record, Path signals) {
         List<String> all = new ArrayList<>(Arrays.asList(flags));
         all.add("--pid-file=" + pidFile);
         all.add("--record=" + record);
+        if (signals != null) {
+            all.add("--signals=" + signals);
+        }
         return all.toArray(String[]::new);
     }
 
@@ -304,9 +310,88 @@ public final class LifecycleGuard implements BeforeEachCallback, AfterEachCallba
      * @param argv     the command line to give Tether
      * @param record   the fixture's {@code --record} file: the method of every message it received, one a line
      * @param pidFile  the fixture's {@code --pid-file}: its pid and its grandchild's (container pids for Docker)
+     * @param signals  the fixture's {@code --signals}: the SIGTERMs it and its grandchild got, and their probes' answers
      * @param inDocker whether the fixture runs in {@code docker run -i --rm}
      */
-    public record Launch(List<String> argv, Path record, Path pidFile, boolean inDocker) {
+    public record Launch(List<String> argv, Path record, Path pidFile, Path signals, boolean inDocker) {
+
+        /**
+         * Whether anything signalled host process {@code pid} (the fixture or its grandchild, up and idle) before now:
+         * sends it a probe (SIGWINCH) and waits for its answer. The kernel delivers pending signals lowest number first,
+         * so a SIGTERM sent before the probe is recorded before the answer, and a SIGKILL or an obeyed SIGTERM means
+         * no answer at all, which fails. Answers the signals it recorded before the probe, in order (e.g. [SIGTERM]):
+         * an event to wait on, where a pause of fixed length would prove nothing on a slow host.
+         */
+        public List<String> probe(long pid, Duration bound) {
+            String answer = "probed " + pid;
+            long before = signalLines().stream().filter(answer::equals).count();
+            // A node process catches SIGWINCH only once its script has installed the handler; before, it is ignored.
+            long deadline = System.nanoTime() + bound.toNanos();
+            while (!catchesSigwinch(pid)) {
+                if (!OsProcesses.alive(pid)) {
+                    throw new AssertionError("pid " + pid + " ended before it could be probed; it recorded " + signalLines());
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new AssertionError("pid " + pid + " did not install its probe handler within " + bound);
+                }
+                sleep();
+            }
+            try {
+                Process kill = new ProcessBuilder("kill", "-WINCH", Long.toString(pid)).redirectErrorStream(true).start();
+                if (!kill.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS) || kill.exitValue() != 0) {
+                    throw new AssertionError("could not probe pid " + pid + " (gone?): " + new String(kill.getInputStream().readAllBytes()));
+                }
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(ex);
+            }
+            while (signalLines().stream().filter(answer::equals).count() <= before) {
+                if (!OsProcesses.alive(pid)) {
+                    throw new AssertionError("pid " + pid + " ended before it answered the probe: a signal ended it;"
+                            + " it recorded " + signalLines());
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new AssertionError("pid " + pid + " did not answer the probe within " + bound + "; " + signalLines());
+                }
+                sleep();
+            }
+            List<String> seen = new ArrayList<>();
+            long answers = 0;
+            for (String line : signalLines()) {
+                if (line.equals(answer) && ++answers > before) {
+                    break;
+                }
+                if (line.endsWith(" " + pid) && !line.startsWith("probed ")) {
+                    seen.add(line.substring(0, line.indexOf(' ')));
+                }
+            }
+            return seen;
+        }
+
+        /** Whether SIGWINCH (28) is among the signals the process catches ({@code SigCgt} in its status, a hex mask). */
+        private static boolean catchesSigwinch(long pid) {
+            try {
+                return Files.readAllLines(Path.of("/proc", Long.toString(pid), "status")).stream()
+                        .filter(line -> line.startsWith("SigCgt:"))
+                        .anyMatch(line -> (Long.parseUnsignedLong(line.substring(7).trim(), 16) & (1L << (28 - 1))) != 0);
+            }
+            catch (IOException gone) {
+                return false;
+            }
+        }
+
+        private List<String> signalLines() {
+            try {
+                return Files.exists(signals) ? Files.readAllLines(signals) : List.of();
+            }
+            catch (IOException ex) {
+                return List.of();
+            }
+        }
 
         /** The methods the fixture has received so far, in order. */
         public List<String> recorded() {

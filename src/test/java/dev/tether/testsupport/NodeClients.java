@@ -25,6 +25,7 @@ public final class NodeClients {
 
     private static final String SDK = "@modelcontextprotocol/sdk/package.json";
     private static final String INSPECTOR = "@modelcontextprotocol/inspector/package.json";
+    private static final String SDK_V2 = "@modelcontextprotocol/client/package.json";
 
     private NodeClients() {
     }
@@ -42,7 +43,7 @@ public final class NodeClients {
             return Optional.of("no `node` on PATH");
         }
         Path modules = directory().resolve("node_modules");
-        for (String needed : List.of(SDK, INSPECTOR)) {
+        for (String needed : List.of(SDK, SDK_V2, INSPECTOR)) {
             if (!Files.isRegularFile(modules.resolve(needed))) {
                 return Optional.of(modules + " lacks " + needed + " (run `npm ci` in src/test/clients)");
             }
@@ -113,6 +114,12 @@ public final class NodeClients {
                     return line;
                 }
             }
+        }
+
+        /** Every stdout line printed so far. */
+        public List<String> printed() {
+            lines.drainTo(seen);
+            return List.copyOf(seen);
         }
 
         /** Waits at most {@code bound} for the exit and returns everything printed on stdout. */

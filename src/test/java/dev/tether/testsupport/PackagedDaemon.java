@@ -19,7 +19,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.Assumptions;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -33,8 +32,11 @@ public final class PackagedDaemon implements AutoCloseable {
     /** The property failsafe sets to the jar Maven built. */
     public static final String JAR_PROPERTY = "tether.jar";
 
-    /** Generous: the first start after a build also trains the launcher's start-up cache. */
-    private static final Duration START_BOUND = Duration.ofSeconds(180);
+    /**
+     * When a start is called stuck: the first after a build also trains the launcher's start-up cache, and on two cores
+     * shared with other test JVMs a start took 3 minutes at load 25 (2026-12-04). Only a failure waits this long.
+     */
+    private static final Duration START_BOUND = Duration.ofSeconds(300);
     private static final Duration STOP_BOUND = Duration.ofSeconds(30);
     private static final String TOKEN_SETTING = "--tether.api.token=";
 
@@ -121,7 +123,7 @@ public final class PackagedDaemon implements AutoCloseable {
     /** The jar for a test that runs it; without one (surefire, or no {@code package} yet) the test is skipped. */
     public static Path jarOrSkip() {
         Optional<Path> jar = jar();
-        Assumptions.assumeTrue(jar.isPresent(), "needs the packaged daemon: failsafe runs this after `package` with -Dtether.jar");
+        Prerequisites.require(jar.isPresent(), "no packaged daemon (-Dtether.jar)", "failsafe runs this after `package`");
         return jar.get();
     }
 
@@ -189,6 +191,15 @@ public final class PackagedDaemon implements AutoCloseable {
         // nice is the 17th field after the name
         return threadStats().stream().filter(stat -> name.matcher(threadName(stat)).matches())
                 .map(stat -> Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16])).toList();
+    }
+
+    /**
+     * The scheduler states of the daemon's threads whose kernel name matches {@code name} ({@code R} runnable, {@code S}
+     * sleeping, ...): a thread that spins is runnable at every look, however little CPU a busy host leaves it.
+     */
+    public List<Character> statesOfThreads(Pattern name) {
+        return threadStats().stream().filter(stat -> name.matcher(threadName(stat)).matches())
+                .map(stat -> stat.charAt(stat.lastIndexOf(')') + 2)).toList();
     }
 
     /**

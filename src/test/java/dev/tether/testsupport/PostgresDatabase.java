@@ -32,13 +32,31 @@ public record PostgresDatabase(String hostPortDatabase, String user, String pass
         return "r2dbc:postgresql://" + hostPortDatabase + "?schema=" + schema;
     }
 
-    /** The environment that points a packaged daemon's store (both URLs and their users) at {@code schema}. */
+    /**
+     * The environment that points a packaged daemon's store (both URLs and their users) at {@code schema}, with the store
+     * key every daemon on it shares, as replicas must.
+     */
     public java.util.Map<String, String> daemonEnvironment(String schema) {
         return java.util.Map.of(
+                "TETHER_STORE_SECRET_KEY", storeKey(schema),
                 "TETHER_STORE_R2DBC_URL", r2dbcUrl(schema),
                 "SPRING_R2DBC_USERNAME", user, "SPRING_R2DBC_PASSWORD", password,
                 "TETHER_STORE_JDBC_URL", jdbcUrl(schema),
                 "SPRING_FLYWAY_USER", user, "SPRING_FLYWAY_PASSWORD", password);
+    }
+
+    /**
+     * The store key (base64 of 32 bytes) of the daemons on {@code schema}: one per schema, the same for each of its
+     * replicas, which must share it to open each other's sealed values and to prove themselves to each other.
+     */
+    public static String storeKey(String schema) {
+        try {
+            return java.util.Base64.getEncoder().encodeToString(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(("tether test store key " + schema).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        }
+        catch (java.security.NoSuchAlgorithmException ex) {
+            throw new IllegalStateException(ex);
+        }
     }
 
     /** A fresh schema, so tests never see each other's rows. */
@@ -68,16 +86,8 @@ public record PostgresDatabase(String hostPortDatabase, String user, String pass
 
         @Override
         public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-            Optional<PostgresDatabase> database = fromEnvironment();
-            if (database.isPresent()) {
-                return ConditionEvaluationResult.enabled("PostgreSQL at " + database.get().hostPortDatabase());
-            }
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                throw new IllegalStateException("TETHER_TEST_POSTGRES is not set, and CI requires PostgreSQL tests to run");
-            }
-            System.err.println("[WARNING] no PostgreSQL (TETHER_TEST_POSTGRES unset): PostgreSQL tests skipped ("
-                    + context.getDisplayName() + ")");
-            return ConditionEvaluationResult.disabled("no PostgreSQL: TETHER_TEST_POSTGRES unset");
+            return Prerequisites.condition(fromEnvironment().isPresent(), "no PostgreSQL: TETHER_TEST_POSTGRES is unset",
+                    ".ci/run starts one and sets it", context);
         }
     }
 }

@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * The real Executor 1.5.9 daemon ({@code executor web} of the npm package in {@code src/test/clients}), the judge of
@@ -20,7 +19,8 @@ import org.junit.jupiter.api.Assumptions;
  */
 public final class RealExecutor implements AutoCloseable {
 
-    private static final Duration START_BOUND = Duration.ofSeconds(60);
+    /** When a start is called stuck, on two cores shared with other test JVMs: only a failure waits this long. */
+    private static final Duration START_BOUND = Duration.ofSeconds(180);
 
     private final Process process;
     private final int port;
@@ -33,14 +33,8 @@ public final class RealExecutor implements AutoCloseable {
     /** Starts it and waits, bounded, until it answers on its port. */
     public static RealExecutor start(Path dir, String token, String testName) throws IOException, InterruptedException {
         Path cli = Fixture.projectRoot().resolve("src/test/clients/node_modules/.bin/executor");
-        if (!Files.isExecutable(cli)) {
-            String why = "the Executor 1.5.9 CLI is not installed (npm ci in src/test/clients): " + cli;
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                fail(why);
-            }
-            System.err.println("[WARNING] " + why + "; " + testName + " skipped");
-            Assumptions.abort(why);
-        }
+        Prerequisites.require(Files.isExecutable(cli), "the Executor 1.5.9 CLI is not installed at " + cli + " (" + testName + ")",
+                ".ci/run runs npm install in src/test/clients");
         Path home = Files.createDirectories(dir.resolve("executor-home"));
         Path scope = Files.createDirectories(dir.resolve("executor-scope"));
         Path log = dir.resolve("executor.log");

@@ -9,10 +9,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Marks a test class or method that needs a Docker engine. Without one it is skipped (reason
- * "no Docker engine: Docker tests skipped", also printed to stderr so it shows in Maven's
- * output) — unless the environment variable {@code CI} is {@code true} or the system property
- * {@code tether.require-docker} is {@code true}, in which case it fails.
+ * Marks a test class or method that needs a Docker engine: without one it is skipped with a warning on a laptop and
+ * fails in CI, as {@link Prerequisites} decides.
  */
 @Documented
 @Target({ElementType.TYPE, ElementType.METHOD})

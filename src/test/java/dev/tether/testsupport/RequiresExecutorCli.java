@@ -10,7 +10,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Marks a test that drives the real Executor CLI ({@link ExecutorCli}). Without it installed the test is skipped with
- * a warning on stderr, unless {@code CI} is {@code true}, where it fails: CI installs the clients.
+ * a warning on a laptop and fails in CI, as {@link Prerequisites} decides.
  */
 @Documented
 @Target({ElementType.TYPE, ElementType.METHOD})

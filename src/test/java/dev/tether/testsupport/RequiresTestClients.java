@@ -9,10 +9,10 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Marks a test that drives Tether with the real Node clients of {@code src/test/clients} (the TypeScript MCP SDK,
- * the MCP Inspector CLI). Without {@code node} or those packages ({@code npm ci} there) it is skipped with a
- * warning on stderr, unless {@code CI} is {@code true} or {@code -Dtether.require-docker=true}: then it fails, as
- * {@link RequiresDocker} does.
+ * Marks a test that drives Tether with the real clients: the Node ones of {@code src/test/clients} (the TypeScript MCP SDK,
+ * 1.x and 2.x, the MCP Inspector CLI) and the Python one of {@code src/test/python} (the Python MCP SDK, in
+ * {@code .venv-test}). Without them it is skipped with a warning on a laptop and fails in CI, as {@link Prerequisites}
+ * decides.
  */
 @Documented
 @Target({ElementType.TYPE, ElementType.METHOD})

@@ -1,7 +1,6 @@
 package dev.tether.testsupport;
 
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Optional;
 
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
@@ -10,22 +9,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /** The condition behind {@link RequiresTestClients}. */
 public final class RequiresTestClientsExtension implements ExecutionCondition {
 
-    private static final Set<String> reported = ConcurrentHashMap.newKeySet();
-
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-        String missing = NodeClients.missing().orElse(null);
-        if (missing == null) {
-            return ConditionEvaluationResult.enabled("node and the test clients are installed");
-        }
-        if (RequiresDockerExtension.dockerRequired()) {
-            throw new IllegalStateException(missing + ", and CI requires the test clients (CI=true or"
-                    + " -Dtether.require-docker=true): " + context.getDisplayName());
-        }
-        String reason = missing + ": tests with the real MCP clients skipped";
-        if (reported.add(context.getRequiredTestClass().getName())) {
-            System.err.println("[WARNING] " + reason + " (" + context.getRequiredTestClass().getName() + ")");
-        }
-        return ConditionEvaluationResult.disabled(reason);
+        Optional<String> missing = NodeClients.missing().or(PythonClients::missing);
+        return Prerequisites.condition(missing.isEmpty(), missing.orElse(""),
+                ".ci/run runs npm install in src/test/clients and sets up .venv-test from src/test/python", context);
     }
 }

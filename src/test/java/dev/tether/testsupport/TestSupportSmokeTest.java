@@ -19,6 +19,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import reactor.blockhound.BlockingOperationError;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
 
 /** Proves the test support works: the image, the fixture in and out of Docker, the OS probes. */
 class TestSupportSmokeTest {
@@ -37,6 +41,17 @@ class TestSupportSmokeTest {
     void cleanUp() {
         started.forEach(p -> p.descendants().forEach(ProcessHandle::destroyForcibly));
         started.forEach(Process::destroyForcibly);
+    }
+
+    /** BlockHound is installed in every test JVM ({@link BlockHoundInstaller}): blocking a parallel thread fails. */
+    @Test
+    void blockingANonBlockingThreadFailsTheTest() {
+        StepVerifier.create(Mono.fromCallable(() -> {
+                    Thread.sleep(1);
+                    return "slept";
+                }).subscribeOn(Schedulers.parallel()))
+                .expectError(BlockingOperationError.class)
+                .verify(Duration.ofSeconds(30));
     }
 
     @Test

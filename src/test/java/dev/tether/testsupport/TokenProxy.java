@@ -28,7 +28,9 @@ import tools.jackson.databind.node.ObjectNode;
  * whose answer gets a refresh token added; refresh grants are answered here (the SDK's example cannot refresh)
  * with the access token the real one issued, so that the resource server keeps accepting it: each is counted,
  * and takes {@link #REFRESH_DELAY}, so that callers that arrive together find it in flight. {@code /garbage}
- * answers 200 with HTML and {@code /hang} never answers: token endpoints as they go wrong.
+ * answers 200 with HTML and {@code /hang} never answers: token endpoints as they go wrong. {@code /misdirected} is a
+ * protected resource whose RFC 9728 metadata names the real authorization server by another host name than the
+ * one it calls itself (127.0.0.1 for localhost), as a misconfigured resource does.
  */
 public final class TokenProxy implements AutoCloseable {
 
@@ -49,6 +51,9 @@ public final class TokenProxy implements AutoCloseable {
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
         server.setExecutor(threads);
         server.createContext("/token", this::token);
+        server.createContext("/.well-known/oauth-protected-resource/misdirected", exchange -> answer(exchange, 200, "application/json",
+                JSON.writeValueAsString(java.util.Map.of("resource", url("/misdirected"), "authorization_servers",
+                        java.util.List.of(upstream.resolve("/").toString().replace("localhost", "127.0.0.1"))))));
         server.createContext("/garbage", exchange -> answer(exchange, 200, "text/html", "<html>no JSON here</html>"));
         server.createContext("/hang", exchange -> {
             try {

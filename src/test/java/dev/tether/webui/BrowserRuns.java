@@ -13,12 +13,12 @@ import java.util.TreeSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Assumptions;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.testsupport.ExecutorCli;
 import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.Prerequisites;
 
 /**
  * What the browser ITs share to run a script of {@code src/test/browser} against the real Executor and Tether as
@@ -26,7 +26,8 @@ import dev.tether.testsupport.Fixture;
  */
 final class BrowserRuns {
 
-    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    /** Debian's Chromium; {@code TETHER_TEST_CHROMIUM} names another (pointed nowhere, it shows that CI fails without one). */
+    static final Path CHROMIUM = Path.of(System.getenv().getOrDefault("TETHER_TEST_CHROMIUM", "/usr/bin/chromium"));
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private BrowserRuns() {
@@ -40,12 +41,12 @@ final class BrowserRuns {
         return work;
     }
 
-    /** The scripts' directory; the test is skipped without Chromium or the scripts' packages. */
+    /** The scripts' directory; without Chromium or the scripts' packages the test is skipped, or fails in CI. */
     static Path scripts() {
         Path browser = Fixture.projectRoot().resolve("src/test/browser");
-        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "needs Debian's chromium (.ci/run installs it)");
-        Assumptions.assumeTrue(Files.isDirectory(browser.resolve("node_modules/playwright-core")),
-                "needs `npm ci` in src/test/browser (.ci/run runs it)");
+        Prerequisites.require(Files.isExecutable(CHROMIUM), "no Chromium at " + CHROMIUM, ".ci/run installs Debian's chromium");
+        Prerequisites.require(Files.isDirectory(browser.resolve("node_modules/playwright-core")),
+                "no playwright-core in src/test/browser/node_modules", ".ci/run runs npm ci in src/test/browser");
         return browser;
     }
 

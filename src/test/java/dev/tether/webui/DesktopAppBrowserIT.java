@@ -15,6 +15,7 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
+import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.PackagedDaemon;
 import dev.tether.testsupport.RequiresDocker;
@@ -24,8 +25,10 @@ import dev.tether.testsupport.TestImages;
  * The Executor desktop app on Tether, through its real web UI in headless Chromium: {@code src/test/browser/run.mjs}
  * copies the UI from a real {@code executor web} at run time, walks it on that daemon, then launches
  * {@code bin/executor-sidecar} as the app does and walks it on Tether with HTTP Basic auth; both also reproduce the
- * refresh storm of the bug report. This test judges the record: Tether's calls succeed, nothing errs on the page, the
- * routes and JSON shapes are Executor's, and Tether strands no container and no {@code docker run} client.
+ * refresh storm of the bug report. On Tether alone, a paused execution outlives the sidecar: killed with SIGKILL and
+ * started again as the app would, its approval page {@code /resume/{id}} still shows the pause and approves it. This test
+ * judges the record: Tether's calls succeed, nothing errs on the page, the routes and JSON shapes are Executor's, and
+ * Tether strands no container and no {@code docker run} client.
  */
 @RequiresDocker
 class DesktopAppBrowserIT {
@@ -114,6 +117,11 @@ class DesktopAppBrowserIT {
         assertThat(differing).as("routes and JSON shapes that differ from Executor's: %s", differences)
                 .isEqualTo(union(KNOWN_FAILING.keySet(), KNOWN_SHAPE_GAPS.keySet()));
 
+        assertThat(tether.path("durable").path("ok").asBoolean()).as("a pause across kill -9 of the sidecar, approved on its page: %s",
+                tether.path("durable")).isTrue();
+        System.out.printf("[desktop app] %s paused, the sidecar killed with SIGKILL and started again, approved on /resume: %s%n",
+                tether.path("durable").path("executionId").asString(), tether.path("durable").path("text").asString());
+        DockerContainers.awaitNoneWithLabel("dev.tether.browser", config.get("runId") + "-tether-durable", Duration.ofSeconds(30));
         assertThat(tether.path("left").path("containers").asInt(-1)).as("containers Tether left").isZero();
         assertThat(tether.path("left").path("clients").asInt(-1)).as("docker run clients Tether left").isZero();
         assertThat(result.path("sidecarExit").path("code").asInt(-1)).as("the sidecar stops cleanly on SIGTERM")

@@ -31,7 +31,8 @@ import dev.tether.identity.NotPermittedException;
 /**
  * Executor's {@code /mcp} as its agents speak it ({@code packages/hosts/mcp/src/tool-server.ts}): {@code execute}
  * runs code on Tether's {@link Executions}, and a paused execution's question goes where the session's
- * {@link ElicitationMode} sends it. Model: the paused answer goes to the agent, whose {@code resume} answers it.
+ * {@link ElicitationMode} sends it. A session resumes the executions it paused; one whose session is gone (a restart,
+ * its replica's death: the execution survives in the store, the session does not) any session that has its id. Model: the paused answer goes to the agent, whose {@code resume} answers it.
  * Browser: the agent gets the web UI's approval URL, and its {@code resume} waits for the user's answer there.
  * Native: the question goes to the agent's client ({@link NativeElicitationRelay}). Every answer is JSON text of one
  * JSON-RPC response ({@link CodeModeJson}).
@@ -106,9 +107,9 @@ final class CodeModeProtocol {
 
     private Mono<String> execute(CodeModeSession session, String code) {
         if (session.mode() == ElicitationMode.NATIVE) {
-            return executions.execute(code).flatMap(answer -> relay.relay(session, answer)).map(CodeModeTools::result);
+            return executions.execute(code, session.id()).flatMap(answer -> relay.relay(session, answer)).map(CodeModeTools::result);
         }
-        return executions.execute(code).map(answer -> pausedOrDone(session, answer));
+        return executions.execute(code, session.id()).map(answer -> pausedOrDone(session, answer));
     }
 
     /** A pause becomes the session's to resume; the agent sees it as its mode has it. */
@@ -127,7 +128,7 @@ final class CodeModeProtocol {
 
     private Mono<String> resume(CodeModeSession session, ResumeArguments arguments) {
         String id = arguments.executionId();
-        if (!session.takePaused(id)) {
+        if (!session.takePaused(id) && executions.heldHere(id)) {
             return Mono.just(CodeModeTools.noPausedExecution(id));
         }
         ResumeAction action = ResumeAction.parse(arguments.action()).orElseThrow();
@@ -143,7 +144,7 @@ final class CodeModeProtocol {
      */
     private Mono<String> resumeAfterApproval(CodeModeSession session, String id) {
         if (!session.owns(id)) {
-            return Mono.just(CodeModeTools.noPausedExecution(id));
+            return executions.heldHere(id) ? Mono.just(CodeModeTools.noPausedExecution(id)) : adopt(session, id);
         }
         return session.approval(id)
                 .timeout(properties.browserApprovalWait(), Mono.empty())
@@ -151,6 +152,19 @@ final class CodeModeProtocol {
                         ? resumed(session, id, answer, next -> pausedOrDone(session, next))
                         : Mono.just(CodeModeTools.noPausedExecution(id)))
                 .defaultIfEmpty(CodeModeTools.approvalRequired(id, session.approvalUrl(id)));
+    }
+
+    /**
+     * A paused execution this replica does not hold, whose session was lost with a restart or with its replica: the
+     * session takes it on, and the user answers it on the session's own approval page, which the agent is given now.
+     */
+    private Mono<String> adopt(CodeModeSession session, String id) {
+        return executions.paused(id)
+                .map(pause -> {
+                    session.paused(id);
+                    return CodeModeTools.approvalRequired(id, session.approvalUrl(id));
+                })
+                .onErrorResume(ExecutionNotFoundException.class, gone -> Mono.just(CodeModeTools.noPausedExecution(id)));
     }
 
     /** Resumes a pause the session took; content the schema refuses gives the pause back, and says why. */

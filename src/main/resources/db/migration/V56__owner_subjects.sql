@@ -101,3 +101,7 @@ ALTER TABLE plugin_setting_v2 RENAME TO plugin_setting;
 
 ALTER TABLE policy ADD COLUMN subject VARCHAR(255) DEFAULT '' NOT NULL;
 UPDATE policy SET subject = 'local' WHERE owner = 'user';
+
+-- A paused execution's journal is its user's: only that user sees and resumes it, on any replica. Journals an older
+-- Tether paused were the daemon's single user's.
+ALTER TABLE execution_journal ADD COLUMN subject VARCHAR(255) DEFAULT 'local' NOT NULL;
