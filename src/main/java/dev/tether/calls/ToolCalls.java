@@ -24,6 +24,7 @@ import dev.tether.calls.builtin.BuiltinTools;
 import dev.tether.calls.builtin.BuiltinToolFailure;
 import dev.tether.calls.builtin.InvalidToolArgumentsException;
 import dev.tether.catalog.CatalogService;
+import dev.tether.mcp.AuthorizationExpiredException;
 import dev.tether.mcp.McpTimeoutException;
 import dev.tether.identity.Audit;
 import dev.tether.identity.AuditEvent;
@@ -163,7 +164,8 @@ public final class ToolCalls {
     /**
      * What {@code await tools.<path>(args)} resolves to in Executor 1.5.9's code runtime, for {@code path} as the
      * code names it (see {@link ToolAddress#path}): an MCP tool's answer as {@code {ok: true, data: <CallToolResult>}}
-     * (or {@code {ok: false, error: {code: "mcp_tool_error"}}} when the server answered {@code isError}), a listed
+     * (or {@code {ok: false, error: {code: "mcp_tool_error"}}} when the server answered {@code isError}, {@code
+     * "connection_rejected"} when its OAuth grant must be authorized again), a listed
      * built-in's as {@code {ok: true, data}}, a runtime helper's ({@code search}, {@code describe.tool},
      * {@code executor.sources.list}) as it is. Fails with {@link ToolNotFoundException} when no tool has this path,
      * with {@link InvalidToolArgumentsException} for arguments a runtime helper cannot take (Executor throws those
@@ -194,7 +196,11 @@ public final class ToolCalls {
                 .flatMap(parsed -> find(parsed, address).flatMap(tool -> sources.source(parsed.connection())
                         .flatMap(integration -> timed(sources.invoke(integration, parsed.connection(), tool, args)))
                         .<Object>map(answer -> answer)
-                        .switchIfEmpty(Mono.defer(() -> atOwner(parsed, tool, address, args).map(ToolCalls::envelope)))));
+                        .switchIfEmpty(Mono.defer(() -> atOwner(parsed, tool, address, args).map(ToolCalls::envelope)
+                                // as an HTTP source's (SourceCalls): the code learns that the user must authorize the
+                                // connection again, and for which scope, rather than an opaque internal error
+                                .onErrorResume(AuthorizationExpiredException.class, expired -> Mono.just(
+                                        CallEnvelope.failure("connection_rejected", expired.getMessage(), null)))))));
     }
 
     /**

@@ -84,6 +84,11 @@ class AuthAndGateTest {
                     .as("the OAuth callback and outcome routes are documented").isTrue();
             assertThat(anonymous.get("/api/oauth/callback?state=never-issued&code=x").status()).isEqualTo(200);
             assertThat(anonymous.get("/api/oauth/await/never-issued").body()).isEqualTo("null");
+            // An authorization server fetches Tether's client metadata document (its client_id) with no token; off
+            // until tether.oauth.public-base-url is set, and then public, as the Client ID Metadata Documents draft has it.
+            assertThat(routes.removeIf(route -> route[1].equals("/api/oauth/client-metadata.json")))
+                    .as("the client metadata document is documented").isTrue();
+            assertThat(anonymous.get("/api/oauth/client-metadata.json").tag()).isEqualTo("NotFoundError");
             assertThat(anonymous.get("/api/oauth/clients").status()).as("every other OAuth route needs it").isEqualTo(401);
             routes.add(new String[] { "GET", "/api/no/such/route" });
             routes.add(new String[] { "POST", "/mcp" });

@@ -98,6 +98,33 @@ class DurableExecutionsIT {
     }
 
     /**
+     * An agent of MCP 2026-07-28 gets {@code input_required} for an approval and a {@code requestState}; the daemon is
+     * killed with {@code kill -9} and started again on its data dir. The agent's retry, carrying nothing but that state
+     * and its answer, completes the execution from its journal: the state names the durable execution, and its seal's
+     * key comes from the store key, which the restart kept. The approved call reaches the server once.
+     */
+    @Test
+    void aRetryOfMcp20260728ResumesItsPauseAfterKillMinus9() throws Exception {
+        Path dataDir = dir.resolve("data");
+        Path calls = dir.resolve("calls.jsonl");
+        PackagedDaemon first = start(dataDir, List.of(), Map.of());
+        TetherClient before = new TetherClient(first.port(), first.token());
+        String slug = before.registerAndSync("fx", Fixture.command("--calls=" + calls));
+        Map<String, Object> code = Map.of("code", "return await tools." + slug + ".org.default.delete_everything({})");
+        JsonNode asked = new DurableRuns.StatelessAgent(before.baseUrl() + "/mcp", first.token()).call("execute", code);
+        assertThat(asked.path("result").path("resultType").asString()).as(asked.toString()).isEqualTo("input_required");
+        assertThat(names(calls)).as("nothing sent before the approval").isEmpty();
+
+        first.kill();
+        PackagedDaemon second = start(dataDir, List.of(), Map.of());
+        JsonNode done = new DurableRuns.StatelessAgent("http://127.0.0.1:" + second.port() + "/mcp", second.token())
+                .retry("execute", code, asked, Map.of("action", "accept", "content", Map.of()));
+        assertThat(done.path("result").path("resultType").asString()).as(done.toString()).isEqualTo("complete");
+        assertThat(done.path("result").path("isError").asBoolean()).as(done.toString()).isFalse();
+        assertThat(names(calls)).as("what reached the server").containsExactly("delete_everything");
+    }
+
+    /**
      * Two replicas on one PostgreSQL behind HAProxy. An execution paused on A through the API, and one an agent paused
      * over {@code /mcp} with its session on A; then {@code kill -9} of A. Through HAProxy (so through B): the first is
      * shown and resumed, the agent's old session is unknown, and from a new session its {@code resume} completes the

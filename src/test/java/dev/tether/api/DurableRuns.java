@@ -103,4 +103,43 @@ final class DurableRuns {
             return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
         }
     }
+
+    /**
+     * An agent of MCP 2026-07-28 at {@code url}: every request self-describing (its version and capabilities in
+     * {@code _meta}, the routing headers), no session, a form question answered by a retry with {@code inputResponses}
+     * and the {@code requestState} it was given.
+     */
+    record StatelessAgent(String url, String token) {
+
+        static final String MODERN = "2026-07-28";
+
+        JsonNode call(String tool, Map<String, Object> arguments) throws Exception {
+            return send(tool, new java.util.LinkedHashMap<>(Map.of("name", tool, "arguments", arguments)));
+        }
+
+        /** Calls {@code tool} again with the answer to every question of {@code asked} and the state it carried. */
+        JsonNode retry(String tool, Map<String, Object> arguments, JsonNode asked, Map<String, Object> answer) throws Exception {
+            Map<String, Object> answers = new java.util.LinkedHashMap<>();
+            asked.path("result").path("inputRequests").propertyNames().forEach(key -> answers.put(key, answer));
+            Map<String, Object> params = new java.util.LinkedHashMap<>(Map.of("name", tool, "arguments", arguments));
+            params.put("inputResponses", answers);
+            params.put("requestState", asked.path("result").path("requestState").asString());
+            return send(tool, params);
+        }
+
+        private JsonNode send(String tool, Map<String, Object> params) throws Exception {
+            params.put("_meta", Map.of("io.modelcontextprotocol/protocolVersion", MODERN,
+                    "io.modelcontextprotocol/clientCapabilities", Map.of("elicitation", Map.of("form", Map.of()))));
+            HttpRequest request = HttpRequest.newBuilder(URI.create(url))
+                    .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream").header("Mcp-Method", "tools/call")
+                    .header("Mcp-Name", tool).header("MCP-Protocol-Version", MODERN).timeout(TetherClient.CALL_BOUND)
+                    .POST(HttpRequest.BodyPublishers.ofString(TetherClient.JSON.writeValueAsString(Map.of("jsonrpc", "2.0",
+                            "id", 1, "method", "tools/call", "params", params))))
+                    .build();
+            HttpResponse<String> answer = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+            return TetherClient.JSON.readTree(answer.body());
+        }
+    }
 }

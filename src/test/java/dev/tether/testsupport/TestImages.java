@@ -35,13 +35,16 @@ import org.testcontainers.images.builder.Transferable;
  * <p>{@link #nodeImage()} holds the host's {@code node} binary with every shared library
  * {@code ldd} lists plus the dynamic loader, at the same absolute paths, the fixture at
  * {@code /app/fixture-mcp-server.js} and {@code src/test/node/node_modules} at
- * {@code /app/node_modules}. It is tagged {@value #NODE_IMAGE} and kept after the JVM exits, so
- * {@code docker run -i --rm tether-test-node:latest node /app/fixture-mcp-server.js} works from a
- * shell. A label records a digest of the inputs: the image is rebuilt only when they change.
+ * {@code /app/node_modules}. Its tag is a digest of those inputs ({@code tether-test-node:<digest>}): the image is built
+ * only when they change, and worktrees or CI runs with other inputs on the same engine each get their own image, none
+ * rebuilding or removing another's under its running tests. It is kept after the JVM exits and also tagged
+ * {@value #NODE_IMAGE}, the latest built, so that {@code docker run -i --rm tether-test-node:latest node
+ * /app/fixture-mcp-server.js} works from a shell and the benchmarks.
  */
 public final class TestImages {
 
-    public static final String NODE_IMAGE = "tether-test-node:latest";
+    private static final String REPOSITORY = "tether-test-node";
+    public static final String NODE_IMAGE = REPOSITORY + ":latest";
     static final String INPUTS_LABEL = "dev.tether.test-image.inputs";
 
     private static String nodeImage;
@@ -49,7 +52,7 @@ public final class TestImages {
     private TestImages() {
     }
 
-    /** The tag of the node test image, building it first if it is missing or stale (once per JVM). */
+    /** The tag of the node test image for this checkout's inputs, building it first if it is missing (once per JVM). */
     public static synchronized String nodeImage() {
         if (nodeImage == null) {
             nodeImage = buildNodeImage();
@@ -74,10 +77,10 @@ public final class TestImages {
         files.put(Fixture.IMAGE_FIXTURE_SCRIPT, fixture);
 
         String digest = digest(files, nodeModules);
+        String tag = REPOSITORY + ":" + digest.substring(0, 16);
         DockerClient docker = DockerClientFactory.instance().client();
-        Optional<InspectImageResponse> existing = inspect(docker, NODE_IMAGE);
-        if (existing.map(TestImages::inputsLabel).filter(digest::equals).isPresent()) {
-            return NODE_IMAGE;
+        if (inspect(docker, tag).map(TestImages::inputsLabel).filter(digest::equals).isPresent()) {
+            return tag;
         }
 
         String dockerfile = String.join("\n",
@@ -88,19 +91,19 @@ public final class TestImages {
                 "LABEL " + INPUTS_LABEL + "=\"" + digest + "\"",
                 "");
         try {
-            new ImageFromDockerfile(NODE_IMAGE, false)
+            new ImageFromDockerfile(tag, false)
                     .withFileFromString("Dockerfile", dockerfile)
                     .withFileFromTransferable("rootfs", new RootFs(files, nodeModules))
                     .get(10, TimeUnit.MINUTES);
         } catch (Exception e) {
-            throw new IllegalStateException("building " + NODE_IMAGE + " failed", e);
+            throw new IllegalStateException("building " + tag + " failed", e);
         }
-        String built = inspect(docker, NODE_IMAGE).map(TestImages::inputsLabel).orElse(null);
+        String built = inspect(docker, tag).map(TestImages::inputsLabel).orElse(null);
         if (!digest.equals(built)) {
-            throw new IllegalStateException("building " + NODE_IMAGE + " left label " + built + ", expected " + digest);
+            throw new IllegalStateException("building " + tag + " left label " + built + ", expected " + digest);
         }
-        existing.ifPresent(old -> removeQuietly(docker, old.getId()));
-        return NODE_IMAGE;
+        docker.tagImageCmd(tag, REPOSITORY, "latest").exec();
+        return tag;
     }
 
     /** Absolute paths {@code ldd} lists for {@code binary} (the loader included, vdso excluded). */
@@ -146,14 +149,6 @@ public final class TestImages {
             return Optional.of(docker.inspectImageCmd(image).exec());
         } catch (NotFoundException e) {
             return Optional.empty();
-        }
-    }
-
-    private static void removeQuietly(DockerClient docker, String imageId) {
-        try {
-            docker.removeImageCmd(imageId).exec();
-        } catch (RuntimeException ignored) {
-            // still used by a container, or already gone: harmless
         }
     }
 
