@@ -21,12 +21,15 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 import dev.tether.agent.AgentProtocol.UnreadableMessageException;
 import dev.tether.catalog.CatalogService;
+import dev.tether.identity.Principal;
+import dev.tether.identity.Principals;
 import dev.tether.replicas.ReplicaIds;
 
 /**
@@ -63,7 +66,7 @@ public final class AgentEndpoint {
     @PostMapping("/mcp/tools")
     Mono<ResponseEntity<?>> receive(@RequestBody(required = false) String body,
             @RequestHeader(name = SESSION_HEADER, required = false) String session,
-            @RequestHeader(name = HttpHeaders.ACCEPT, required = false) String accept) {
+            @RequestHeader(name = HttpHeaders.ACCEPT, required = false) String accept, ServerWebExchange exchange) {
         JSONRPCMessage message;
         try {
             message = protocol.read(body);
@@ -71,7 +74,7 @@ public final class AgentEndpoint {
             return Mono.just(ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(protocol.unreadable(unreadable)));
         }
         if (message instanceof JSONRPCNotification notification) {
-            protocol.notified(notification, session);
+            protocol.notified(notification, scoped(exchange, session));
             return Mono.just(ResponseEntity.accepted().build());
         }
         if (!(message instanceof JSONRPCRequest request)) {
@@ -80,10 +83,11 @@ public final class AgentEndpoint {
         String answeredSession = McpSchema.METHOD_INITIALIZE.equals(request.method()) && session == null
                 ? names.session() : session;
         if (acceptsEvents(accept) && protocol.wantsProgress(request)) {
-            Flux<ServerSentEvent<String>> stream = events.keptAlive(protocol.answer(request, session, true).map(events::message));
+            Flux<ServerSentEvent<String>> stream = events.keptAlive(protocol.answer(request, scoped(exchange, session), true)
+                    .map(events::message));
             return Mono.just(withSession(AgentEvents.stream(), answeredSession).body(stream));
         }
-        return protocol.answer(request, session, false)
+        return protocol.answer(request, scoped(exchange, session), false)
                 .ofType(JSONRPCResponse.class)
                 .next()
                 .<ResponseEntity<?>>map(response -> withSession(ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON),
@@ -98,7 +102,7 @@ public final class AgentEndpoint {
      */
     @GetMapping("/mcp/tools")
     ResponseEntity<?> stream(@RequestHeader(name = SESSION_HEADER, required = false) String session,
-            @RequestHeader(name = HttpHeaders.ACCEPT, required = false) String accept) {
+            @RequestHeader(name = HttpHeaders.ACCEPT, required = false) String accept, ServerWebExchange exchange) {
         if (!acceptsEvents(accept)) {
             return ResponseEntity.status(HttpStatus.NOT_ACCEPTABLE).contentType(MediaType.TEXT_PLAIN)
                     .body("GET /mcp answers with text/event-stream only; say so in Accept");
@@ -109,7 +113,7 @@ public final class AgentEndpoint {
         }
         Flux<ServerSentEvent<String>> changes = Flux.defer(() -> {
             Sinks.Empty<Void> ended = Sinks.empty();
-            Sinks.Empty<Void> before = streams.put(session, ended);
+            Sinks.Empty<Void> before = streams.put(scoped(exchange, session), ended);
             if (before != null) {
                 before.tryEmitEmpty();
             }
@@ -118,22 +122,30 @@ public final class AgentEndpoint {
                     // a hint, not a record: an agent that reads slowly needs the latest one only
                     .onBackpressureLatest()
                     .takeUntilOther(ended.asMono())
-                    .doFinally(signal -> streams.remove(session, ended));
+                    .doFinally(signal -> streams.remove(scoped(exchange, session), ended));
         });
         return withSession(AgentEvents.stream(), session).body(events.keptAlive(changes));
     }
 
     /** Ending a session ends its stream and cancels what it still has in flight. */
     @DeleteMapping("/mcp/tools")
-    ResponseEntity<Void> end(@RequestHeader(name = SESSION_HEADER, required = false) String session) {
+    ResponseEntity<Void> end(@RequestHeader(name = SESSION_HEADER, required = false) String session, ServerWebExchange exchange) {
         if (session != null) {
-            Sinks.Empty<Void> stream = streams.remove(session);
+            Sinks.Empty<Void> stream = streams.remove(scoped(exchange, session));
             if (stream != null) {
                 stream.tryEmitEmpty();
             }
-            protocol.end(session);
+            protocol.end(scoped(exchange, session));
         }
         return ResponseEntity.ok().build();
+    }
+
+    /**
+     * A session id as its caller's: another user naming the same id names another session, so it can neither cancel
+     * this one's calls nor end its stream. A line break keeps subject and id apart; null stays null (no session).
+     */
+    static String scoped(ServerWebExchange exchange, String session) {
+        return session == null ? null : exchange.getAttributeOrDefault(Principals.ATTRIBUTE, Principal.DAEMON).subject() + "\n" + session;
     }
 
     private static ResponseEntity.BodyBuilder withSession(ResponseEntity.BodyBuilder response, String session) {

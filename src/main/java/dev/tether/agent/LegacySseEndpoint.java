@@ -15,6 +15,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
 import reactor.util.concurrent.Queues;
@@ -40,6 +41,7 @@ public final class LegacySseEndpoint {
     private final AgentEvents events;
     private final CatalogService catalogs;
     private final ReplicaIds names;
+    /** Open sessions by their caller's subject and id ({@link AgentEndpoint#scoped}): another user's id finds none. */
     private final Map<String, Sinks.Many<JSONRPCRequest>> sessions = new ConcurrentHashMap<>();
 
     LegacySseEndpoint(AgentProtocol protocol, AgentEvents events, CatalogService catalogs, ReplicaIds names) {
@@ -51,28 +53,29 @@ public final class LegacySseEndpoint {
 
     /** The session is made when the stream is subscribed, and ends with it. */
     @GetMapping("/sse")
-    ResponseEntity<Flux<ServerSentEvent<String>>> open() {
+    ResponseEntity<Flux<ServerSentEvent<String>>> open(ServerWebExchange exchange) {
         return AgentEvents.stream().body(Flux.defer(() -> {
             String session = names.session();
+            String scoped = AgentEndpoint.scoped(exchange, session);
             Sinks.Many<JSONRPCRequest> requests = Sinks.many().unicast().onBackpressureBuffer(Queues.<JSONRPCRequest>get(MAX_WAITING).get());
-            sessions.put(session, requests);
-            Flux<JSONRPCMessage> answers = requests.asFlux().flatMap(request -> protocol.answer(request, session, true));
+            sessions.put(scoped, requests);
+            Flux<JSONRPCMessage> answers = requests.asFlux().flatMap(request -> protocol.answer(request, scoped, true));
             Flux<JSONRPCMessage> changes = catalogs.changes().map(integration -> (JSONRPCMessage) protocol.listChanged())
                     .onBackpressureLatest();
             return events.keptAlive(Flux.merge(answers, changes)
                             .map(events::message)
                             .startWith(ServerSentEvent.<String>builder().event("endpoint").data("/messages?sessionId=" + session).build()))
                     .doFinally(signal -> {
-                        sessions.remove(session, requests);
-                        protocol.end(session);
+                        sessions.remove(scoped, requests);
+                        protocol.end(scoped);
                     });
         }));
     }
 
     @PostMapping("/messages")
     ResponseEntity<String> receive(@RequestParam(name = "sessionId", required = false) String session,
-            @RequestBody(required = false) String body) {
-        Sinks.Many<JSONRPCRequest> requests = session == null ? null : sessions.get(session);
+            @RequestBody(required = false) String body, ServerWebExchange exchange) {
+        Sinks.Many<JSONRPCRequest> requests = session == null ? null : sessions.get(AgentEndpoint.scoped(exchange, session));
         if (requests == null) {
             return text(HttpStatus.NOT_FOUND, "no open stream has session " + session + ": open one with GET /sse");
         }
@@ -83,7 +86,7 @@ public final class LegacySseEndpoint {
             return text(HttpStatus.BAD_REQUEST, unreadable.getMessage());
         }
         if (message instanceof JSONRPCNotification notification) {
-            protocol.notified(notification, session);
+            protocol.notified(notification, AgentEndpoint.scoped(exchange, session));
         }
         else if (message instanceof JSONRPCRequest request) {
             Sinks.EmitResult taken;

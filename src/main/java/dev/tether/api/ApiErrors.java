@@ -28,6 +28,7 @@ import dev.tether.execution.ExecutionNotFoundException;
 import dev.tether.graphql.GraphqlExtractionException;
 import dev.tether.graphql.GraphqlIntrospectionException;
 import dev.tether.http.InvalidTemplateException;
+import dev.tether.identity.NotPermittedException;
 import dev.tether.mcp.McpServerException;
 import dev.tether.oauth.OAuthException;
 import dev.tether.oauth.OAuthSessionNotFoundException;
@@ -45,6 +46,8 @@ import dev.tether.store.IntegrationAlreadyExistsException;
 import dev.tether.store.IntegrationNotFoundException;
 import dev.tether.api.input.InvalidInputException;
 import dev.tether.security.StdioNotAllowedException;
+import dev.tether.users.InvalidRequestException;
+import dev.tether.users.TokenNotFoundException;
 
 /**
  * The one place where failures become HTTP: Executor's JSON errors, tagged with {@code _tag}. A 400 carries the error
@@ -70,6 +73,10 @@ final class ApiErrors {
             answer(ConnectionAlreadyExistsException.class, HttpStatus.BAD_REQUEST,
                     ex -> tagged("InvalidConnectionInputError", "message", ex.getMessage())),
             answer(StdioNotAllowedException.class, HttpStatus.FORBIDDEN, ex -> tagged("StdioNotAllowedError", "message", ex.getMessage())),
+            // A role that does not allow what was asked: the message names the role and the action, never a row.
+            answer(NotPermittedException.class, HttpStatus.FORBIDDEN, ex -> tagged("ForbiddenError", "message", ex.getMessage())),
+            answer(TokenNotFoundException.class, HttpStatus.NOT_FOUND, ex -> tagged("TokenNotFoundError", "id", ex.id())),
+            answer(InvalidRequestException.class, HttpStatus.BAD_REQUEST, ex -> tagged(InvalidInputException.DECODE, "message", ex.getMessage())),
             answer(PeerOnlyException.class, HttpStatus.FORBIDDEN, ex -> tagged("PeerOnlyError", "message", ex.getMessage())),
             answer(RemoteServerUnreachableException.class, HttpStatus.BAD_REQUEST,
                     ex -> tagged("McpConnectionError", "transport", "remote", "message", ex.getMessage())),

@@ -26,6 +26,8 @@ import dev.tether.views.Views.RefreshedToolView;
 import dev.tether.catalog.CatalogService;
 import dev.tether.health.HealthEvent;
 import dev.tether.health.HealthService;
+import dev.tether.identity.Principal;
+import dev.tether.identity.Principals;
 import dev.tether.session.SessionPool;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
@@ -95,7 +97,7 @@ final class ConnectionsController {
     @PostMapping
     Mono<ConnectionView> create(@RequestBody CreateConnectionRequest request) {
         Bounds.check(request);
-        return Mono.fromCallable(() -> connection(request))
+        return Principals.current().map(caller -> connection(request, caller))
                 .flatMap(connection -> connections.create(connection, credentialValues(request.template(), request.value(), request.values())))
                 .flatMap(created -> catalogs.changed(created.key().integration()).thenReturn(created))
                 .map(ConnectionView::of);
@@ -106,8 +108,7 @@ final class ConnectionsController {
     Mono<ConnectionView> update(@PathVariable String owner, @PathVariable String integration, @PathVariable String name,
             @RequestBody UpdateConnectionRequest request) {
         Bounds.check(request);
-        ConnectionKey key = Inputs.connectionKey(owner, integration, name);
-        return connections.find(key)
+        return key(owner, integration, name).flatMap(key -> connections.find(key)
                 .switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key)))
                 .flatMap(existing -> {
                     if (request.value() != null && request.values() != null) {
@@ -120,7 +121,7 @@ final class ConnectionsController {
                             existing.lastHealth(), existing.oauth());
                     return connections.update(changed, credentials)
                             .flatMap(updated -> sessions.retire(key).then(catalogs.changed(key.integration())).thenReturn(updated));
-                })
+                }))
                 .map(ConnectionView::of);
     }
 
@@ -145,18 +146,16 @@ final class ConnectionsController {
 
     @GetMapping("/{owner}/{integration}/{name}")
     Mono<ConnectionView> get(@PathVariable String owner, @PathVariable String integration, @PathVariable String name) {
-        ConnectionKey key = Inputs.connectionKey(owner, integration, name);
-        return connections.find(key)
-                .switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key)))
+        return key(owner, integration, name).flatMap(key -> connections.find(key)
+                .switchIfEmpty(Mono.error(() -> new ConnectionNotFoundException(key))))
                 .map(ConnectionView::of);
     }
 
     @DeleteMapping("/{owner}/{integration}/{name}")
     Mono<Map<String, Boolean>> remove(@PathVariable String owner, @PathVariable String integration, @PathVariable String name) {
-        ConnectionKey key = Inputs.connectionKey(owner, integration, name);
-        return connections.delete(key)
+        return key(owner, integration, name).flatMap(key -> connections.delete(key)
                 .flatMap(removed -> removed ? sessions.retire(key).then(catalogs.changed(key.integration())).thenReturn(Map.of("removed", true))
-                        : Mono.error(new ConnectionNotFoundException(key)));
+                        : Mono.error(new ConnectionNotFoundException(key))));
     }
 
     /** Checks the connection; a client that leaves mid-check tears down the server it started. */
@@ -164,8 +163,7 @@ final class ConnectionsController {
     Mono<HealthView> health(@PathVariable String owner, @PathVariable String integration, @PathVariable String name,
             @RequestParam(required = false) String ifStaleMs) {
         Bounds.check("ifStaleMs", ifStaleMs);
-        ConnectionKey key = Inputs.connectionKey(owner, integration, name);
-        return health.check(key, ifStale(ifStaleMs)).map(HealthView::of);
+        return key(owner, integration, name).flatMap(key -> health.check(key, ifStale(ifStaleMs))).map(HealthView::of);
     }
 
     /**
@@ -187,8 +185,12 @@ final class ConnectionsController {
 
     @PostMapping("/{owner}/{integration}/{name}/refresh")
     Mono<List<RefreshedToolView>> refresh(@PathVariable String owner, @PathVariable String integration, @PathVariable String name) {
-        ConnectionKey key = Inputs.connectionKey(owner, integration, name);
-        return catalogs.refresh(key).map(RefreshedToolView::of);
+        return key(owner, integration, name).flatMap(catalogs::refresh).map(RefreshedToolView::of);
+    }
+
+    /** The connection the caller names: the organisation's, or for {@code user} its own. */
+    private static Mono<ConnectionKey> key(String owner, String integration, String name) {
+        return Principals.current().map(caller -> Inputs.connectionKey(owner, integration, name, caller));
     }
 
     private static Optional<Duration> ifStale(String ifStaleMs) {
@@ -207,10 +209,10 @@ final class ConnectionsController {
         }
     }
 
-    private static Connection connection(CreateConnectionRequest request) {
-        ConnectionKey key = new ConnectionKey(Inputs.owner(request.owner(), "owner"),
+    private static Connection connection(CreateConnectionRequest request, Principal caller) {
+        ConnectionKey key = ConnectionKey.of(Inputs.owner(request.owner(), "owner"),
                 Inputs.requireText(request.integration(), "integration"),
-                ConnectionNames.identifier(Inputs.requireText(request.name(), "name")));
+                ConnectionNames.identifier(Inputs.requireText(request.name(), "name")), caller);
         String template = Inputs.requireText(request.template(), "template");
         long given = Stream.of(request.value(), request.values(), request.from()).filter(v -> v != null).count();
         if (given != 1) {

@@ -106,7 +106,8 @@ final class OAuthController implements BuiltinHandlers {
     @PostMapping("/cancel")
     Mono<Map<String, Boolean>> cancel(@RequestBody CancelRequest request) {
         Bounds.check(request);
-        return Mono.fromCallable(() -> Map.of("cancelled", flows.cancel(Inputs.requireText(request.state(), "state"))));
+        return Mono.fromCallable(() -> Inputs.requireText(request.state(), "state")).flatMap(flows::cancel)
+                .map(cancelled -> Map.of("cancelled", cancelled));
     }
 
     /** The page the browser lands on: it completes the flow and tells the user (and the window that opened it) how it went. */

@@ -27,6 +27,6 @@ final class OwnerCatalogSyncs implements OwnerSyncs {
     @Override
     public Optional<Mono<Void>> atOwner(ConnectionKey connection, Mono<Void> here) {
         return owners.remoteOwner(connection).map(owner -> peers.atOwner(connection, owner,
-                peer -> peers.post(peer, ConnectionPaths.of(connection, "refresh"), "the session of " + connection).then(), here));
+                peer -> peers.post(peer, connection, "refresh").then(), here));
     }
 }

@@ -19,6 +19,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.api.input.Inputs;
 import dev.tether.calls.ToolAddress;
+import dev.tether.identity.Principal;
+import dev.tether.identity.Principals;
 import dev.tether.replicas.ConnectionOwners;
 import dev.tether.replicas.ConnectionOwners.Peer;
 import dev.tether.store.ConnectionKey;
@@ -68,7 +70,7 @@ final class OwnerForwarding implements WebFilter {
                     : chain.filter(exchange);
         }
         if (connectionRoute != null) {
-            Optional<ConnectionKey> connection = connection(connectionRoute.getUriVariables());
+            Optional<ConnectionKey> connection = connection(connectionRoute.getUriVariables(), caller(exchange));
             Optional<Peer> owner = connection.flatMap(owners::remoteOwner);
             return owner.isEmpty() ? chain.filter(exchange)
                     : HeldBody.read(exchange, peers, body -> toOwner(exchange, chain, connection.get(), owner.get(), body));
@@ -78,7 +80,7 @@ final class OwnerForwarding implements WebFilter {
         }
         // The connection is named in the body: read it once, then send or serve those very bytes.
         return HeldBody.read(exchange, peers, body -> {
-            Optional<ConnectionKey> connection = calledConnection(body);
+            Optional<ConnectionKey> connection = calledConnection(body, caller(exchange));
             Optional<Peer> owner = connection.flatMap(owners::remoteOwner);
             return owner.isPresent() ? toOwner(exchange, chain, connection.get(), owner.get(), body) : HeldBody.here(exchange, chain, body);
         });
@@ -95,10 +97,15 @@ final class OwnerForwarding implements WebFilter {
                 .onErrorResume(OwnerLeftException.class, left -> peers.unreachable(exchange.getResponse(), left.peer(), WHAT, left.how()));
     }
 
+    /** Who asks, as the authentication filter found: a personal connection is the caller's own. */
+    private static Principal caller(ServerWebExchange exchange) {
+        return exchange.getAttributeOrDefault(Principals.ATTRIBUTE, Principal.DAEMON);
+    }
+
     /** The connection of a health or refresh path; a path the controller will refuse stays here to be refused. */
-    private static Optional<ConnectionKey> connection(Map<String, String> path) {
+    private static Optional<ConnectionKey> connection(Map<String, String> path, Principal caller) {
         try {
-            return Optional.of(Inputs.connectionKey(path.get("owner"), path.get("integration"), path.get("name")));
+            return Optional.of(Inputs.connectionKey(path.get("owner"), path.get("integration"), path.get("name"), caller));
         }
         catch (RuntimeException invalid) {
             return Optional.empty();
@@ -106,10 +113,10 @@ final class OwnerForwarding implements WebFilter {
     }
 
     /** The connection of {@code {"address": "tools.<integration>.<owner>.<connection>.<tool>"}}; empty for anything else. */
-    private Optional<ConnectionKey> calledConnection(byte[] body) {
+    private Optional<ConnectionKey> calledConnection(byte[] body, Principal caller) {
         try {
             JsonNode address = json.readTree(body).path("address");
-            return address.isString() ? ToolAddress.of(address.asString()).map(ToolAddress::connection) : Optional.empty();
+            return address.isString() ? ToolAddress.of(address.asString()).map(parsed -> parsed.connection(caller)) : Optional.empty();
         }
         catch (RuntimeException notJson) {
             return Optional.empty();

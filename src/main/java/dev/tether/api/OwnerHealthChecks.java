@@ -32,7 +32,7 @@ final class OwnerHealthChecks implements OwnerChecks {
     @Override
     public Optional<Mono<HealthVerdict>> atOwner(ConnectionKey connection, Mono<HealthVerdict> here) {
         return owners.remoteOwner(connection).map(owner -> peers.atOwner(connection, owner,
-                peer -> peers.post(peer, ConnectionPaths.of(connection, "health"), "the session of " + connection)
+                peer -> peers.post(peer, connection, "health")
                         .map(answer -> json.readValue(answer, HealthView.class))
                         .map(view -> new HealthVerdict(view.status(), view.checkedAt(), Optional.ofNullable(view.detail()))),
                 here));

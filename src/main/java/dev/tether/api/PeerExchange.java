@@ -49,6 +49,8 @@ import reactor.netty.resources.ConnectionProvider;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.tether.identity.Principal;
+import dev.tether.identity.Principals;
 import dev.tether.mcp.ElicitationHandler;
 import dev.tether.mcp.ProgressListener;
 import dev.tether.replicas.ConnectionOwners;
@@ -57,7 +59,6 @@ import dev.tether.replicas.ReplicaProperties;
 import dev.tether.replicas.PeerCredentials;
 import dev.tether.replicas.PeerCredentials.SignedRequest;
 import dev.tether.security.AuthenticatedPeer;
-import dev.tether.security.BearerAuthFilter;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.StorePosition;
 
@@ -91,10 +92,11 @@ final class PeerExchange implements DisposableBean {
             "upgrade", "proxy-authorization", "proxy-authenticate");
     /**
      * Request headers the exchange sets itself, and the client's credentials: this replica checked them, and the peer
-     * needs none but the sender's.
+     * needs none but the sender's (and the principal it names, {@value Principals#HEADER}).
      */
-    private static final Set<String> SET_HERE = Set.of("host", "authorization", BearerAuthFilter.TOKEN_HEADER, "content-length",
-            FORWARDED.toLowerCase(Locale.ROOT), STORE_POSITION.toLowerCase(Locale.ROOT), CREDENTIAL.toLowerCase(Locale.ROOT));
+    private static final Set<String> SET_HERE = Set.of("host", "authorization", "x-executor-token", "cookie", "content-length",
+            FORWARDED.toLowerCase(Locale.ROOT), STORE_POSITION.toLowerCase(Locale.ROOT), CREDENTIAL.toLowerCase(Locale.ROOT),
+            Principals.HEADER.toLowerCase(Locale.ROOT));
 
     private static final McpJsonMapper MCP_JSON = McpJsonDefaults.getMapper();
     private static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
@@ -134,8 +136,8 @@ final class PeerExchange implements DisposableBean {
                 // Every request this client sends is a peer's, signed as it is sent (each subscription, each attempt):
                 // a request assembled long before it leaves (a sync queued behind others) is not stale, and none reuses
                 // a nonce.
-                .filter((request, next) -> next.exchange(ClientRequest.from(request)
-                        .headers(headers -> markForwarded(headers, request.method(), request.url())).build()))
+                .filter((request, next) -> Principals.current().flatMap(caller -> next.exchange(ClientRequest.from(request)
+                        .headers(headers -> markForwarded(headers, request.method(), request.url(), caller)).build())))
                 .build();
         this.answered = forwarded(registry, "answered");
         this.unreachable = forwarded(registry, "unreachable");
@@ -168,7 +170,7 @@ final class PeerExchange implements DisposableBean {
             return Optional.of("a request from a peer carries both " + FORWARDED + " and " + CREDENTIAL);
         }
         return credentials.refusal(credential, signed(request.getMethod(), request.getURI(), sender,
-                Objects.requireNonNullElse(headers.getFirst(STORE_POSITION), "")));
+                Objects.requireNonNullElse(headers.getFirst(STORE_POSITION), ""), headers.getFirst(Principals.HEADER)));
     }
 
     /** Whether {@code request} says it comes from a peer, which it must then prove. */
@@ -176,11 +178,16 @@ final class PeerExchange implements DisposableBean {
         return request.getHeaders().containsHeader(FORWARDED) || request.getHeaders().containsHeader(CREDENTIAL);
     }
 
-    /** What a credential covers: the method, the raw path and query as sent, the sender and its store position. */
-    private static SignedRequest signed(HttpMethod method, URI target, String sender, String position) {
+    /**
+     * What a credential covers: the method, the raw path and query as sent, the sender and its store position, and the
+     * principal the request is for ({@value Principals#HEADER}, none for the daemon's own work), which decides what the
+     * receiver lets it see and do.
+     */
+    private static SignedRequest signed(HttpMethod method, URI target, String sender, String position, @Nullable String principal) {
         String path = target.getRawPath() == null || target.getRawPath().isEmpty() ? "/" : target.getRawPath();
         String query = target.getRawQuery();
-        return new SignedRequest(method.name(), query == null ? path : path + "?" + query, sender, position);
+        return new SignedRequest(method.name(), query == null ? path : path + "?" + query, sender, position,
+                Objects.requireNonNullElse(principal, ""));
     }
 
     /** How much of a body a route may read to decide where it goes. */
@@ -298,19 +305,25 @@ final class PeerExchange implements DisposableBean {
     }
 
     /**
-     * Posts to {@code path} on {@code peer}, which holds {@code what}, with no body, marked forwarded so that the peer
-     * serves it itself, and emits the answer's body. A caller that leaves cancels the exchange, which closes its
-     * connection. A peer that answers anything but 200 fails it with {@link PeerCallException}.
+     * Posts {@code action} of {@code connection} ({@code /api/connections/…/<action>}) to {@code peer}, which holds its
+     * session, with no body, marked forwarded so that the peer serves it itself, and emits the answer's body; for the
+     * caller, or when the daemon itself asks (a background sync), for the connection's user. A caller that leaves cancels
+     * the exchange, which closes its connection. A peer that answers anything but 200 fails it with
+     * {@link PeerCallException}.
      */
-    Mono<String> post(Peer peer, String path, String what) {
-        return client.post().uri(URI.create("http://" + peer.address() + path))
+    Mono<String> post(Peer peer, ConnectionKey connection, String action) {
+        String what = "the session of " + connection;
+        return Principals.current().flatMap(caller -> client.post().uri(URI.create("http://" + peer.address()
+                        + ConnectionPaths.of(connection, action)))
+                .headers(headers -> forWhom(headers, caller.daemon() ? Principal.daemonFor(caller.tenant(), connection.subject())
+                        : caller))
                 .exchangeToMono(answer -> draining(answer) ? this.<String>left(answer, peer)
                         : answer.bodyToMono(String.class).defaultIfEmpty("").flatMap(text -> {
                             int status = answer.statusCode().value();
                             (status == HttpStatus.UNAUTHORIZED.value() ? unreachable : answered).increment();
                             return status == HttpStatus.OK.value() ? Mono.just(text)
                                     : Mono.error(new PeerCallException(peer, what, status, text));
-                        }))
+                        })))
                 .onErrorMap(WebClientRequestException.class, failed -> ownerLeftOr(failed, peer));
     }
 
@@ -417,12 +430,27 @@ final class PeerExchange implements DisposableBean {
                 .map(PeerAliveController.Alive::instance);
     }
 
-    /** Marks a request to {@code target} as this replica's, signed for it alone, now. */
-    private void markForwarded(HttpHeaders headers, HttpMethod method, URI target) {
+    /** Names {@code principal} as whom the request is for; nothing for the daemon's own work. */
+    private static void forWhom(HttpHeaders headers, Principal principal) {
+        if (!principal.daemon()) {
+            headers.set(Principals.HEADER, Principals.header(principal));
+        }
+    }
+
+    /**
+     * Marks a request to {@code target} as this replica's, signed for it alone, now, and for whom it is, which the
+     * credential covers: the principal it was given ({@link #post}), else {@code caller}, the principal of the pipeline
+     * that sends it, so that no route can send a request for its user as the daemon's.
+     */
+    private void markForwarded(HttpHeaders headers, HttpMethod method, URI target, Principal caller) {
+        if (!headers.containsHeader(Principals.HEADER)) {
+            forWhom(headers, caller);
+        }
         String position = Long.toString(store.reached());
         headers.set(FORWARDED, owners.instance());
         headers.set(STORE_POSITION, position);
-        headers.set(CREDENTIAL, credentials.sign(signed(method, target, owners.instance(), position)));
+        headers.set(CREDENTIAL, credentials.sign(signed(method, target, owners.instance(), position,
+                headers.getFirst(Principals.HEADER))));
     }
 
     /**

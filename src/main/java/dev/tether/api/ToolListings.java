@@ -18,6 +18,7 @@ import dev.tether.calls.builtin.BuiltinTool;
 import dev.tether.calls.builtin.BuiltinTools;
 import dev.tether.catalog.CatalogService;
 import dev.tether.catalog.CatalogService.ConnectionTools;
+import dev.tether.identity.Principals;
 import dev.tether.policy.Policies;
 import dev.tether.store.Owner;
 import dev.tether.store.Policy;
@@ -36,7 +37,7 @@ import dev.tether.store.Policy;
 final class ToolListings {
 
     /** The selections whose answers are kept; past it they are all dropped, rather than grow with odd filters. */
-    private static final int KEPT_SELECTIONS = 32;
+    private static final int KEPT_SELECTIONS = 256;
 
     /** Which tools a request asks for, all but its query. */
     record Selection(Optional<String> integration, Optional<Owner> owner, Optional<String> connection, boolean includeBlocked) {
@@ -78,11 +79,18 @@ final class ToolListings {
     private record Kept(Sources sources, Listing listing) {
     }
 
+    /**
+     * Whose selection: users see different connections, so each keeps its own answers (an answer is made of its sources
+     * alone, so sharing would leak nothing, but users taking turns would make every request build its answer anew).
+     */
+    private record Asker(String subject, Selection selection) {
+    }
+
     private final CatalogService catalogs;
     private final BuiltinTools builtins;
     private final Policies policies;
     private final JsonMapper json;
-    private final Map<Selection, Kept> kept = new ConcurrentHashMap<>();
+    private final Map<Asker, Kept> kept = new ConcurrentHashMap<>();
 
     ToolListings(CatalogService catalogs, BuiltinTools builtins, Policies policies, JsonMapper json) {
         this.catalogs = catalogs;
@@ -100,20 +108,22 @@ final class ToolListings {
         String needle = query.toLowerCase(Locale.ROOT);
         // Tools a policy blocks are left out unless asked for, as Executor does.
         Mono<List<Policy>> blocking = selection.includeBlocked() ? Mono.just(List.of()) : policies.list().collectList();
-        return blocking.flatMap(rules -> catalogs.tools(selection.integration(), selection.owner(), selection.connection())
+        return Principals.current().flatMap(caller -> blocking.flatMap(rules -> catalogs.tools(selection.integration(), selection.owner(),
+                                selection.connection())
                         .collectList()
                         .map(connected -> new Sources(connected, rules)))
-                .map(sources -> listing(selection, sources).answer(needle));
+                .map(sources -> listing(new Asker(caller.subject(), selection), sources).answer(needle)));
     }
 
-    private Listing listing(Selection selection, Sources sources) {
-        Kept known = kept.get(selection);
+    private Listing listing(Asker asker, Sources sources) {
+        Selection selection = asker.selection();
+        Kept known = kept.get(asker);
         Listing listing = known != null && known.sources().equals(sources) ? known.listing() : Listing.of(listed(selection, sources));
         if (known == null && kept.size() >= KEPT_SELECTIONS) {
             kept.clear();
         }
         // The newest sources are kept even when equal, so that the next comparison is one of identical lists again.
-        kept.put(selection, new Kept(sources, listing));
+        kept.put(asker, new Kept(sources, listing));
         return listing;
     }
 

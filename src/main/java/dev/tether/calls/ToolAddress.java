@@ -2,11 +2,15 @@ package dev.tether.calls;
 
 import java.util.Optional;
 
+import dev.tether.identity.Principal;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.Owner;
 
-/** A parsed tool address: {@code tools.<integration>.<owner>.<connection>.<tool>}, where the tool's name may have dots. */
-public record ToolAddress(ConnectionKey connection, String tool) {
+/**
+ * A parsed tool address: {@code tools.<integration>.<owner>.<connection>.<tool>}, where the tool's name may have dots.
+ * An address names a connection as its caller sees it: {@code user} is the caller's own ({@link #connection(Principal)}).
+ */
+public record ToolAddress(Owner owner, String integration, String name, String tool) {
 
     static ToolAddress parse(String address) {
         String[] parts = address == null ? new String[0] : address.split("\\.", -1);
@@ -22,7 +26,7 @@ public record ToolAddress(ConnectionKey connection, String tool) {
         if (tool.isEmpty() || tool.startsWith(".") || tool.endsWith(".") || tool.contains("..")) {
             throw new ToolNotFoundException(address, "the tool name is empty or has an empty segment");
         }
-        return new ToolAddress(new ConnectionKey(owner.get(), parts[1], parts[3]), tool);
+        return new ToolAddress(owner.get(), parts[1], parts[3], tool);
     }
 
     /** The address, when {@code address} is one of a connection's tools; empty for anything else. */
@@ -33,6 +37,11 @@ public record ToolAddress(ConnectionKey connection, String tool) {
         catch (ToolNotFoundException notAnAddress) {
             return Optional.empty();
         }
+    }
+
+    /** The connection {@code caller} means: the organisation's, or its own. */
+    public ConnectionKey connection(Principal caller) {
+        return ConnectionKey.of(owner, integration, name, caller);
     }
 
     /**

@@ -26,7 +26,13 @@ import dev.tether.calls.builtin.InvalidToolArgumentsException;
 import dev.tether.catalog.CatalogService;
 import dev.tether.mcp.AuthorizationExpiredException;
 import dev.tether.mcp.McpTimeoutException;
+import dev.tether.identity.Audit;
+import dev.tether.identity.AuditEvent;
+import dev.tether.identity.NotPermittedException;
+import dev.tether.identity.Principal;
+import dev.tether.identity.Principals;
 import dev.tether.session.SessionPool;
+import dev.tether.store.ConnectionKey;
 import dev.tether.store.CatalogStore;
 import dev.tether.store.StoredTool;
 
@@ -51,9 +57,11 @@ public final class ToolCalls {
     private final JsonMapper json;
     private final OutcomeTimers timers;
     private final OwnerCalls owners;
+    private final Audit audit;
 
     public ToolCalls(SessionPool sessions, SourceCalls sources, CatalogStore catalogs, BuiltinTools builtins,
-            CatalogService catalogSyncs, JsonMapper json, MeterRegistry registry, OwnerCalls owners) {
+            CatalogService catalogSyncs, JsonMapper json, MeterRegistry registry, OwnerCalls owners, Audit audit) {
+        this.audit = audit;
         this.sessions = sessions;
         this.sources = sources;
         this.catalogs = catalogs;
@@ -69,7 +77,7 @@ public final class ToolCalls {
      * built-in answers its value as structured content, with its JSON as the one text content.
      */
     public Mono<CallToolResult> call(String address, Map<String, Object> arguments) {
-        return call(address, arguments, false);
+        return audited(address, call(address, arguments, false), ToolCalls::outcome);
     }
 
     /**
@@ -77,24 +85,66 @@ public final class ToolCalls {
      * this replica ({@code /mcp}'s {@code tools/call}), whose requests no API route has passed to the owner.
      */
     public Mono<CallToolResult> callAtOwner(String address, Map<String, Object> arguments) {
-        return call(address, arguments, true);
+        return audited(address, call(address, arguments, true), ToolCalls::outcome);
+    }
+
+    /**
+     * The call in the audit trail ({@code tool.call}): its address and how it ended, with the caller's principal; never its
+     * arguments or its answer.
+     */
+    private <T> Mono<T> audited(String address, Mono<T> call, java.util.function.Function<T, String> outcome) {
+        return Mono.deferContextual(context -> {
+            Principal caller = Principals.of(context);
+            return call.doOnSuccess(answer -> audit.record(AuditEvent.of(caller, "tool.call", address,
+                            answer == null ? "empty" : outcome.apply(answer))))
+                    .doOnError(failed -> audit.record(new AuditEvent(java.time.Instant.now(), caller, "tool.call", address,
+                            failed instanceof NotPermittedException ? "refused" : failed instanceof ToolNotFoundException ? "not_found"
+                                    : "failed", null, failed.getClass().getSimpleName())))
+                    .doOnCancel(() -> audit.record(AuditEvent.of(caller, "tool.call", address, "cancelled")));
+        });
+    }
+
+    private static String outcome(CallToolResult result) {
+        return Boolean.TRUE.equals(result.isError()) ? "tool_error" : "ok";
+    }
+
+    /** Executor's envelope ({@code {ok: false, …}}) or a runtime helper's value, as the trail names its end. */
+    private static String envelopeOutcome(Object answer) {
+        return answer instanceof Map<?, ?> envelope && Boolean.FALSE.equals(envelope.get("ok")) ? "tool_error" : "ok";
     }
 
     private Mono<CallToolResult> call(String address, Map<String, Object> arguments, boolean atOwner) {
         Optional<BuiltinTool> builtin = builtin(address);
         if (builtin.isPresent()) {
-            return builtins.run(builtin.get(), arguments)
+            return mayCall(address).then(Mono.defer(() -> builtins.run(builtin.get(), arguments)))
                     .map(this::asResult)
                     .onErrorResume(InvalidToolArgumentsException.class, refused -> Mono.just(CallToolResult.builder()
                             .addTextContent(refused.getMessage()).isError(true).build()))
                     .onErrorResume(BuiltinToolFailure.class, failed -> Mono.just(CallToolResult.builder()
                             .addTextContent(failed.getMessage()).isError(true).build()));
         }
-        return Mono.fromCallable(() -> ToolAddress.parse(address))
+        return mayCall(address).then(target(address))
                 .flatMap(parsed -> find(parsed, address).flatMap(tool -> sources.source(parsed.connection())
                         .flatMap(integration -> timed(sources.invoke(integration, parsed.connection(), tool, arguments)).map(this::sourceResult))
                         .switchIfEmpty(Mono.defer(() -> atOwner ? atOwner(parsed, tool, address, arguments)
                                 : call(parsed, tool, arguments)))));
+    }
+
+    /** A tool of a connection, as the calling principal names it: {@code user} is its own. */
+    private record Target(ConnectionKey connection, String tool) {
+    }
+
+    private static Mono<Target> target(String address) {
+        return Principals.current().map(caller -> {
+            ToolAddress parsed = ToolAddress.parse(address);
+            return new Target(parsed.connection(caller), parsed.tool());
+        });
+    }
+
+    /** A viewer reads and calls nothing: a call may change what the tool reaches. */
+    private static Mono<Void> mayCall(String address) {
+        return Principals.current().flatMap(caller -> caller.mayUse() ? Mono.<Void>empty()
+                : Mono.error(new NotPermittedException(caller, "call tools (" + address + ")")));
     }
 
     /**
@@ -108,7 +158,7 @@ public final class ToolCalls {
             return Mono.just(new StoredTool(tool.name(), tool.path(), tool.description(), Boolean.TRUE.equals(tool.requiresApproval()),
                     tool.inputSchema(), tool.outputSchema(), tool.pluginId(), tool.approvalDescription()));
         }
-        return Mono.fromCallable(() -> ToolAddress.parse(address)).flatMap(parsed -> find(parsed, address));
+        return target(address).flatMap(parsed -> find(parsed, address));
     }
 
     /**
@@ -122,11 +172,15 @@ public final class ToolCalls {
      * into the code), or with the failure of the call.
      */
     public Mono<Object> invoke(String path, Object arguments) {
+        return audited(ToolAddress.path(path), invoked(path, arguments), ToolCalls::envelopeOutcome);
+    }
+
+    private Mono<Object> invoked(String path, Object arguments) {
         String canonical = ToolAddress.path(path);
         Optional<BuiltinTool> builtin = builtins.find(canonical);
         if (builtin.isPresent()) {
             BuiltinTool tool = builtin.get();
-            Mono<Object> answer = builtins.run(tool, arguments);
+            Mono<Object> answer = mayCall(canonical).then(Mono.defer(() -> builtins.run(tool, arguments)));
             return tool.runtime() ? answer : answer.<Object>map(CallEnvelope::ok).onErrorResume(InvalidToolArgumentsException.class,
                     refused -> Mono.just(CallEnvelope.failure("invalid_tool_arguments", "Tool arguments did not match the input schema.",
                             Map.of("issues", List.of(Map.of("message", refused.getMessage()))))))
@@ -138,7 +192,7 @@ public final class ToolCalls {
         }
         @SuppressWarnings("unchecked")
         Map<String, Object> args = arguments == null ? Map.of() : (Map<String, Object>) arguments;
-        return Mono.fromCallable(() -> ToolAddress.parse(address))
+        return mayCall(address).then(target(address))
                 .flatMap(parsed -> find(parsed, address).flatMap(tool -> sources.source(parsed.connection())
                         .flatMap(integration -> timed(sources.invoke(integration, parsed.connection(), tool, args)))
                         .<Object>map(answer -> answer)
@@ -154,7 +208,7 @@ public final class ToolCalls {
      * for those: a call that reached {@link #call(String, Map)} was already routed by the API (or forwarded here), and
      * routing it again could pass it back and forth between two replicas whose lease snapshots differ.
      */
-    private Mono<CallToolResult> atOwner(ToolAddress parsed, StoredTool tool, String address, Map<String, Object> args) {
+    private Mono<CallToolResult> atOwner(Target parsed, StoredTool tool, String address, Map<String, Object> args) {
         Mono<CallToolResult> here = Mono.defer(() -> call(parsed, tool, args));
         return owners.atOwner(parsed.connection(), address, args, here)
                 .map(this::timedCall)
@@ -213,7 +267,7 @@ public final class ToolCalls {
     }
 
     /** From the stored catalog; when it lacks the tool and is stale, from a sync awaited whole. */
-    private Mono<StoredTool> find(ToolAddress parsed, String address) {
+    private Mono<StoredTool> find(Target parsed, String address) {
         return catalogs.tool(parsed.connection(), parsed.tool())
                 .switchIfEmpty(Mono.defer(() -> catalogSyncs.syncIfStale(parsed.connection())
                         .flatMap(synced -> named(synced.tools(), parsed.tool()))))
@@ -224,7 +278,7 @@ public final class ToolCalls {
         return Mono.justOrEmpty(tools.stream().filter(tool -> tool.name().equals(name)).findFirst());
     }
 
-    private Mono<CallToolResult> call(ToolAddress address, StoredTool tool, Map<String, Object> arguments) {
+    private Mono<CallToolResult> call(Target address, StoredTool tool, Map<String, Object> arguments) {
         return timedCall(sessions.withSession(address.connection(), session -> session.callTool(tool.serverName(), arguments)
                         .map(Outcome::answered)
                         // Abandoned with notifications/cancelled: the tool was slow, not the server broken. Failing

@@ -23,6 +23,7 @@ import dev.tether.calls.ToolCalls;
 import dev.tether.calls.ToolNotFoundException;
 import dev.tether.calls.builtin.InvalidToolArgumentsException;
 import dev.tether.execution.Execution.Step;
+import dev.tether.identity.Principals;
 import dev.tether.mcp.ElicitationHandler;
 import dev.tether.policy.Decision;
 import dev.tether.policy.Policies;
@@ -138,7 +139,8 @@ final class CallsFromCode {
         }
         String prefix = parts[0] + "." + parts[1] + "." + parts[2] + ".";
         String wanted = parts[3].toLowerCase(Locale.ROOT);
-        return catalogs.catalog(new ConnectionKey(Owner.parse(parts[1]).get(), parts[0], parts[2]))
+        return Principals.current().map(caller -> ConnectionKey.of(Owner.parse(parts[1]).get(), parts[0], parts[2], caller))
+                .flatMap(catalogs::catalog)
                 .map(catalog -> {
                     List<StoredTool> sorted = new ArrayList<>(catalog.tools());
                     sorted.sort(Comparator.comparing(StoredTool::name));

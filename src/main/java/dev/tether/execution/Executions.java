@@ -2,6 +2,7 @@ package dev.tether.execution;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -31,6 +32,11 @@ import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.calls.ToolCalls;
 import dev.tether.execution.Execution.Step;
+import dev.tether.identity.Audit;
+import dev.tether.identity.AuditEvent;
+import dev.tether.identity.NotPermittedException;
+import dev.tether.identity.Principal;
+import dev.tether.identity.Principals;
 import dev.tether.policy.Policies;
 import dev.tether.replicas.ReplicaIds;
 import dev.tether.store.CatalogStore;
@@ -52,6 +58,10 @@ import dev.tether.store.ExecutionJournals.StoredJournal;
  * {@code resume} tool, a retry of MCP 2026-07-28's multi round-trip request that names it in its {@code requestState}):
  * {@link #resume} resumes it wherever it lives, from its live context when this replica holds it, else rebuilt here by
  * replaying its journal. Either way only after a compare-and-set on its row, so that one replica runs the answer.
+ *
+ * <p>An execution is its caller's ({@link Principals}): its tool calls use that user's connections, and only that user
+ * sees and resumes its pauses, held here ({@link PausedExecutions}) or stored ({@link ExecutionJournals}, whose row keeps
+ * the user), so that a replay on another replica is the same user's too.
  */
 @Component
 public final class Executions implements DisposableBean {
@@ -77,9 +87,11 @@ public final class Executions implements DisposableBean {
     private final Disposable sweep;
     private final Counter rebuilt;
     private final Counter notRebuilt;
+    private final Audit audit;
 
     Executions(JsEngine engine, ToolCalls calls, CatalogStore catalogs, Policies policies, ExecutionProperties properties,
-            ExecutionPool pool, MemoryWatch memory, ReplicaIds names, ExecutionJournals journals, MeterRegistry registry) {
+            ExecutionPool pool, MemoryWatch memory, ReplicaIds names, ExecutionJournals journals, MeterRegistry registry, Audit audit) {
+        this.audit = audit;
         this.engine = engine;
         this.toolCalls = new CallsFromCode(calls, catalogs, policies);
         this.properties = properties;
@@ -107,13 +119,22 @@ public final class Executions implements DisposableBean {
                 .register(registry);
     }
 
-    /** Runs {@code code} until it completes or pauses for an approval. Cancelling ends it and its tool calls. */
+    /**
+     * Runs {@code code} until it completes or pauses for an approval, as the calling principal: its tool calls use that
+     * user's connections, and only that user sees and resumes it. A viewer runs no code. Cancelling ends it and its tool
+     * calls.
+     */
     public Mono<ExecutionAnswer> execute(String code) {
         return execute(code, null);
     }
 
     /** As {@link #execute(String)}, for {@code origin} (the agent session that sent it), which its journal keeps. */
     public Mono<ExecutionAnswer> execute(String code, @Nullable String origin) {
+        return Principals.current().flatMap(caller -> caller.mayUse() ? run(code, origin)
+                : Mono.error(new NotPermittedException(caller, "run code")));
+    }
+
+    private Mono<ExecutionAnswer> run(String code, @Nullable String origin) {
         return pool.admit(Mono.defer(() -> {
             Execution execution = new Execution(properties, pool.lane(), pool.host(),
                     Journal.of(code, origin, properties.durable(), properties.maxJournal().toBytes()));
@@ -132,11 +153,11 @@ public final class Executions implements DisposableBean {
 
     /**
      * What a paused execution waits for: from its live context when this replica holds it, else from its journal's row
-     * (any replica). Fails with {@link ExecutionNotFoundException} when none waits under this id.
+     * (any replica). Fails with {@link ExecutionNotFoundException} when none of the caller's waits under this id.
      */
     public Mono<ExecutionAnswer.Pause> paused(String executionId) {
-        return Mono.fromCallable(() -> Optional.ofNullable(paused.find(executionId)))
-                .flatMap(held -> held.isPresent() ? Mono.just(held.get().view()) : stored(executionId).map(Executions::view));
+        return Principals.current().flatMap(caller -> Mono.fromCallable(() -> Optional.ofNullable(paused.find(executionId, caller)))
+                .flatMap(held -> held.isPresent() ? Mono.just(held.get().view()) : stored(executionId, caller).map(Executions::view)));
     }
 
     /** Whether this replica holds the paused execution {@code executionId} in memory, where its session resumes it. */
@@ -159,17 +180,27 @@ public final class Executions implements DisposableBean {
      * action, and for an accepted form the {@code content}, go to the server, whose call goes on; content that does not
      * match the requested schema fails with {@link ResumeContentException} and the execution stays paused. Runs on until
      * the code completes or pauses again (under a new id). Fails with {@link ExecutionNotFoundException} when nothing
-     * waits under this id (never was, ended, expired, or resumed already, here or on another replica).
+     * of the caller's waits under this id (never was, ended, expired, resumed already, here or on another replica, or
+     * another user's).
      */
     public Mono<ExecutionAnswer> resume(String executionId, ResumeAction action, @Nullable Map<String, Object> content) {
         // The schema validator loads what it needs on first use: off the event loop.
-        return Mono.fromCallable(() -> Optional.ofNullable(paused.takeHeld(executionId, pause -> check(pause.call(), action, content))))
+        return Principals.current().flatMap(caller -> Mono.fromCallable(() -> Optional.ofNullable(paused.takeHeld(executionId, caller,
+                        pause -> check(pause.call(), action, content))))
                 .subscribeOn(Schedulers.boundedElastic())
-                .flatMap(held -> held.isPresent() ? resumeHeld(held.get(), action, content) : rebuild(executionId, action, content));
+                .flatMap(held -> held.isPresent() ? resumeHeld(held.get(), caller, action, content)
+                        : rebuild(executionId, caller, action, content)));
+    }
+
+    /** The resume goes to the audit trail: who answered which pause, on which call, how. */
+    private void audited(Principal caller, String executionId, PendingCall call, ResumeAction action) {
+        audit.record(AuditEvent.of(caller, "execution.resume", executionId + " " + call.path(), action.name().toLowerCase(Locale.ROOT)));
     }
 
     /** The fast path: the live context this replica holds, once its row is claimed. */
-    private Mono<ExecutionAnswer> resumeHeld(PausedExecutions.Pause pause, ResumeAction action, @Nullable Map<String, Object> content) {
+    private Mono<ExecutionAnswer> resumeHeld(PausedExecutions.Pause pause, Principal caller, ResumeAction action,
+            @Nullable Map<String, Object> content) {
+        audited(caller, pause.id(), pause.call(), action);
         Execution execution = pause.execution();
         return claim(pause.id(), execution.journal())
                 .onErrorResume(failed -> close(execution).then(Mono.error(failed)))
@@ -201,8 +232,8 @@ public final class Executions implements DisposableBean {
      * The execution is not held here: rebuilt from its journal by replay, once admitted and claimed, then resumed. A
      * journal that diverges from its code, or whose pause cannot go on, ends the execution with the reason.
      */
-    private Mono<ExecutionAnswer> rebuild(String executionId, ResumeAction action, @Nullable Map<String, Object> content) {
-        return stored(executionId)
+    private Mono<ExecutionAnswer> rebuild(String executionId, Principal caller, ResumeAction action, @Nullable Map<String, Object> content) {
+        return stored(executionId, caller)
                 .flatMap(row -> journals.segments(row.journalId()).collectList()
                         .map(segments -> Journal.load(row, segments, properties.maxJournal().toBytes())))
                 .flatMap(journal -> pool.admit(Mono.defer(() -> {
@@ -214,6 +245,7 @@ public final class Executions implements DisposableBean {
                                     .then(replay(opened))
                                     .flatMap(call -> {
                                         rebuilt.increment();
+                                        audited(caller, executionId, call, action);
                                         log.info("paused execution {} rebuilt from its journal in {} ms ({} answers replayed)", executionId,
                                                 (System.nanoTime() - started) / 1_000_000, replayed);
                                         return answer(opened, call, action, content);
@@ -298,9 +330,9 @@ public final class Executions implements DisposableBean {
      * a server's question it waited on answered {@code cancel}, its journal removed. Nothing when none waits under this id.
      */
     public Mono<Void> abandon(String executionId) {
-        return Mono.fromCallable(() -> Optional.ofNullable(paused.takeHeld(executionId, pause -> { })))
+        return Principals.current().flatMap(caller -> Mono.fromCallable(() -> Optional.ofNullable(paused.takeHeld(executionId, caller, pause -> { })))
                 .flatMap(held -> held.isPresent() ? end(held.get().execution())
-                        : stored(executionId).flatMap(row -> journals.remove(row.journalId(), row.version())).then())
+                        : stored(executionId, caller).flatMap(row -> journals.remove(row.journalId(), row.version())).then()))
                 .onErrorResume(ExecutionNotFoundException.class, gone -> Mono.empty());
     }
 
@@ -417,15 +449,18 @@ public final class Executions implements DisposableBean {
 
     // ---- pauses and their journals ------------------------------------------------------------------
 
-    /** Pauses on {@code call}: its journal written to the store first, so that the id it answers survives this replica. */
+    /**
+     * Pauses on {@code call}, as the caller's (the user the execution runs for): its journal written to the store first,
+     * so that the id it answers survives this replica.
+     */
     private Mono<ExecutionAnswer> pause(Execution execution, PendingCall call) {
-        return Mono.defer(() -> {
+        return Principals.current().flatMap(owner -> {
             String id = paused.nextId();
             Elicitation question = call.elicitation();
             ExecutionAnswer.Pause view = question != null ? ExecutionAnswers.pause(id, call, question) : ExecutionAnswers.pause(id, call);
             execution.journal().paused(call.ordinal(), id);
-            return write(execution.journal(), id, view).then(Mono.fromCallable(() -> {
-                paused.put(new PausedExecutions.Pause(id, execution, call, view));
+            return write(execution.journal(), id, view, owner).then(Mono.fromCallable(() -> {
+                paused.put(new PausedExecutions.Pause(id, execution, call, view, owner));
                 execution.pausedFor(true);
                 return ExecutionAnswer.paused(view.text(), view.structured());
             }));
@@ -436,7 +471,7 @@ public final class Executions implements DisposableBean {
      * Writes what the journal added since its last pause, and the pause; a journal the store does not take is live only
      * from then on (the pause is answered all the same, and said in the log not to survive).
      */
-    private Mono<Void> write(Journal journal, String pauseId, ExecutionAnswer.Pause view) {
+    private Mono<Void> write(Journal journal, String pauseId, ExecutionAnswer.Pause view, Principal owner) {
         if (!journal.durable()) {
             return Mono.empty();
         }
@@ -444,7 +479,7 @@ public final class Executions implements DisposableBean {
         long version = journal.version();
         PauseWrite write = journal.pause(pauseId, holder, JSON.writeValueAsString(Map.of("text", view.text(), "structured", view.structured())),
                 System.currentTimeMillis() + properties.pausedExpiry().toMillis());
-        Mono<Boolean> stored = first ? journals.create(write, journal.code(), journal.origin()).thenReturn(true)
+        Mono<Boolean> stored = first ? journals.create(write, journal.code(), journal.origin(), owner).thenReturn(true)
                 : journals.repause(write, version);
         return stored.doOnNext(taken -> {
                     if (!taken) {
@@ -466,9 +501,12 @@ public final class Executions implements DisposableBean {
                 .then();
     }
 
-    /** The stored journal of a pause that still waits; fails with {@link ExecutionNotFoundException} otherwise. */
-    private Mono<StoredJournal> stored(String executionId) {
-        Mono<StoredJournal> row = properties.durable() ? journals.find(executionId) : Mono.empty();
+    /**
+     * The stored journal of the caller's pause that still waits; fails with {@link ExecutionNotFoundException} otherwise
+     * (another user's too).
+     */
+    private Mono<StoredJournal> stored(String executionId, Principal caller) {
+        Mono<StoredJournal> row = properties.durable() ? journals.find(executionId, caller) : Mono.empty();
         return row.filter(journal -> journal.paused() && journal.pause() != null && journal.expiresAt() > System.currentTimeMillis())
                 .switchIfEmpty(Mono.error(() -> new ExecutionNotFoundException(executionId)));
     }

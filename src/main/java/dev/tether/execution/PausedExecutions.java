@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
 
+import dev.tether.identity.Principal;
 import dev.tether.replicas.ReplicaIds;
 
 /**
@@ -19,13 +20,14 @@ import dev.tether.replicas.ReplicaIds;
  * by pause id (random, never repeated: {@link ReplicaIds#execution()}): the fast path of a resume. Bounded in number;
  * each expires after {@code expiry} and is then ended ({@code expired}). A paused execution holds a context and the
  * code's pending promise, never a thread. What survives this replica is its journal in the store ({@link Journal}).
+ * A pause is its owner's: for anyone else it does not exist ({@link ExecutionNotFoundException}, as for an unknown id).
  */
 final class PausedExecutions {
 
     private static final Logger log = LoggerFactory.getLogger(PausedExecutions.class);
 
-    /** One pause: the execution, the call it waits on, what the pause shows. */
-    record Pause(String id, Execution execution, PendingCall call, ExecutionAnswer.Pause view) {
+    /** One pause: the execution, the call it waits on, what the pause shows, and whose it is. */
+    record Pause(String id, Execution execution, PendingCall call, ExecutionAnswer.Pause view, Principal owner) {
     }
 
     /** More executions wait for approval than the limit allows. */
@@ -68,41 +70,60 @@ final class PausedExecutions {
         paused.put(pause.id(), new Entry(pause, expiring));
     }
 
-    synchronized ExecutionAnswer.Pause view(String id) {
+    /** What the pause shows, to its owner; {@link ExecutionNotFoundException} for anyone else, as for an unknown id. */
+    synchronized ExecutionAnswer.Pause view(String id, Principal caller) {
         Entry entry = paused.get(id);
-        if (entry == null) {
+        if (entry == null || !mine(entry.pause(), caller)) {
             throw new ExecutionNotFoundException(id);
         }
         return entry.pause().view();
     }
 
-    /** Removes the pause for its resume when this replica holds it in memory, once {@code check} passed; else null. */
-    synchronized @Nullable Pause takeHeld(String id, java.util.function.Consumer<Pause> check) {
-        return paused.containsKey(id) ? take(id, check) : null;
+    /**
+     * Removes the caller's pause for its resume when this replica holds it in memory, once {@code check} passed; else
+     * null. Another user's fails with {@link ExecutionNotFoundException}, as an unknown id does.
+     */
+    synchronized @Nullable Pause takeHeld(String id, Principal caller, java.util.function.Consumer<Pause> check) {
+        return paused.containsKey(id) ? take(id, caller, check) : null;
     }
 
-    /** The pause {@code id} when this replica holds it in memory, else null. */
-    synchronized @Nullable Pause find(String id) {
+    /**
+     * The caller's pause {@code id} when this replica holds it in memory, else null; another user's fails with
+     * {@link ExecutionNotFoundException}.
+     */
+    synchronized @Nullable Pause find(String id, Principal caller) {
         Entry entry = paused.get(id);
+        if (entry != null && !mine(entry.pause(), caller)) {
+            throw new ExecutionNotFoundException(id);
+        }
         return entry == null ? null : entry.pause();
     }
 
-    /** Removes the pause for its resume; fails with {@link ExecutionNotFoundException} when there is none. */
-    synchronized Pause take(String id) {
-        return take(id, pause -> {
+    /** Removes the caller's pause for its resume; fails with {@link ExecutionNotFoundException} when it has none. */
+    synchronized Pause take(String id, Principal caller) {
+        return take(id, caller, pause -> {
         });
     }
 
-    /** As {@link #take(String)}, once {@code check} passed; a pause whose check throws stays as it was. */
-    synchronized Pause take(String id, java.util.function.Consumer<Pause> check) {
+    /** As {@link #take(String, Principal)}, once {@code check} passed; a pause whose check throws stays as it was. */
+    synchronized Pause take(String id, Principal caller, java.util.function.Consumer<Pause> check) {
         Entry entry = paused.get(id);
-        if (entry == null) {
+        if (entry == null || !mine(entry.pause(), caller)) {
             throw new ExecutionNotFoundException(id);
         }
         check.accept(entry.pause());
         paused.remove(id);
         entry.expiry().dispose();
         return entry.pause();
+    }
+
+    /**
+     * Whether {@code caller} may see and resume the pause: the user whose execution it is (an admin is no exception:
+     * its code and its approvals are that user's), or the daemon's own work. The store's journals answer the same
+     * ({@code ExecutionJournals}).
+     */
+    private static boolean mine(Pause pause, Principal caller) {
+        return caller.daemon() || caller.subject().equals(pause.owner().subject());
     }
 
     synchronized int size() {

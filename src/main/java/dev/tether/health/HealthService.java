@@ -21,6 +21,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
+import dev.tether.identity.Principals;
 import dev.tether.mcp.AuthorizationExpiredException;
 import dev.tether.mcp.McpSession;
 import dev.tether.session.IntegrationServers;
@@ -38,9 +39,10 @@ import dev.tether.store.Owner;
 /**
  * Connection health checks. For MCP a check is liveness: a ping on the connection's pooled session.
  *
- * <p>Concurrent checks of one connection share one probe. Batch checks form <em>generations</em>: a newer
- * generation supersedes an older one, dropping the older one's unstarted checks, while a check both want is
- * joined, not restarted (a check nobody waits for lingers briefly for exactly that). Every verdict is
+ * <p>Concurrent checks of one connection share one probe. Batch checks form <em>generations</em>, each user's apart: a
+ * user's newer generation supersedes their older one, dropping its unstarted checks, while a check both want is
+ * joined, not restarted (a check nobody waits for lingers briefly for exactly that). Another user's batch supersedes
+ * nothing of theirs: it checks the connections that user sees. Every verdict is
  * persisted as the connection's {@code lastHealth} and published on {@link #events()}.
  */
 @Component
@@ -53,7 +55,7 @@ public final class HealthService implements SmartLifecycle {
      * producer, and completes them when the generation is done or superseded. Nothing counts verdicts, so a
      * connection deleted mid-generation (no verdict) cannot keep the batch open.
      */
-    private record Generation(long id, List<ConnectionKey> keys, Sinks.Many<HealthEvent> verdicts) {
+    private record Generation(long id, String asker, List<ConnectionKey> keys, Sinks.Many<HealthEvent> verdicts) {
     }
 
     private final SessionPool sessions;
@@ -118,16 +120,17 @@ public final class HealthService implements SmartLifecycle {
      * replicas, a connection another replica owns is checked there ({@link OwnerChecks}).
      */
     public Flux<HealthEvent> checkAll(Optional<String> integration, Optional<Owner> owner) {
-        return connections.all(integration, owner)
+        return Principals.current().flatMapMany(caller -> connections.all(integration, owner)
                 .map(Connection::key)
                 .collectList()
                 .flatMapMany(keys -> {
                     if (keys.isEmpty()) {
                         return Flux.empty();
                     }
-                    Generation generation = new Generation(generationIds.incrementAndGet(), keys, Sinks.many().replay().all());
+                    Generation generation = new Generation(generationIds.incrementAndGet(), caller.subject(), keys,
+                            Sinks.many().replay().all());
                     return generation.verdicts().asFlux().doOnSubscribe(subscription -> start(generation));
-                });
+                }));
     }
 
     /** Callers on many threads start generations; the lock makes their emissions take turns instead of spinning. */
@@ -142,8 +145,10 @@ public final class HealthService implements SmartLifecycle {
      * store, theirs too (generation 0), as soon as this replica reads them from the store.
      */
     public Flux<HealthEvent> events() {
-        return Flux.merge(verdicts.asFlux(), connections.verdictsOfPeers()
-                .map(connection -> new HealthEvent(0, connection.key(), connection.lastHealth().orElseThrow())));
+        // Only the connections the subscriber sees: another user's personal connection is not its business.
+        return Principals.current().flatMapMany(caller -> Flux.merge(verdicts.asFlux(), connections.verdictsOfPeers()
+                        .map(connection -> new HealthEvent(0, connection.key(), connection.lastHealth().orElseThrow())))
+                .filter(event -> caller.sees(event.key().subject())));
     }
 
     private Optional<HealthVerdict> fresh(Connection connection, Optional<Duration> ifStale) {
@@ -268,8 +273,10 @@ public final class HealthService implements SmartLifecycle {
 
     @Override
     public void start() {
+        // Each user's generations in a line of their own: one user's batch never drops another's checks.
         generationRunner = generations.asFlux()
-                .switchMap(this::run)
+                .groupBy(Generation::asker)
+                .flatMap(asker -> asker.switchMap(this::run), Integer.MAX_VALUE)
                 .subscribe(null, error -> log.error("health generations stopped", error));
     }
 

@@ -12,6 +12,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.JsonNode;
 
+import dev.tether.identity.Principals;
 import dev.tether.store.OAuthClient;
 import dev.tether.store.OAuthClientStore;
 import dev.tether.store.Owner;
@@ -64,9 +65,12 @@ public final class OAuthClients {
         return clients.clients();
     }
 
-    /** Saves a client given by hand; an endpoint Tether would not send secrets to is an {@link IllegalArgumentException}. */
+    /**
+     * Saves a client given by hand, the organisation's or the caller's own; an endpoint Tether would not send secrets to
+     * is an {@link IllegalArgumentException}.
+     */
     public Mono<String> createClient(NewClient input) {
-        return Mono.fromCallable(() -> {
+        return Principals.current().map(caller -> {
                     String grant = input.grant();
                     if (!grant.equals(OAuthClient.AUTHORIZATION_CODE) && !grant.equals(OAuthClient.CLIENT_CREDENTIALS)) {
                         throw new IllegalArgumentException("`grant` must be authorization_code or client_credentials, was " + grant);
@@ -76,15 +80,16 @@ public final class OAuthClients {
                     if (grant.equals(OAuthClient.AUTHORIZATION_CODE)) {
                         checkAuthorizationUrl(input.authorizationUrl(), input.tokenUrl());
                     }
-                    return new OAuthClient(input.owner(), input.slug(), grant, input.authorizationUrl(), input.tokenUrl(),
+                    return new OAuthClient(input.owner(), input.owner().subjectFor(caller), input.slug(), grant, input.authorizationUrl(), input.tokenUrl(),
                             input.clientId(), Optional.of(input.clientSecret()), input.resource(), false, Optional.empty());
                 })
                 .flatMap(clients::saveClient)
                 .map(OAuthClient::slug);
     }
 
+    /** Removes the organisation's client of this slug, or the caller's own. */
     public Mono<Boolean> removeClient(Owner owner, String slug) {
-        return clients.removeClient(owner, slug);
+        return Principals.current().flatMap(caller -> clients.removeClient(owner, owner.subjectFor(caller), slug));
     }
 
     /**
@@ -94,12 +99,13 @@ public final class OAuthClients {
      * the client goes by the document's URL, which the server fetches when a flow starts.
      */
     public Mono<String> registerDynamic(DynamicRegistration input, String redirectUri) {
-        return Mono.defer(() -> {
+        return Principals.current().flatMap(caller -> {
                     Endpoints.check(input.tokenUrl(), "tokenUrl");
                     checkAuthorizationUrl(input.authorizationUrl(), input.tokenUrl());
                     input.resource().ifPresent(resource -> Endpoints.check(resource, "resource"));
                     if (document.url().filter(input.registrationEndpoint().strip()::equals).isPresent()) {
-                        return Mono.just(new OAuthClient(input.owner(), input.slug(), OAuthClient.AUTHORIZATION_CODE, input.authorizationUrl(),
+                        return Mono.just(new OAuthClient(input.owner(), input.owner().subjectFor(caller), input.slug(),
+                                OAuthClient.AUTHORIZATION_CODE, input.authorizationUrl(),
                                 input.tokenUrl(), document.url().orElseThrow(), Optional.empty(), input.resource(), true,
                                 input.originIntegration()));
                     }
@@ -124,7 +130,8 @@ public final class OAuthClients {
                         }
                         String clientId = OAuthDiscovery.text(body.path("client_id"))
                                 .orElseThrow(() -> new IllegalArgumentException("the registration endpoint answered without a client_id"));
-                        return new OAuthClient(input.owner(), input.slug(), OAuthClient.AUTHORIZATION_CODE, input.authorizationUrl(),
+                        return new OAuthClient(input.owner(), input.owner().subjectFor(caller), input.slug(),
+                                OAuthClient.AUTHORIZATION_CODE, input.authorizationUrl(),
                                 input.tokenUrl(), clientId, OAuthDiscovery.text(body.path("client_secret")), input.resource(), true,
                                 input.originIntegration());
                     });

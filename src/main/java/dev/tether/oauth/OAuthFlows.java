@@ -12,12 +12,15 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
 import dev.tether.catalog.CatalogService;
+import dev.tether.identity.Principal;
+import dev.tether.identity.Principals;
 import dev.tether.session.SessionPool;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
@@ -66,10 +69,11 @@ public final class OAuthFlows {
     }
 
     /**
-     * A flow in flight. {@code server} is the authorization server the request went to, when discovery found it: its
-     * response must come from that issuer (RFC 9207).
+     * A flow in flight, for the principal that started it: only it completes or cancels it, and the connection is its.
+     * {@code server} is the authorization server the request went to, when discovery found it: its response must come
+     * from that issuer (RFC 9207).
      */
-    private record Session(Start start, String redirectUri, String verifier, long expiresAt,
+    private record Session(Start start, Principal principal, String redirectUri, String verifier, long expiresAt,
             Optional<OAuthDiscovery.AuthorizationServer> server) {
 
         /** The response's {@code iss} against the issuer the request went to; an {@link IssuerMismatchException} when wrong. */
@@ -128,7 +132,7 @@ public final class OAuthFlows {
         if (input.owner() == Owner.ORG && input.clientOwner() == Owner.USER) {
             return Mono.error(new OAuthException(OAuthException.START, "A Workspace connection must use a Workspace app."));
         }
-        return clients.client(input.clientOwner(), input.client())
+        return Principals.current().flatMap(caller -> clients.client(input.clientOwner(), input.clientOwner().subjectFor(caller), input.client())
                 .switchIfEmpty(Mono.error(() -> new OAuthException(OAuthException.START, "OAuth client not found: " + input.client())))
                 .flatMap(client -> client.grant().equals(OAuthClient.CLIENT_CREDENTIALS)
                         ? tokenEndpoint.clientCredentials(client, List.of())
@@ -136,14 +140,14 @@ public final class OAuthFlows {
                                         || error instanceof IllegalArgumentException,
                                         error -> new OAuthException(OAuthException.START, "OAuth client-credentials exchange failed: "
                                                 + error.getMessage()))
-                                .flatMap(token -> mint(input, client, token))
+                                .flatMap(token -> mint(input, caller, client, token))
                                 .<Started>map(Connected::new)
                         : Mono.fromRunnable(() -> checkDocumentCurrent(client))
                                 .then(discovery.serverOf(client))
                                 .onErrorMap(IssuerMismatchException.class, ex -> new OAuthException(OAuthException.START, ex.getMessage()))
                                 .map(Optional::of).defaultIfEmpty(Optional.empty())
-                                .map(server -> redirect(input, client, document.describes(client) ? document.redirectUri(redirectUri)
-                                        : redirectUri, server)));
+                                .map(server -> redirect(input, caller, client, document.describes(client)
+                                        ? document.redirectUri(redirectUri) : redirectUri, server))));
     }
 
     /**
@@ -159,7 +163,8 @@ public final class OAuthFlows {
         }
     }
 
-    private Started redirect(Start input, OAuthClient client, String redirectUri, Optional<OAuthDiscovery.AuthorizationServer> server) {
+    private Started redirect(Start input, Principal caller, OAuthClient client, String redirectUri,
+            Optional<OAuthDiscovery.AuthorizationServer> server) {
         long now = clock.millis();
         sessions.values().removeIf(session -> session.expiresAt() <= now);
         if (sessions.size() >= MAX_SESSIONS) {
@@ -177,8 +182,9 @@ public final class OAuthFlows {
                 .append("&code_challenge=").append(challenge(verifier))
                 .append("&code_challenge_method=S256");
         client.resource().ifPresent(resource -> url.append("&resource=").append(encode(resource)));
-        tokens.wantedScope(keyOf(input)).ifPresent(scope -> url.append("&scope=").append(encode(scope)));
-        sessions.put(state, new Session(input, redirectUri, verifier, now + properties.sessionTtl().toMillis(), server));
+        // A personal connection needs its user: checked now (keyOf), not when the browser comes back.
+        tokens.wantedScope(keyOf(input, caller)).ifPresent(scope -> url.append("&scope=").append(encode(scope)));
+        sessions.put(state, new Session(input, caller, redirectUri, verifier, now + properties.sessionTtl().toMillis(), server));
         return new Redirect(url.toString(), state);
     }
 
@@ -190,8 +196,8 @@ public final class OAuthFlows {
      * before its code goes anywhere.
      */
     public Mono<Connection> complete(String state, String code, Optional<String> iss) {
-        return Mono.defer(() -> {
-            Session session = sessions.remove(state);
+        return Principals.current().flatMap(caller -> {
+            Session session = take(state, caller);
             if (session == null || session.expiresAt() <= clock.millis()) {
                 return Mono.error(new OAuthSessionNotFoundException(state));
             }
@@ -203,7 +209,8 @@ public final class OAuthFlows {
                 return Mono.error(new OAuthException(OAuthException.COMPLETE, ex.getMessage(), Optional.of(true)));
             }
             Start start = session.start();
-            return clients.client(start.clientOwner(), start.client())
+            Principal owner = session.principal();
+            return clients.client(start.clientOwner(), start.clientOwner().subjectFor(owner), start.client())
                     .switchIfEmpty(Mono.error(() -> new OAuthException(OAuthException.COMPLETE,
                             "OAuth client not found: " + start.client(), Optional.of(true))))
                     .flatMap(client -> tokenEndpoint.authorizationCode(client, code, session.redirectUri(), session.verifier())
@@ -213,8 +220,26 @@ public final class OAuthFlows {
                                     "OAuth code exchange failed: " + ex.getMessage(), Optional.of(false)))
                             .doOnError(error -> error instanceof OAuthException oauth && oauth.restartRequired().equals(Optional.of(false)),
                                     error -> sessions.putIfAbsent(state, session))
-                            .flatMap(token -> mint(start, client, token)));
+                            .flatMap(token -> mint(start, owner, client, token)))
+                    // The browser's callback comes without credentials: the flow completes for whoever started it.
+                    .contextWrite(Principals.as(owner));
         });
+    }
+
+    /**
+     * Removes the session of {@code state} for {@code caller}: the principal that started it, or the daemon (the
+     * browser's callback, which the unguessable state alone admits). Another user finds nothing, and the flow stays.
+     */
+    private @Nullable Session take(String state, Principal caller) {
+        Session[] taken = new Session[1];
+        sessions.computeIfPresent(state, (key, session) -> {
+            if (caller.daemon() || session.principal().subject().equals(caller.subject())) {
+                taken[0] = session;
+                return null;
+            }
+            return session;
+        });
+        return taken[0];
     }
 
     /**
@@ -261,10 +286,9 @@ public final class OAuthFlows {
         return Optional.ofNullable(outcomes.remove(state)).filter(kept -> kept.expiresAt() > clock.millis()).map(Kept::outcome);
     }
 
-    /** Drops the flow with this state; answers true whether or not it was in flight, as Executor does. */
-    public boolean cancel(String state) {
-        sessions.remove(state);
-        return true;
+    /** Drops the caller's flow with this state; answers true whether or not it was in flight, as Executor does. */
+    public Mono<Boolean> cancel(String state) {
+        return Principals.current().doOnNext(caller -> take(state, caller)).thenReturn(true);
     }
 
     private static Outcome failed(String state, Throwable failure) {
@@ -279,8 +303,8 @@ public final class OAuthFlows {
     }
 
     /** Stores the tokens and makes the connection, or replaces the tokens of the one that is there (re-authorization). */
-    private Mono<Connection> mint(Start target, OAuthClient client, TokenResponse token) {
-        ConnectionKey key = keyOf(target);
+    private Mono<Connection> mint(Start target, Principal owner, OAuthClient client, TokenResponse token) {
+        ConnectionKey key = keyOf(target, owner);
         OAuthTokens.Tokens minted = new OAuthTokens.Tokens(token.accessToken(), token.refreshToken(),
                 token.expiresIn().map(seconds -> clock.millis() + seconds * 1000));
         OAuthGrant grant = new OAuthGrant(client.slug(), target.clientOwner(), token.scope(), minted.expiresAt());
@@ -292,15 +316,16 @@ public final class OAuthFlows {
                         Optional.empty(), Optional.of(grant)), values)))
                 .doOnNext(connection -> {
                     tokens.remember(key, minted);
-                    log.info("OAuth connection {} authorized through client {}/{}", key, target.clientOwner().wire(), client.slug());
+                    log.info("OAuth connection {} authorized through client {}", key, client);
                 })
                 // A session of the connection still holds the old tokens: ended, the next one starts with these; the
                 // catalog is synced with what they may now list.
                 .flatMap(connection -> mcpSessions.retire(key).then(catalogs.changed(key.integration())).thenReturn(connection));
     }
 
-    private static ConnectionKey keyOf(Start target) {
-        return new ConnectionKey(target.owner(), target.integration(), ConnectionNames.identifier(target.name()));
+    /** The connection a flow makes: a personal one is {@code caller}'s, which fails at once for a caller with no user. */
+    private static ConnectionKey keyOf(Start target, Principal caller) {
+        return ConnectionKey.of(target.owner(), target.integration(), ConnectionNames.identifier(target.name()), caller);
     }
 
     private static String random(int bytes) {

@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
+import dev.tether.identity.Principals;
 import dev.tether.mcp.AuthorizationExpiredException;
 import dev.tether.mcp.BearerToken;
 import dev.tether.session.BearerTokens;
@@ -27,6 +28,7 @@ import dev.tether.store.CredentialStore;
 import dev.tether.store.OAuthClient;
 import dev.tether.store.OAuthClientStore;
 import dev.tether.store.OAuthGrant;
+import dev.tether.store.Owner;
 
 /**
  * The access tokens of connections made by OAuth flows, as remote sessions send them. A token is refreshed
@@ -213,7 +215,9 @@ public final class OAuthTokens implements BearerTokens {
     private Mono<Tokens> refresh(Connection connection) {
         ConnectionKey key = connection.key();
         OAuthGrant grant = connection.oauth().orElseThrow();
-        return clients.client(grant.clientOwner(), grant.client())
+        // The daemon's bookkeeping: whoever's call found the token stale, the connection's own row is renewed.
+        String clientSubject = grant.clientOwner() == Owner.ORG ? "" : key.subject();
+        return clients.client(grant.clientOwner(), clientSubject, grant.client())
                 .switchIfEmpty(Mono.error(() -> expire(key, "the OAuth client '" + grant.client() + "' of connection " + key
                         + " was removed: re-authorization required")))
                 .flatMap(client -> tokens(connection).flatMap(current -> renew(key, client, grant, current)
@@ -231,7 +235,8 @@ public final class OAuthTokens implements BearerTokens {
                             refreshes.increment();
                             log.info("OAuth access token of {} renewed, expires at {}", key, tokens.expiresAt().orElse(null));
                         })
-                        .thenReturn(tokens));
+                        .thenReturn(tokens))
+                .contextWrite(Principals.asDaemon());
     }
 
     private Mono<TokenResponse> renew(ConnectionKey key, OAuthClient client, OAuthGrant grant, Tokens current) {

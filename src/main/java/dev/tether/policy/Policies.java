@@ -15,6 +15,7 @@ import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import dev.tether.identity.Principals;
 import dev.tether.store.Owner;
 import dev.tether.store.Policy;
 import dev.tether.store.PolicyAction;
@@ -47,36 +48,41 @@ public final class Policies {
         return store.policies();
     }
 
-    /** Creates a policy; without a position it goes on top of its owner's list, as Executor does. */
+    /**
+     * Creates a policy in the organisation's list or the caller's own; without a position it goes on top of that list,
+     * as Executor does.
+     */
     public Mono<Policy> create(Owner owner, String pattern, PolicyAction action, Optional<String> position) {
         return Mono.fromRunnable(() -> requireValid(pattern))
-                .then(position.map(Mono::just).orElseGet(() -> store.policies()
-                        .filter(p -> p.owner() == owner)
+                .then(Principals.current().map(owner::subjectFor))
+                .flatMap(subject -> position.map(Mono::just).orElseGet(() -> store.policies()
+                        .filter(p -> p.owner() == owner && p.subject().equals(subject))
                         .map(Policy::position)
                         .sort()
                         .next()
                         .map(PositionKeys::before)
-                        .defaultIfEmpty(PositionKeys.FIRST)))
-                .flatMap(key -> {
-                    Instant now = now();
-                    return store.create(new Policy(newId(), owner, pattern, action, key, now, now));
-                });
+                        .defaultIfEmpty(PositionKeys.FIRST))
+                        .flatMap(key -> {
+                            Instant now = now();
+                            return store.create(new Policy(newId(), owner, subject, pattern, action, key, now, now));
+                        }));
     }
 
     /** Changes what is given; fails with {@link PolicyNotFoundException} when the owner has no such policy. */
     public Mono<Policy> update(String id, Owner owner, Optional<String> pattern, Optional<PolicyAction> action,
             Optional<String> position) {
         return Mono.fromRunnable(() -> pattern.ifPresent(Policies::requireValid))
-                .then(store.find(owner, id))
+                .then(Principals.current().map(owner::subjectFor))
+                .flatMap(subject -> store.find(owner, subject, id))
                 .switchIfEmpty(Mono.error(() -> new PolicyNotFoundException(id)))
-                .flatMap(old -> store.update(new Policy(id, owner, pattern.orElse(old.pattern()), action.orElse(old.action()),
+                .flatMap(old -> store.update(new Policy(id, owner, old.subject(), pattern.orElse(old.pattern()), action.orElse(old.action()),
                         position.orElse(old.position()), old.createdAt(), now())))
                 .switchIfEmpty(Mono.error(() -> new PolicyNotFoundException(id)));
     }
 
     /** Executor answers {@code removed: true} whether or not the policy existed. */
     public Mono<Boolean> delete(String id, Owner owner) {
-        return store.delete(owner, id).thenReturn(true);
+        return Principals.current().map(owner::subjectFor).flatMap(subject -> store.delete(owner, subject, id)).thenReturn(true);
     }
 
     /**

@@ -22,7 +22,8 @@ import dev.tether.store.StoreKeys;
 
 /**
  * What proves that a request comes from a peer replica: an HMAC-SHA256 of the request's method, path and query, its
- * sender's instance id and store position, the instant it was signed and a random nonce, under a key derived from the
+ * sender's instance id and store position, whom it is for (the principal a replica passes a request on for, which
+ * decides what the receiver lets it do), the instant it was signed and a random nonce, under a key derived from the
  * store key ({@link StoreKeys}). Every replica holds the store key; no client does (not the CLI, not the desktop
  * app, not a web page: it never leaves the replica's memory and its data dir or secret), so a request that carries a
  * credential that verifies was signed by a replica, for this very request. A credential is good for
@@ -43,8 +44,12 @@ public final class PeerCredentials {
     private static final int SWEEP_EVERY = 1024;
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    /** The parts of a request a credential covers. */
-    public record SignedRequest(String method, String target, String sender, String position) {
+    /**
+     * The parts of a request a credential covers.
+     *
+     * @param principal whom the request is for, as its header names it; empty for the daemon's own work
+     */
+    public record SignedRequest(String method, String target, String sender, String position, String principal) {
     }
 
     private final byte[] key;
@@ -104,7 +109,7 @@ public final class PeerCredentials {
 
     private String mac(SignedRequest request, String millis, String nonce) {
         String signed = String.join("\n", PURPOSE, request.method(), request.target(), request.sender(), request.position(),
-                millis, nonce);
+                request.principal(), millis, nonce);
         try {
             Mac hmac = Mac.getInstance("HmacSHA256");
             hmac.init(new SecretKeySpec(key, "HmacSHA256"));

@@ -6,9 +6,10 @@ import org.springframework.web.server.ServerWebExchange;
 
 /**
  * A request proven to come from a peer replica (the cluster's own filter checks its signed credential before any guard
- * runs). The browser guards ({@link HostOriginFilter}) and the token check ({@link BearerAuthFilter}) pass it: they
- * are for browsers and clients, and a peer forwards with the name in its lease, which is no browser's, and with no
- * client's credential. Nothing but that filter marks an exchange.
+ * runs). The browser guards ({@link HostOriginFilter}) pass it, and the authentication (the users package) takes its
+ * principal from the peer, which checked its client's credential: the guards are for browsers and clients, and a peer
+ * forwards with the name in its lease, which is no browser's, and with no client's credential. Nothing but that filter
+ * marks an exchange.
  *
  * @param instance the sending replica's instance id
  */

@@ -42,11 +42,11 @@ import tools.jackson.databind.json.JsonMapper;
 public final class HostOriginFilter implements WebFilter {
 
     /**
-     * Before {@link BearerAuthFilter}: a refused page learns nothing, not even whether its token guess was right; after
-     * the filter that proves a request came from a peer ({@link AuthenticatedPeer}), which runs first, and the server's
-     * admission of requests (the server package), which bounds refused ones too.
+     * Before the authentication (the users package): a refused page learns nothing, not even whether its token guess was
+     * right; after the filter that proves a request came from a peer ({@link AuthenticatedPeer}), which runs first, and the
+     * server's admission of requests (the server package), which bounds refused ones too.
      */
-    static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 2;
+    public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 2;
 
     private static final Pattern IPV4_LOOPBACK = Pattern.compile("127\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
     private static final int SHOWN = 100;

@@ -4,12 +4,16 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import dev.tether.identity.Principal;
+
 /**
  * The journals of paused executions ({@code execution_journal}, one segment row per pause in
  * {@code execution_journal_segment}), what any replica needs to rebuild one by replay. The store keeps them as text it
  * seals ({@link SecretBox}), bound to their row: what they hold (code, tool answers, a user's answers) is the
  * execution's own business. Every change but {@link #create} is a compare-and-set on {@code version}, so that of two
- * replicas that want the same execution one wins and the other learns it lost.
+ * replicas that want the same execution one wins and the other learns it lost. A journal is its user's (the subject of
+ * the principal that paused it): {@link #find} answers it to that user alone, and to the daemon's own work, as the
+ * paused executions a replica holds in memory do; to anyone else it does not exist.
  */
 public interface ExecutionJournals {
 
@@ -26,8 +30,8 @@ public interface ExecutionJournals {
             long expiresAt) {
     }
 
-    /** Stores a new journal, paused for the first time, at version 1. */
-    Mono<Void> create(PauseWrite pause, String code, @Nullable String origin);
+    /** Stores a new journal of {@code owner}'s, paused for the first time, at version 1. */
+    Mono<Void> create(PauseWrite pause, String code, @Nullable String origin, Principal owner);
 
     /**
      * A journal claimed at {@code version} pauses again: adds its segment and makes it paused at {@code version + 1}.
@@ -35,8 +39,11 @@ public interface ExecutionJournals {
      */
     Mono<Boolean> repause(PauseWrite pause, long version);
 
-    /** The journal whose pause is {@code pauseId}, paused or not; empty when there is none. */
-    Mono<StoredJournal> find(String pauseId);
+    /**
+     * The journal whose pause is {@code pauseId}, paused or not, when it is {@code caller}'s (or the caller is the daemon's
+     * own work); empty when there is none, or it is another user's.
+     */
+    Mono<StoredJournal> find(String pauseId, Principal caller);
 
     /** The segments of a journal, in the order they were written. */
     Flux<String> segments(String journalId);

@@ -14,6 +14,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
+import dev.tether.identity.NotPermittedException;
+
 /**
  * The store as every other part of Tether sees it: integrations, connections, parsed catalogs and policies held
  * in memory, so that a warm request never waits for the database. The database stays the truth:
@@ -50,6 +52,7 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
     }
 
     private final R2dbcStore store;
+    private final OwnerScope scope;
     private final CachedPolicies policies;
     private final StoreChanges changes;
     private final Map<String, Integration> integrations = new ConcurrentHashMap<>();
@@ -59,8 +62,9 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
     private final Sinks.Many<Connection> verdictsOfPeers = Sinks.many().multicast().directBestEffort();
     private final Mono<Boolean> loaded;
 
-    MemoryStore(R2dbcStore store, CachedPolicies policies, StoreChanges changes) {
+    MemoryStore(R2dbcStore store, OwnerScope scope, CachedPolicies policies, StoreChanges changes) {
         this.store = store;
+        this.scope = scope;
         this.policies = policies;
         this.changes = changes;
         // A failed load is not remembered: the next asker tries again.
@@ -91,16 +95,16 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
 
     @Override
     public Mono<Integration> create(Integration integration) {
-        return loaded.then(store.create(integration))
+        return scope.administer(new OwnerScope.Write("integration.create", "register a server", integration.slug()), loaded.then(store.create(integration))
                 .doOnNext(created -> integrations.put(created.slug(), created))
-                .flatMap(created -> changes.record("integration", created.slug()).thenReturn(created));
+                .flatMap(created -> changes.record("integration", created.slug()).thenReturn(created)));
     }
 
     @Override
     public Mono<Integration> update(Integration integration) {
-        return loaded.then(store.update(integration))
+        return scope.administer(new OwnerScope.Write("integration.update", "change a server", integration.slug()), loaded.then(store.update(integration))
                 .doOnNext(updated -> integrations.put(updated.slug(), updated))
-                .flatMap(updated -> changes.record("integration", updated.slug()).thenReturn(updated));
+                .flatMap(updated -> changes.record("integration", updated.slug()).thenReturn(updated)));
     }
 
     @Override
@@ -116,9 +120,9 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
 
     @Override
     public Mono<Boolean> delete(String slug) {
-        return loaded.then(store.delete(slug))
+        return scope.administer(new OwnerScope.Write("integration.delete", "remove a server", slug), loaded.then(store.delete(slug))
                 .doOnNext(existed -> forgetIntegration(slug))
-                .flatMap(existed -> changes.record("integration", slug).thenReturn(existed));
+                .flatMap(existed -> changes.record("integration", slug).thenReturn(existed)));
     }
 
     private void forgetIntegration(String slug) {
@@ -132,32 +136,42 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
 
     @Override
     public Mono<Connection> create(Connection connection, Map<String, String> credentials) {
-        return loaded.then(store.create(connection, credentials))
-                .doOnNext(created -> connections.put(created.key(), created))
-                .flatMap(created -> changes.record("connection", StoreChanges.item(created.key())).thenReturn(created));
+        ConnectionKey key = connection.key();
+        return scope.write(key.owner(), key.subject(), new OwnerScope.Write("connection.create", "create a connection", key.toString()),
+                caller -> Mono.error(new NotPermittedException(caller, "create another user's connection")),
+                caller -> loaded.then(store.create(connection, credentials))
+                        .doOnNext(created -> connections.put(created.key(), created))
+                        .flatMap(created -> changes.record("connection", StoreChanges.item(created.key())).thenReturn(created)));
     }
 
     @Override
     public Mono<Connection> update(Connection connection, Optional<Map<String, String>> credentials) {
-        return loaded.then(store.update(connection, credentials))
-                // The database's row, with the verdict this daemon reached but has not written yet.
-                .map(updated -> Optional.ofNullable(pendingVerdicts.get(updated.key())).map(updated::withHealth).orElse(updated))
-                .doOnNext(updated -> connections.put(updated.key(), updated))
-                .flatMap(updated -> changes.record("connection", StoreChanges.item(updated.key())).thenReturn(updated));
+        ConnectionKey key = connection.key();
+        return scope.write(key.owner(), key.subject(), new OwnerScope.Write("connection.update", "change a connection", key.toString()), caller -> Mono.empty(),
+                caller -> loaded.then(store.update(connection, credentials))
+                        // The database's row, with the verdict this daemon reached but has not written yet.
+                        .map(updated -> Optional.ofNullable(pendingVerdicts.get(updated.key())).map(updated::withHealth).orElse(updated))
+                        .doOnNext(updated -> connections.put(updated.key(), updated))
+                        .flatMap(updated -> changes.record("connection", StoreChanges.item(updated.key())).thenReturn(updated)));
     }
 
     @Override
     public Mono<Connection> find(ConnectionKey key) {
-        return read(() -> connections.get(key));
+        return OwnerScope.caller().flatMap(caller -> OwnerScope.sees(caller, key) ? read(() -> connections.get(key)) : Mono.empty());
     }
 
     @Override
     public Flux<Connection> all(Optional<String> integration, Optional<Owner> owner) {
+        return OwnerScope.visible(allSeen(integration, owner), connection -> connection.key().subject());
+    }
+
+    private Flux<Connection> allSeen(Optional<String> integration, Optional<Owner> owner) {
         return read(() -> connections.values().stream()
                 .filter(c -> integration.map(c.key().integration()::equals).orElse(true))
                 .filter(c -> owner.map(c.key().owner()::equals).orElse(true))
                 .sorted(Comparator.comparing((Connection c) -> c.key().integration())
                         .thenComparing(c -> c.key().owner().wire())
+                        .thenComparing(c -> c.key().subject())
                         .thenComparing(c -> c.key().name()))
                 .toList())
                 .flatMapIterable(list -> list);
@@ -165,26 +179,30 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
 
     @Override
     public Mono<Boolean> delete(ConnectionKey key) {
-        return loaded.then(store.delete(key))
-                .doOnNext(existed -> {
-                    connections.remove(key);
-                    catalogs.remove(key);
-                    pendingVerdicts.remove(key);
-                })
-                .flatMap(existed -> changes.record("connection", StoreChanges.item(key)).thenReturn(existed));
+        return scope.write(key.owner(), key.subject(), new OwnerScope.Write("connection.delete", "remove a connection", key.toString()), caller -> Mono.just(false),
+                caller -> loaded.then(store.delete(key))
+                        .doOnNext(existed -> {
+                            connections.remove(key);
+                            catalogs.remove(key);
+                            pendingVerdicts.remove(key);
+                        })
+                        .flatMap(existed -> changes.record("connection", StoreChanges.item(key)).thenReturn(existed)));
     }
 
-    /** In memory at once; in the database within {@code tether.store.write-behind}. */
+    /**
+     * In memory at once; in the database within {@code tether.store.write-behind}. A verdict is what the daemon saw,
+     * not a change a caller makes: anyone who sees the connection may bring one about.
+     */
     @Override
     public Mono<Boolean> saveHealth(ConnectionKey key, HealthVerdict verdict) {
-        return read(() -> {
+        return OwnerScope.caller().flatMap(caller -> !OwnerScope.sees(caller, key) ? Mono.just(false) : read(() -> {
             Connection updated = connections.computeIfPresent(key, (k, connection) -> connection.withHealth(verdict));
             if (updated == null) {
                 return false;
             }
             pendingVerdicts.put(key, verdict);
             return true;
-        });
+        }));
     }
 
     /** How many verdicts wait to be written. */
@@ -204,14 +222,16 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
 
     // ---- credentials -----------------------------------------------------------------------
 
+    /** Only to start the connection's server: never part of an answer. */
     @Override
     public Mono<Map<String, String>> credentials(ConnectionKey key) {
-        return store.credentials(key);
+        return OwnerScope.caller().flatMap(caller -> OwnerScope.sees(caller, key) ? store.credentials(key)
+                : Mono.error(new ConnectionNotFoundException(key)));
     }
 
     @Override
     public Flux<CredentialName> names() {
-        return store.names();
+        return OwnerScope.visible(store.names(), name -> name.connection().subject());
     }
 
     // ---- catalogs --------------------------------------------------------------------------
@@ -228,7 +248,7 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
 
     /** Catalogs are read from the database once each, on first use: most are never asked for before they are synced. */
     private Mono<Indexed> indexed(ConnectionKey key) {
-        return loaded.then(Mono.defer(() -> {
+        return OwnerScope.seen(key, loaded.then(Mono.defer(() -> {
             Optional<Indexed> known = catalogs.get(key);
             if (known != null) {
                 return Mono.justOrEmpty(known);
@@ -240,28 +260,29 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
                     // A sync that saved meanwhile wins over what was read before it.
                     .map(read -> catalogs.computeIfAbsent(key, k -> read))
                     .flatMap(Mono::justOrEmpty);
-        }));
+        })));
     }
 
+    /** As {@link #saveHealth}, what the daemon saw: anyone who sees the connection may bring it about. */
     @Override
     public Mono<Void> saveCatalog(ConnectionKey key, StoredCatalog catalog) {
-        return loaded.then(store.saveCatalog(key, catalog))
+        return OwnerScope.seen(key, loaded.then(store.saveCatalog(key, catalog))
                 .then(Mono.fromRunnable(() -> {
                     if (connections.containsKey(key)) {
                         catalogs.put(key, Optional.of(Indexed.of(catalog)));
                     }
                 }))
-                .then(changes.record("catalog", StoreChanges.item(key)));
+                .then(changes.record("catalog", StoreChanges.item(key))));
     }
 
     @Override
     public Mono<StoredCatalog> reload(ConnectionKey key) {
-        return loaded.then(store.catalog(key))
+        return OwnerScope.seen(key, loaded.then(store.catalog(key))
                 .doOnNext(catalog -> {
                     if (connections.containsKey(key)) {
                         catalogs.put(key, Optional.of(Indexed.of(catalog)));
                     }
-                });
+                }));
     }
 
     // ---- other replicas --------------------------------------------------------------------

@@ -8,6 +8,7 @@ import java.util.Optional;
  * the store and never part of what the API returns.
  *
  * @param owner             who owns it
+ * @param subject           the user whose it is; {@code ""} for the organisation's
  * @param slug              its name, unique per owner
  * @param grant             {@code authorization_code} or {@code client_credentials}
  * @param authorizationUrl  the authorization endpoint (unused for client credentials)
@@ -18,7 +19,7 @@ import java.util.Optional;
  * @param dynamic           whether it was made by dynamic client registration (RFC 7591)
  * @param originIntegration for a dynamic client, the integration it was registered for
  */
-public record OAuthClient(Owner owner, String slug, String grant, String authorizationUrl, String tokenUrl,
+public record OAuthClient(Owner owner, String subject, String slug, String grant, String authorizationUrl, String tokenUrl,
         String clientId, Optional<String> clientSecret, Optional<String> resource, boolean dynamic,
         Optional<String> originIntegration) {
 
@@ -27,7 +28,11 @@ public record OAuthClient(Owner owner, String slug, String grant, String authori
 
     public OAuthClient {
         Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(subject, "subject");
         Objects.requireNonNull(slug, "slug");
+        if (owner == Owner.ORG != subject.isEmpty()) {
+            throw new IllegalArgumentException("an org client belongs to no subject, a user's to one");
+        }
         Objects.requireNonNull(grant, "grant");
         Objects.requireNonNull(authorizationUrl, "authorizationUrl");
         Objects.requireNonNull(tokenUrl, "tokenUrl");
@@ -40,7 +45,7 @@ public record OAuthClient(Owner owner, String slug, String grant, String authori
     /** No secret in a log line. */
     @Override
     public String toString() {
-        return "OAuthClient[" + owner.wire() + "/" + slug + ", " + grant + ", token " + tokenUrl + ", client id " + clientId
+        return "OAuthClient[" + OwnerNames.of(owner, subject) + "/" + slug + ", " + grant + ", token " + tokenUrl + ", client id " + clientId
                 + (clientSecret.isPresent() ? ", secret ***" : ", public") + "]";
     }
 }

@@ -8,10 +8,10 @@ import reactor.core.publisher.Mono;
  */
 public interface PluginSettings {
 
-    /** The value kept under this name, the user's before the organisation's; empty when there is none. */
+    /** The value kept under this name, the caller's own before the organisation's; empty when there is none. */
     Mono<String> get(String plugin, String name);
 
-    /** Keeps {@code value} under this name for {@code owner}, replacing what was there. */
+    /** Keeps {@code value} under this name for {@code owner} (the caller itself for {@code user}), replacing what was there. */
     Mono<Void> put(String plugin, Owner owner, String name, String value);
 
     /** Forgets the value under this name for {@code owner}; nothing to forget is no failure. */

@@ -10,6 +10,8 @@ import org.springframework.transaction.reactive.TransactionalOperator;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import dev.tether.identity.Principal;
+
 /** {@link ExecutionJournals} in {@code execution_journal} and {@code execution_journal_segment}, every text sealed. */
 @Component
 final class R2dbcExecutionJournals implements ExecutionJournals {
@@ -28,10 +30,12 @@ final class R2dbcExecutionJournals implements ExecutionJournals {
     }
 
     @Override
-    public Mono<Void> create(PauseWrite pause, String code, @Nullable String origin) {
+    public Mono<Void> create(PauseWrite pause, String code, @Nullable String origin, Principal owner) {
         GenericExecuteSpec row = db.sql("INSERT INTO execution_journal (journal_id, pause_id, state, holder, version, code, pause, origin, "
-                        + "segments, bytes, expires_at) VALUES (:journal, :pauseId, :state, :holder, 1, :code, :pause, :origin, 1, :bytes, :expires)")
+                        + "segments, bytes, expires_at, subject) VALUES (:journal, :pauseId, :state, :holder, 1, :code, :pause, :origin, 1, "
+                        + ":bytes, :expires, :subject)")
                 .bind("journal", pause.journalId())
+                .bind("subject", owner.subject())
                 .bind("pauseId", pause.pauseId())
                 .bind("state", PAUSED)
                 .bind("holder", pause.holder())
@@ -71,10 +75,12 @@ final class R2dbcExecutionJournals implements ExecutionJournals {
     }
 
     @Override
-    public Mono<StoredJournal> find(String pauseId) {
-        return db.sql("SELECT journal_id, pause_id, state, holder, version, code, pause, origin, segments, bytes, expires_at "
-                        + "FROM execution_journal WHERE pause_id = :pauseId")
-                .bind("pauseId", pauseId)
+    public Mono<StoredJournal> find(String pauseId, Principal caller) {
+        // The daemon's own work finds any; a user its own alone, whatever its role (its code and approvals are its own).
+        GenericExecuteSpec query = db.sql("SELECT journal_id, pause_id, state, holder, version, code, pause, origin, segments, bytes, expires_at "
+                        + "FROM execution_journal WHERE pause_id = :pauseId" + (caller.daemon() ? "" : " AND subject = :subject"))
+                .bind("pauseId", pauseId);
+        return (caller.daemon() ? query : query.bind("subject", caller.subject()))
                 .map(this::row)
                 .one();
     }

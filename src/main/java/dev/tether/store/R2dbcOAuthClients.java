@@ -12,28 +12,39 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
-/** OAuth clients in the {@code oauth_client} table, each client secret sealed to its row. */
+import dev.tether.identity.NotPermittedException;
+
+/** OAuth clients in the {@code oauth_client} table, each client secret sealed to its row, each read and write scoped to the caller ({@link OwnerScope}). */
 @Component
 final class R2dbcOAuthClients implements OAuthClientStore {
 
     private final DatabaseClient db;
+    private final OwnerScope scope;
     private final TransactionalOperator transaction;
     private final StoreJson json;
 
-    R2dbcOAuthClients(DatabaseClient db, ReactiveTransactionManager transactions, JsonMapper json, SecretBox secrets) {
+    R2dbcOAuthClients(DatabaseClient db, OwnerScope scope, ReactiveTransactionManager transactions, JsonMapper json, SecretBox secrets) {
         this.db = db;
+        this.scope = scope;
         this.transaction = TransactionalOperator.create(transactions);
         this.json = new StoreJson(json, secrets);
     }
 
-    private static final String CLIENT_COLUMNS = "owner, slug, grant_type, authorization_url, token_url, client_id, client_secret, "
+    private static final String CLIENT_COLUMNS = "owner, subject, slug, grant_type, authorization_url, token_url, client_id, client_secret, "
             + "resource, origin_kind, origin_integration";
 
     @Override
     public Mono<OAuthClient> saveClient(OAuthClient client) {
-        GenericExecuteSpec insert = db.sql("INSERT INTO oauth_client (" + CLIENT_COLUMNS + ", created_at) VALUES (:owner, :slug, "
+        return scope.write(client.owner(), client.subject(), new OwnerScope.Write("oauth_client.save", "save an OAuth app",
+                        OwnerNames.of(client.owner(), client.subject()) + "/" + client.slug()),
+                caller -> Mono.error(new NotPermittedException(caller, "save another user's OAuth app")), caller -> insert(client));
+    }
+
+    private Mono<OAuthClient> insert(OAuthClient client) {
+        GenericExecuteSpec insert = db.sql("INSERT INTO oauth_client (" + CLIENT_COLUMNS + ", created_at) VALUES (:owner, :subject, :slug, "
                         + ":grant, :authorizationUrl, :tokenUrl, :clientId, :secret, :resource, :originKind, :originIntegration, :created)")
                 .bind("owner", client.owner().wire())
+                .bind("subject", client.subject())
                 .bind("slug", client.slug())
                 .bind("grant", client.grant())
                 .bind("authorizationUrl", client.authorizationUrl())
@@ -41,42 +52,55 @@ final class R2dbcOAuthClients implements OAuthClientStore {
                 .bind("clientId", client.clientId())
                 .bind("originKind", client.dynamic() ? "dynamic_client_registration" : "manual")
                 .bind("created", System.currentTimeMillis());
-        insert = SqlBinds.nullable(insert, "secret", client.clientSecret().map(secret -> json.seal(SecretSlot.oauthClient(client.owner(), client.slug()), secret)), String.class);
+        insert = SqlBinds.nullable(insert, "secret", client.clientSecret().map(secret -> json.seal(SecretSlot.oauthClient(client.owner(), client.subject(), client.slug()), secret)), String.class);
         insert = SqlBinds.nullable(insert, "resource", client.resource(), String.class);
         insert = SqlBinds.nullable(insert, "originIntegration", client.originIntegration(), String.class);
-        return removeClient(client.owner(), client.slug())
+        return delete(client.owner(), client.subject(), client.slug())
                 .then(insert.fetch().rowsUpdated())
                 .thenReturn(client)
                 .as(transaction::transactional);
     }
 
     @Override
-    public Mono<OAuthClient> client(Owner owner, String slug) {
-        return db.sql("SELECT " + CLIENT_COLUMNS + " FROM oauth_client WHERE owner = :owner AND slug = :slug")
-                .bind("owner", owner.wire())
-                .bind("slug", slug)
-                .map(this::oauthClient)
-                .one();
+    public Mono<OAuthClient> client(Owner owner, String subject, String slug) {
+        return OwnerScope.caller().filter(caller -> caller.sees(subject))
+                .flatMap(caller -> db.sql("SELECT " + CLIENT_COLUMNS + " FROM oauth_client WHERE owner = :owner AND subject = :subject "
+                                + "AND slug = :slug")
+                        .bind("owner", owner.wire())
+                        .bind("subject", subject)
+                        .bind("slug", slug)
+                        .map(this::oauthClient)
+                        .one());
     }
 
     @Override
     public Flux<OAuthClient> clients() {
-        return db.sql("SELECT " + CLIENT_COLUMNS + " FROM oauth_client ORDER BY owner, slug").map(this::oauthClient).all();
+        return OwnerScope.visible(db.sql("SELECT " + CLIENT_COLUMNS + " FROM oauth_client ORDER BY owner, subject, slug")
+                .map(this::oauthClient).all(), OAuthClient::subject);
     }
 
     @Override
-    public Mono<Boolean> removeClient(Owner owner, String slug) {
-        return db.sql("DELETE FROM oauth_client WHERE owner = :owner AND slug = :slug")
+    public Mono<Boolean> removeClient(Owner owner, String subject, String slug) {
+        return scope.write(owner, subject, new OwnerScope.Write("oauth_client.delete", "remove an OAuth app",
+                        OwnerNames.of(owner, subject) + "/" + slug), caller -> Mono.just(false),
+                caller -> delete(owner, subject, slug));
+    }
+
+    private Mono<Boolean> delete(Owner owner, String subject, String slug) {
+        return db.sql("DELETE FROM oauth_client WHERE owner = :owner AND subject = :subject AND slug = :slug")
                 .bind("owner", owner.wire())
+                .bind("subject", subject)
                 .bind("slug", slug)
                 .fetch().rowsUpdated().map(rows -> rows > 0);
     }
 
     private OAuthClient oauthClient(Readable row) {
-        return new OAuthClient(Owner.parse(row.get("owner", String.class)).orElseThrow(), row.get("slug", String.class),
+        Owner owner = Owner.parse(row.get("owner", String.class)).orElseThrow();
+        String subject = row.get("subject", String.class);
+        return new OAuthClient(owner, subject, row.get("slug", String.class),
                 row.get("grant_type", String.class), row.get("authorization_url", String.class), row.get("token_url", String.class),
-                row.get("client_id", String.class), Optional.ofNullable(row.get("client_secret", String.class)).map(secret -> json.open(SecretSlot.oauthClient(
-                        Owner.parse(row.get("owner", String.class)).orElseThrow(), row.get("slug", String.class)), secret)),
+                row.get("client_id", String.class), Optional.ofNullable(row.get("client_secret", String.class)).map(secret -> json.open(
+                        SecretSlot.oauthClient(owner, subject, row.get("slug", String.class)), secret)),
                 Optional.ofNullable(row.get("resource", String.class)),
                 "dynamic_client_registration".equals(row.get("origin_kind", String.class)),
                 Optional.ofNullable(row.get("origin_integration", String.class)));

@@ -8,7 +8,7 @@ import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-/** Policies in the {@code policy} table, in Executor's list order; {@link CachedPolicies} fronts it. */
+/** Policies in the {@code policy} table, in Executor's list order, unscoped; {@link CachedPolicies} fronts it and scopes them. */
 @Component
 final class R2dbcPolicies implements PolicyStore {
 
@@ -18,7 +18,7 @@ final class R2dbcPolicies implements PolicyStore {
         this.db = db;
     }
 
-    private static final String POLICY_COLUMNS = "id, owner, pattern, action, position, created_at, updated_at";
+    private static final String POLICY_COLUMNS = "id, owner, subject, pattern, action, position, created_at, updated_at";
 
     @Override
     public Flux<Policy> policies() {
@@ -30,9 +30,11 @@ final class R2dbcPolicies implements PolicyStore {
 
     @Override
     public Mono<Policy> create(Policy policy) {
-        return db.sql("INSERT INTO policy (" + POLICY_COLUMNS + ") VALUES (:id, :owner, :pattern, :action, :position, :created, :updated)")
+        return db.sql("INSERT INTO policy (" + POLICY_COLUMNS + ") VALUES (:id, :owner, :subject, :pattern, :action, :position, :created, "
+                        + ":updated)")
                 .bind("id", policy.id())
                 .bind("owner", policy.owner().wire())
+                .bind("subject", policy.subject())
                 .bind("pattern", policy.pattern())
                 .bind("action", policy.action().wire())
                 .bind("position", policy.position())
@@ -43,10 +45,11 @@ final class R2dbcPolicies implements PolicyStore {
     }
 
     @Override
-    public Mono<Policy> find(Owner owner, String id) {
-        return db.sql("SELECT " + POLICY_COLUMNS + " FROM policy WHERE id = :id AND owner = :owner")
+    public Mono<Policy> find(Owner owner, String subject, String id) {
+        return db.sql("SELECT " + POLICY_COLUMNS + " FROM policy WHERE id = :id AND owner = :owner AND subject = :subject")
                 .bind("id", id)
                 .bind("owner", owner.wire())
+                .bind("subject", subject)
                 .map(R2dbcPolicies::policy)
                 .one();
     }
@@ -54,28 +57,30 @@ final class R2dbcPolicies implements PolicyStore {
     @Override
     public Mono<Policy> update(Policy policy) {
         return db.sql("UPDATE policy SET pattern = :pattern, action = :action, position = :position, updated_at = :updated "
-                        + "WHERE id = :id AND owner = :owner")
+                        + "WHERE id = :id AND owner = :owner AND subject = :subject")
                 .bind("pattern", policy.pattern())
                 .bind("action", policy.action().wire())
                 .bind("position", policy.position())
                 .bind("updated", policy.updatedAt().toEpochMilli())
                 .bind("id", policy.id())
                 .bind("owner", policy.owner().wire())
+                .bind("subject", policy.subject())
                 .fetch().rowsUpdated()
                 .flatMap(rows -> rows == 0 ? Mono.empty() : Mono.just(policy));
     }
 
     @Override
-    public Mono<Boolean> delete(Owner owner, String id) {
-        return db.sql("DELETE FROM policy WHERE id = :id AND owner = :owner")
+    public Mono<Boolean> delete(Owner owner, String subject, String id) {
+        return db.sql("DELETE FROM policy WHERE id = :id AND owner = :owner AND subject = :subject")
                 .bind("id", id)
                 .bind("owner", owner.wire())
+                .bind("subject", subject)
                 .fetch().rowsUpdated().map(rows -> rows > 0);
     }
 
     private static Policy policy(Readable row) {
         return new Policy(row.get("id", String.class), Owner.parse(row.get("owner", String.class)).orElseThrow(),
-                row.get("pattern", String.class), PolicyAction.parse(row.get("action", String.class)).orElseThrow(),
+                row.get("subject", String.class), row.get("pattern", String.class), PolicyAction.parse(row.get("action", String.class)).orElseThrow(),
                 row.get("position", String.class), Instant.ofEpochMilli(row.get("created_at", Long.class)),
                 Instant.ofEpochMilli(row.get("updated_at", Long.class)));
     }

@@ -25,7 +25,7 @@ import tools.jackson.databind.json.JsonMapper;
 @Component
 final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialStore, CatalogStore {
 
-    private static final String CONNECTION_COLUMNS = "owner, integration, name, template, identity_label, health_status, "
+    private static final String CONNECTION_COLUMNS = "owner, subject, integration, name, template, identity_label, health_status, "
             + "health_checked_at, health_detail, oauth_client, oauth_client_owner, oauth_scope, expires_at";
 
     private final DatabaseClient db;
@@ -96,12 +96,12 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
     public Mono<Connection> update(Connection connection, Optional<Map<String, String>> credentials) {
         ConnectionKey key = connection.key();
         Mono<Void> replaceCredentials = credentials
-                .map(values -> keyed(db.sql("DELETE FROM credential WHERE owner = :owner AND integration = :integration "
-                        + "AND connection = :name"), key).then().then(insertCredentials(key, values)))
+                .map(values -> keyed(db.sql("DELETE FROM credential WHERE owner = :owner AND subject = :subject "
+                        + "AND integration = :integration AND connection = :name"), key).then().then(insertCredentials(key, values)))
                 .orElse(Mono.empty());
         return keyed(oauthColumns(db.sql("UPDATE connection SET identity_label = :label, oauth_client = :oauthClient, "
                         + "oauth_client_owner = :oauthClientOwner, oauth_scope = :oauthScope, expires_at = :expiresAt "
-                        + "WHERE owner = :owner AND integration = :integration AND name = :name")
+                        + "WHERE owner = :owner AND subject = :subject AND integration = :integration AND name = :name")
                         .bind("label", connection.identityLabel().orElse("")), connection.oauth()), key)
                 .flatMap(rows -> rows == 0 ? Mono.<Connection>empty() : replaceCredentials.then(find(key)))
                 .as(transaction::transactional);
@@ -110,7 +110,7 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
     @Override
     public Mono<Connection> find(ConnectionKey key) {
         return bindKey(db.sql("SELECT " + CONNECTION_COLUMNS + " FROM connection WHERE owner = :owner "
-                + "AND integration = :integration AND name = :name"), key)
+                + "AND subject = :subject AND integration = :integration AND name = :name"), key)
                 .map(R2dbcStore::connection)
                 .one();
     }
@@ -120,7 +120,7 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
         StringBuilder sql = new StringBuilder("SELECT " + CONNECTION_COLUMNS + " FROM connection WHERE 1 = 1");
         integration.ifPresent(i -> sql.append(" AND integration = :integration"));
         owner.ifPresent(o -> sql.append(" AND owner = :owner"));
-        GenericExecuteSpec spec = db.sql(sql.append(" ORDER BY integration, owner, name").toString());
+        GenericExecuteSpec spec = db.sql(sql.append(" ORDER BY integration, owner, subject, name").toString());
         if (integration.isPresent()) {
             spec = spec.bind("integration", integration.get());
         }
@@ -132,14 +132,15 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
 
     @Override
     public Mono<Boolean> delete(ConnectionKey key) {
-        return keyed(db.sql("DELETE FROM connection WHERE owner = :owner AND integration = :integration AND name = :name"), key)
+        return keyed(db.sql("DELETE FROM connection WHERE owner = :owner AND subject = :subject AND integration = :integration "
+                + "AND name = :name"), key)
                 .map(rows -> rows > 0);
     }
 
     @Override
     public Mono<Boolean> saveHealth(ConnectionKey key, HealthVerdict verdict) {
         GenericExecuteSpec spec = db.sql("UPDATE connection SET health_status = :status, health_checked_at = :checked, "
-                        + "health_detail = :detail WHERE owner = :owner AND integration = :integration AND name = :name")
+                        + "health_detail = :detail WHERE owner = :owner AND subject = :subject AND integration = :integration AND name = :name")
                 .bind("status", verdict.status())
                 .bind("checked", verdict.checkedAt());
         spec = verdict.detail().isPresent() ? spec.bind("detail", verdict.detail().get()) : spec.bindNull("detail", String.class);
@@ -156,8 +157,8 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
 
     @Override
     public Mono<Map<String, String>> credentials(ConnectionKey key) {
-        return bindKey(db.sql("SELECT name, secret FROM credential WHERE owner = :owner AND integration = :integration "
-                + "AND connection = :name ORDER BY name"), key)
+        return bindKey(db.sql("SELECT name, secret FROM credential WHERE owner = :owner AND subject = :subject "
+                + "AND integration = :integration AND connection = :name ORDER BY name"), key)
                 .map(row -> Map.entry(row.get("name", String.class),
                         json.open(key, row.get("name", String.class), row.get("secret", String.class))))
                 .all()
@@ -167,9 +168,11 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
 
     @Override
     public Flux<CredentialName> names() {
-        return db.sql("SELECT owner, integration, connection, name FROM credential ORDER BY owner, integration, connection, name")
+        return db.sql("SELECT owner, subject, integration, connection, name FROM credential "
+                        + "ORDER BY owner, subject, integration, connection, name")
                 .map(row -> new CredentialName(new ConnectionKey(Owner.parse(row.get("owner", String.class)).orElseThrow(),
-                        row.get("integration", String.class), row.get("connection", String.class)), row.get("name", String.class)))
+                        row.get("integration", String.class), row.get("connection", String.class), row.get("subject", String.class)),
+                        row.get("name", String.class)))
                 .all();
     }
 
@@ -177,8 +180,8 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
 
     @Override
     public Mono<StoredCatalog> catalog(ConnectionKey key) {
-        return bindKey(db.sql("SELECT synced_at, tools FROM catalog WHERE owner = :owner AND integration = :integration "
-                + "AND connection = :name"), key)
+        return bindKey(db.sql("SELECT synced_at, tools FROM catalog WHERE owner = :owner AND subject = :subject "
+                + "AND integration = :integration AND connection = :name"), key)
                 .map(row -> new StoredCatalog(json.tools(row.get("tools", String.class)),
                         Instant.ofEpochMilli(row.get("synced_at", Long.class))))
                 .one();
@@ -186,9 +189,10 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
 
     @Override
     public Mono<Void> saveCatalog(ConnectionKey key, StoredCatalog catalog) {
-        return keyed(db.sql("DELETE FROM catalog WHERE owner = :owner AND integration = :integration AND connection = :name"), key)
-                .then(keyed(db.sql("INSERT INTO catalog (owner, integration, connection, synced_at, tools) "
-                        + "VALUES (:owner, :integration, :name, :synced, :tools)")
+        return keyed(db.sql("DELETE FROM catalog WHERE owner = :owner AND subject = :subject AND integration = :integration "
+                + "AND connection = :name"), key)
+                .then(keyed(db.sql("INSERT INTO catalog (owner, subject, integration, connection, synced_at, tools) "
+                        + "VALUES (:owner, :subject, :integration, :name, :synced, :tools)")
                         .bind("synced", catalog.syncedAt().toEpochMilli())
                         .bind("tools", json.tools(catalog.tools())), key))
                 .then()
@@ -212,9 +216,9 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
     }
 
     private Mono<Long> insertConnection(Connection connection) {
-        GenericExecuteSpec spec = oauthColumns(db.sql("INSERT INTO connection (owner, integration, name, template, identity_label, "
+        GenericExecuteSpec spec = oauthColumns(db.sql("INSERT INTO connection (owner, subject, integration, name, template, identity_label, "
                         + "oauth_client, oauth_client_owner, oauth_scope, expires_at, created_at) "
-                        + "VALUES (:owner, :integration, :name, :template, :label, :oauthClient, :oauthClientOwner, :oauthScope, "
+                        + "VALUES (:owner, :subject, :integration, :name, :template, :label, :oauthClient, :oauthClientOwner, :oauthScope, "
                         + ":expiresAt, :created)")
                 .bind("template", connection.template())
                 .bind("created", System.currentTimeMillis()), connection.oauth());
@@ -225,8 +229,8 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
 
     private Mono<Void> insertCredentials(ConnectionKey key, Map<String, String> values) {
         return Flux.fromIterable(values.entrySet())
-                .concatMap(entry -> keyed(db.sql("INSERT INTO credential (owner, integration, connection, name, secret) "
-                        + "VALUES (:owner, :integration, :name, :credential, :secret)")
+                .concatMap(entry -> keyed(db.sql("INSERT INTO credential (owner, subject, integration, connection, name, secret) "
+                        + "VALUES (:owner, :subject, :integration, :name, :credential, :secret)")
                         .bind("credential", entry.getKey())
                         .bind("secret", json.seal(key, entry.getKey(), entry.getValue())), key))
                 .then();
@@ -237,7 +241,8 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
     }
 
     private static GenericExecuteSpec bindKey(GenericExecuteSpec spec, ConnectionKey key) {
-        return spec.bind("owner", key.owner().wire()).bind("integration", key.integration()).bind("name", key.name());
+        return spec.bind("owner", key.owner().wire()).bind("subject", key.subject()).bind("integration", key.integration())
+                .bind("name", key.name());
     }
 
     private Integration integration(Readable row) {
@@ -247,7 +252,7 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
 
     private static Connection connection(Readable row) {
         ConnectionKey key = new ConnectionKey(Owner.parse(row.get("owner", String.class)).orElseThrow(),
-                row.get("integration", String.class), row.get("name", String.class));
+                row.get("integration", String.class), row.get("name", String.class), row.get("subject", String.class));
         String status = row.get("health_status", String.class);
         Optional<HealthVerdict> health = status == null ? Optional.empty()
                 : Optional.of(new HealthVerdict(status, row.get("health_checked_at", Long.class),

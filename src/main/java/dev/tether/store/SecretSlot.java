@@ -16,19 +16,24 @@ record SecretSlot(String table, String row, String field) {
         return new SecretSlot("integration", slug, map + "." + name);
     }
 
-    /** A credential value of a connection. */
+    /** A credential value of a connection; {@code user/…} for the daemon's single user, as before there were others. */
     static SecretSlot credential(ConnectionKey key, String name) {
         return new SecretSlot("credential", key.toString(), name);
     }
 
     /** A plugin's setting (a 1Password token, say) for an owner. */
-    static SecretSlot pluginSetting(String plugin, Owner owner, String name) {
-        return new SecretSlot("plugin_setting", plugin + "/" + owner.wire(), name);
+    static SecretSlot pluginSetting(String plugin, Owner owner, String subject, String name) {
+        return new SecretSlot("plugin_setting", plugin + "/" + OwnerNames.of(owner, subject), name);
+    }
+
+    /** The OIDC provider's refresh token of a signed-in user. */
+    static SecretSlot refreshToken(String subject) {
+        return new SecretSlot("identity_user", subject, "refresh_token");
     }
 
     /** The client secret of an OAuth client. */
-    static SecretSlot oauthClient(Owner owner, String slug) {
-        return new SecretSlot("oauth_client", owner.wire() + "/" + slug, "client_secret");
+    static SecretSlot oauthClient(Owner owner, String subject, String slug) {
+        return new SecretSlot("oauth_client", OwnerNames.of(owner, subject) + "/" + slug, "client_secret");
     }
 
     /** A field of an execution's journal: {@code code}, {@code pause}, or a segment {@code segment.<n>}. */

@@ -80,13 +80,15 @@ final class StoreChanges {
         return shared;
     }
 
+    /** A connection as its change is announced: {@code <owner>/<integration>/<name>}, the owner word with its subject. */
     static String item(ConnectionKey key) {
-        return key.owner().wire() + "/" + key.integration() + "/" + key.name();
+        return key.toString();
     }
 
     static ConnectionKey key(String item) {
         String[] parts = item.split("/", 3);
-        return new ConnectionKey(Owner.parse(parts[0]).orElseThrow(), parts[1], parts[2]);
+        OwnerNames.Owned owned = OwnerNames.parse(parts[0]).orElseThrow(() -> new IllegalArgumentException("not a connection: " + item));
+        return new ConnectionKey(owned.owner(), parts[1], parts[2], owned.subject());
     }
 
     Mono<Void> record(String kind, String item) {

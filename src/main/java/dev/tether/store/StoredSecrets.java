@@ -13,6 +13,8 @@ import java.util.function.BiFunction;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.tether.identity.Principal;
+
 /**
  * Every secret value in the store, walked over JDBC (Flyway's connection, before the R2DBC side is used): the
  * values of each server config's secret maps and every credential, each with its {@link SecretSlot}. A visitor may
@@ -36,7 +38,7 @@ final class StoredSecrets {
      */
     int rewrite(Connection jdbc, BiFunction<SecretSlot, String, String> visit) throws SQLException {
         return rewriteConfigs(jdbc, visit) + rewriteCredentials(jdbc, visit) + rewritePluginSettings(jdbc, visit)
-                + rewriteOauthClients(jdbc, visit);
+                + rewriteOauthClients(jdbc, visit) + rewriteRefreshTokens(jdbc, visit);
     }
 
     @SuppressWarnings("unchecked")
@@ -79,51 +81,92 @@ final class StoredSecrets {
     }
 
     private int rewriteCredentials(Connection jdbc, BiFunction<SecretSlot, String, String> visit) throws SQLException {
-        List<String[]> rows = new ArrayList<>();
+        Subjects subjects = Subjects.of(jdbc);
+        List<List<String>> rows = new ArrayList<>();
         try (PreparedStatement select = jdbc.prepareStatement(
-                "SELECT owner, integration, connection, name, secret FROM credential");
+                "SELECT owner, " + subjects.column() + ", integration, connection, name, secret FROM credential");
                 ResultSet result = select.executeQuery()) {
             while (result.next()) {
+                String subject = result.getString("subject");
                 ConnectionKey key = new ConnectionKey(Owner.parse(result.getString("owner")).orElseThrow(),
-                        result.getString("integration"), result.getString("connection"));
+                        result.getString("integration"), result.getString("connection"), subject);
                 String stored = result.getString("secret");
                 String next = visit.apply(SecretSlot.credential(key, result.getString("name")), stored);
                 if (!next.equals(stored)) {
-                    rows.add(new String[] { next, result.getString("owner"), result.getString("integration"),
-                            result.getString("connection"), result.getString("name") });
+                    rows.add(subjects.row(List.of(next, result.getString("owner")), subject,
+                            List.of(result.getString("integration"), result.getString("connection"), result.getString("name"))));
                 }
             }
         }
-        try (PreparedStatement update = jdbc.prepareStatement("UPDATE credential SET secret = ? WHERE owner = ? "
-                + "AND integration = ? AND connection = ? AND name = ?")) {
-            for (String[] row : rows) {
-                for (int i = 0; i < row.length; i++) {
-                    update.setString(i + 1, row[i]);
-                }
-                update.executeUpdate();
-            }
-        }
-        return rows.size();
+        return update(jdbc, "UPDATE credential SET secret = ? WHERE owner = ?" + subjects.condition()
+                + " AND integration = ? AND connection = ? AND name = ?", rows);
     }
 
     private int rewritePluginSettings(Connection jdbc, BiFunction<SecretSlot, String, String> visit) throws SQLException {
-        List<String[]> rows = new ArrayList<>();
-        try (PreparedStatement select = jdbc.prepareStatement("SELECT plugin, owner, name, setting FROM plugin_setting");
+        Subjects subjects = Subjects.of(jdbc);
+        List<List<String>> rows = new ArrayList<>();
+        try (PreparedStatement select = jdbc.prepareStatement(
+                "SELECT plugin, owner, " + subjects.column() + ", name, setting FROM plugin_setting");
                 ResultSet result = select.executeQuery()) {
             while (result.next()) {
                 String stored = result.getString("setting");
+                String subject = result.getString("subject");
                 String next = visit.apply(SecretSlot.pluginSetting(result.getString("plugin"),
-                        Owner.parse(result.getString("owner")).orElseThrow(), result.getString("name")), stored);
+                        Owner.parse(result.getString("owner")).orElseThrow(), subject, result.getString("name")), stored);
                 if (!next.equals(stored)) {
-                    rows.add(new String[] { next, result.getString("plugin"), result.getString("owner"), result.getString("name") });
+                    rows.add(subjects.row(List.of(next, result.getString("plugin"), result.getString("owner")), subject,
+                            List.of(result.getString("name"))));
                 }
             }
         }
-        try (PreparedStatement update = jdbc.prepareStatement(
-                "UPDATE plugin_setting SET setting = ? WHERE plugin = ? AND owner = ? AND name = ?")) {
-            for (String[] row : rows) {
-                for (int i = 0; i < row.length; i++) {
-                    update.setString(i + 1, row[i]);
+        return update(jdbc, "UPDATE plugin_setting SET setting = ? WHERE plugin = ? AND owner = ?" + subjects.condition()
+                + " AND name = ?", rows);
+    }
+
+    private int rewriteOauthClients(Connection jdbc, BiFunction<SecretSlot, String, String> visit) throws SQLException {
+        Subjects subjects = Subjects.of(jdbc);
+        List<List<String>> rows = new ArrayList<>();
+        try (PreparedStatement select = jdbc.prepareStatement(
+                "SELECT owner, " + subjects.column() + ", slug, client_secret FROM oauth_client WHERE client_secret IS NOT NULL");
+                ResultSet result = select.executeQuery()) {
+            while (result.next()) {
+                String stored = result.getString("client_secret");
+                String subject = result.getString("subject");
+                String next = visit.apply(SecretSlot.oauthClient(Owner.parse(result.getString("owner")).orElseThrow(),
+                        subject, result.getString("slug")), stored);
+                if (!next.equals(stored)) {
+                    rows.add(subjects.row(List.of(next, result.getString("owner")), subject, List.of(result.getString("slug"))));
+                }
+            }
+        }
+        return update(jdbc, "UPDATE oauth_client SET client_secret = ? WHERE owner = ?" + subjects.condition() + " AND slug = ?", rows);
+    }
+
+    /** Signed-in users' refresh tokens, once migration V58 made their table. */
+    private int rewriteRefreshTokens(Connection jdbc, BiFunction<SecretSlot, String, String> visit) throws SQLException {
+        if (!Subjects.hasTable(jdbc, "identity_user")) {
+            return 0;
+        }
+        List<List<String>> rows = new ArrayList<>();
+        try (PreparedStatement select = jdbc.prepareStatement(
+                "SELECT subject, refresh_token FROM identity_user WHERE refresh_token IS NOT NULL");
+                ResultSet result = select.executeQuery()) {
+            while (result.next()) {
+                String stored = result.getString("refresh_token");
+                String next = visit.apply(SecretSlot.refreshToken(result.getString("subject")), stored);
+                if (!next.equals(stored)) {
+                    rows.add(List.of(next, result.getString("subject")));
+                }
+            }
+        }
+        return update(jdbc, "UPDATE identity_user SET refresh_token = ? WHERE subject = ?", rows);
+    }
+
+    private static int update(Connection jdbc, String sql, List<List<String>> rows) throws SQLException {
+        try (PreparedStatement update = jdbc.prepareStatement(sql)) {
+            for (List<String> row : rows) {
+                for (int i = 0; i < row.size(); i++) {
+                    update.setString(i + 1, row.get(i));
                 }
                 update.executeUpdate();
             }
@@ -131,29 +174,53 @@ final class StoredSecrets {
         return rows.size();
     }
 
-    private int rewriteOauthClients(Connection jdbc, BiFunction<SecretSlot, String, String> visit) throws SQLException {
-        List<String[]> rows = new ArrayList<>();
-        try (PreparedStatement select = jdbc.prepareStatement(
-                "SELECT owner, slug, client_secret FROM oauth_client WHERE client_secret IS NOT NULL");
-                ResultSet result = select.executeQuery()) {
-            while (result.next()) {
-                String stored = result.getString("client_secret");
-                String next = visit.apply(SecretSlot.oauthClient(Owner.parse(result.getString("owner")).orElseThrow(),
-                        result.getString("slug")), stored);
-                if (!next.equals(stored)) {
-                    rows.add(new String[] { next, result.getString("owner"), result.getString("slug") });
+    /**
+     * Whether the tables have their {@code subject} column yet: migration V42 walks the secrets before V56 added it,
+     * when every user row was the daemon's single user's.
+     */
+    private record Subjects(boolean stored) {
+
+        static Subjects of(Connection jdbc) throws SQLException {
+            // H2 keeps names upper case, PostgreSQL lower case
+            for (String table : List.of("credential", "CREDENTIAL")) {
+                try (ResultSet columns = jdbc.getMetaData().getColumns(null, jdbc.getSchema(), table, null)) {
+                    while (columns.next()) {
+                        if (columns.getString("COLUMN_NAME").equalsIgnoreCase("subject")) {
+                            return new Subjects(true);
+                        }
+                    }
                 }
             }
+            return new Subjects(false);
         }
-        try (PreparedStatement update = jdbc.prepareStatement(
-                "UPDATE oauth_client SET client_secret = ? WHERE owner = ? AND slug = ?")) {
-            for (String[] row : rows) {
-                for (int i = 0; i < row.length; i++) {
-                    update.setString(i + 1, row[i]);
+
+        static boolean hasTable(Connection jdbc, String name) throws SQLException {
+            for (String table : List.of(name, name.toUpperCase(java.util.Locale.ROOT))) {
+                try (ResultSet tables = jdbc.getMetaData().getTables(null, jdbc.getSchema(), table, null)) {
+                    if (tables.next()) {
+                        return true;
+                    }
                 }
-                update.executeUpdate();
             }
+            return false;
         }
-        return rows.size();
+
+        String column() {
+            return stored ? "subject" : "CASE WHEN owner = 'user' THEN '" + Principal.LOCAL_SUBJECT
+                    + "' ELSE '' END AS subject";
+        }
+
+        String condition() {
+            return stored ? " AND subject = ?" : "";
+        }
+
+        List<String> row(List<String> before, String subject, List<String> after) {
+            List<String> row = new ArrayList<>(before);
+            if (stored) {
+                row.add(subject);
+            }
+            row.addAll(after);
+            return row;
+        }
     }
 }

@@ -56,17 +56,28 @@ final class ApiClient {
     private final HttpClient http;
     private final String origin;
     private final String token;
+    private final java.util.Map<String, String> headers;
 
     /** A client that sends {@code Authorization: Bearer <token>}; none when {@code token} is null. */
     ApiClient(int port, String token) {
-        this("http://127.0.0.1:" + port, HttpClient.newBuilder(), token);
+        this(port, token, java.util.Map.of());
+    }
+
+    /** As {@link #ApiClient(int, String)}, with more headers on every request (a web session's cookie). */
+    ApiClient(int port, String token, java.util.Map<String, String> headers) {
+        this("http://127.0.0.1:" + port, HttpClient.newBuilder(), token, headers);
     }
 
     /** A client of the daemon at {@code origin} (e.g. {@code https://localhost:8443}), over a client built from {@code http}. */
     ApiClient(String origin, HttpClient.Builder http, String token) {
+        this(origin, http, token, java.util.Map.of());
+    }
+
+    private ApiClient(String origin, HttpClient.Builder http, String token, java.util.Map<String, String> headers) {
         this.http = http.version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
         this.origin = origin;
         this.token = token;
+        this.headers = headers;
     }
 
     Reply get(String path) {
@@ -113,6 +124,7 @@ final class ApiClient {
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
+        headers.forEach(request::header);
         return http.sendAsync(request.build(), BodyHandlers.ofString())
                 .thenApply(response -> new Reply(response.statusCode(), response.headers(), response.body()));
     }

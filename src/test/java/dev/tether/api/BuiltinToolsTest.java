@@ -27,6 +27,9 @@ import tools.jackson.databind.JsonNode;
 import dev.tether.calls.ToolCalls;
 import dev.tether.calls.ToolNotFoundException;
 import dev.tether.calls.builtin.InvalidToolArgumentsException;
+import dev.tether.identity.Principal;
+import dev.tether.identity.Principals;
+import dev.tether.identity.Via;
 import dev.tether.store.StoredTool;
 import dev.tether.testsupport.ExecutorRecordings;
 import dev.tether.testsupport.Fixture;
@@ -279,8 +282,10 @@ class BuiltinToolsTest {
     void connectionsRemoveRemovesThroughTheStore() {
         assertThat(api.post("/api/connections", Map.of("owner", "user", "name", "spare", "integration", SLUG, "template", "none",
                 "values", Map.of())).status()).isEqualTo(200);
+        // As the API's caller: `user` is the daemon's single user, whose the connection is.
         Map<?, ?> removed = (Map<?, ?>) calls.invoke("tools.executor.coreTools.connections.remove",
-                Map.of("owner", "user", "integration", SLUG, "name", "spare")).block(BOUND);
+                Map.of("owner", "user", "integration", SLUG, "name", "spare"))
+                .contextWrite(Principals.as(Principal.local(Principal.DEFAULT_TENANT, Via.DAEMON_TOKEN))).block(BOUND);
         assertThat(removed).isEqualTo(Map.of("ok", true, "data", Map.of("removed", true)));
         assertThat(api.get("/api/connections/user/" + SLUG + "/spare").status()).isEqualTo(404);
     }

@@ -18,6 +18,8 @@ import org.springframework.r2dbc.core.DatabaseClient;
 import tools.jackson.databind.JsonNode;
 
 import dev.tether.api.TetherClient.Reply;
+import dev.tether.identity.Principal;
+import dev.tether.identity.Via;
 import dev.tether.store.ExecutionJournals;
 import dev.tether.store.ExecutionJournals.PauseWrite;
 import dev.tether.store.ExecutionJournals.StoredJournal;
@@ -32,6 +34,9 @@ import dev.tether.testsupport.Fixture;
  */
 @InProcess
 class DurableExecutionsTest {
+
+    /** Whom the daemon's token makes every request here: its journals are that user's. */
+    private static final Principal LOCAL = Principal.local(Principal.DEFAULT_TENANT, Via.DAEMON_TOKEN);
 
     @TempDir
     Path dataDir;
@@ -112,6 +117,53 @@ class DurableExecutionsTest {
         assertThat(DurableRuns.received(calls)).as("nothing was sent twice").hasSize(21).last().asString().startsWith("delete_everything");
     }
 
+    /**
+     * A pause is its user's after the restart too: rebuilt from the journal, it is found and resumed by the user who
+     * paused it, through a personal API token, and by nobody else (another user's token, the journal's row read as his,
+     * the daemon's own token, whose single user is someone else as well).
+     */
+    @Test
+    void aRebuiltPauseIsItsUsersAlone() throws IOException {
+        Path calls = dataDir.resolve("calls.jsonl");
+        TetherClient admin = start();
+        String tools = "tools." + admin.registerAndSync("fx", Fixture.command("--calls=" + calls)) + ".org.default";
+        String aliceToken = issue(admin, "alice");
+        String bobToken = issue(admin, "bob");
+        String id = paused(as(aliceToken), "await " + tools + ".echo({text: 'one'}); return await " + tools + ".delete_everything({})")
+                .path("structured").path("executionId").asString();
+
+        restart();
+        TetherClient alice = as(aliceToken);
+        TetherClient bob = as(bobToken);
+        ExecutionJournals journals = daemons.get(daemons.size() - 1).getBean(ExecutionJournals.class);
+        assertThat(journals.find(id, Principal.DAEMON).block()).as("the journal is stored").isNotNull();
+        assertThat(journals.find(id, new Principal(Principal.DEFAULT_TENANT, "bob", dev.tether.identity.Role.ADMIN, Via.API_TOKEN, null,
+                null)).blockOptional()).as("not bob's, whatever his role").isEmpty();
+        for (TetherClient other : List.of(bob, client())) {
+            assertThat(other.get("/api/executions/" + id).status()).isEqualTo(404);
+            Reply refused = other.post("/api/executions/" + id + "/resume", Map.of("action", "accept"));
+            assertThat(refused.status()).as(refused.toString()).isEqualTo(404);
+        }
+        assertThat(DurableRuns.received(calls)).as("nobody else's resume sent anything").containsExactly("echo one");
+
+        assertThat(alice.get("/api/executions/" + id).status()).isEqualTo(200);
+        JsonNode done = resume(alice, id, "accept");
+        assertThat(done.path("status").asString()).as(done.toString()).isEqualTo("completed");
+        assertThat(DurableRuns.received(calls)).containsExactly("echo one", "delete_everything");
+    }
+
+    /** A client of the running daemon with {@code token}. */
+    private TetherClient as(String token) {
+        return new TetherClient(Daemons.port(daemons.get(daemons.size() - 1)), token);
+    }
+
+    /** A personal API token of {@code subject}'s, a member, issued by the daemon's single user, an admin. */
+    private static String issue(TetherClient admin, String subject) {
+        Reply issued = admin.post("/api/tokens", Map.of("name", subject + "'s", "subject", subject, "role", "member"));
+        assertThat(issued.status()).as(issued.toString()).isEqualTo(200);
+        return issued.json().path("token").asString();
+    }
+
     /** Code that no longer matches its journal (here: its stored code was changed) ends with why, and sends nothing. */
     @Test
     void aJournalThatTheCodeDivergesFromEndsTheExecutionAndSendsNothingAgain() throws IOException {
@@ -123,12 +175,12 @@ class DurableExecutionsTest {
 
         restart();
         ExecutionJournals journals = daemons.get(daemons.size() - 1).getBean(ExecutionJournals.class);
-        StoredJournal row = journals.find(id).block();
+        StoredJournal row = journals.find(id, Principal.DAEMON).block();
         List<String> segments = journals.segments(row.journalId()).collectList().block();
         assertThat(segments).hasSize(1);
         assertThat(journals.remove(row.journalId(), row.version()).block()).isTrue();
         journals.create(new PauseWrite(row.journalId(), id, row.holder(), row.pause(), 0, segments.get(0), row.bytes(), row.expiresAt()),
-                code.replace("'one'", "'uno'"), row.origin()).block();
+                code.replace("'one'", "'uno'"), row.origin(), LOCAL).block();
 
         JsonNode done = resume(client(), id, "accept");
         assertThat(done.path("isError").asBoolean()).as(done.toString()).isTrue();
@@ -229,13 +281,13 @@ class DurableExecutionsTest {
 
         String small = paused(tether, "return await " + tools + ".delete_everything({})").path("structured").path("executionId").asString();
         ExecutionJournals journals = daemons.get(0).getBean(ExecutionJournals.class);
-        StoredJournal row = journals.find(small).block();
+        StoredJournal row = journals.find(small, Principal.DAEMON).block();
         List<String> segments = journals.segments(row.journalId()).collectList().block();
         // the same journal, as if it had waited past its expiry
         journals.remove(row.journalId(), row.version()).block();
         long expired = System.currentTimeMillis() - 1;
         journals.create(new PauseWrite(row.journalId(), "exec_expired", row.holder(), row.pause(), 0, segments.get(0), row.bytes(),
-                expired), row.code(), row.origin()).block();
+                expired), row.code(), row.origin(), LOCAL).block();
         assertThat(tether.get("/api/executions/exec_expired").status()).isEqualTo(404);
         assertThat(tether.post("/api/executions/exec_expired/resume", Map.of("action", "accept")).status()).isEqualTo(404);
         assertThat(journals.removeExpired(System.currentTimeMillis()).block()).isEqualTo(1);

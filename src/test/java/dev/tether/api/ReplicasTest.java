@@ -456,7 +456,7 @@ class ReplicasTest {
 
         await().atMost(BOUND).until(() -> probes(0, "answered") >= 1);
         assertThat(probes(0, "silent")).isZero();
-        assertThat(owners(0).remoteOwner(new ConnectionKey(Owner.ORG, slug, "default")).map(ConnectionOwners.Peer::instance))
+        assertThat(owners(0).remoteOwner(ConnectionKey.org(slug, "default")).map(ConnectionOwners.Peer::instance))
                 .as("B keeps its connection").contains(instanceB);
         assertThat(a.post(TetherClient.healthPath(slug, "default"), null).json().path("status").asString()).isEqualTo("healthy");
         assertThat(spawned(0)).as("children A spawned").isZero();
@@ -578,7 +578,7 @@ class ReplicasTest {
             try (Connection db = DriverManager.getConnection(postgres.jdbcUrl(schema), postgres.user(), postgres.password())) {
                 db.createStatement().execute("UPDATE instance_lease SET draining = FALSE WHERE instance_id = 'drain001'");
             }
-            ConnectionKey key = new ConnectionKey(Owner.ORG, slug, "default");
+            ConnectionKey key = ConnectionKey.org(slug, "default");
             await().atMost(BOUND).until(() -> ownersA.remoteOwner(key).isPresent());
             TetherClient.Reply ran = a.post("/api/executions", Map.of("code",
                     "return await tools." + slug + ".org.default.echo({text: 'handed over'})"));
@@ -646,7 +646,7 @@ class ReplicasTest {
      */
     private HttpRequest.Builder asPeer(int replica, String sender, String method, String baseUrl, String path, String position) {
         String credential = replicas.get(replica).getBean(PeerCredentials.class)
-                .sign(new PeerCredentials.SignedRequest(method, path, sender, position));
+                .sign(new PeerCredentials.SignedRequest(method, path, sender, position, ""));
         return HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(BOUND)
                 .header(PeerExchange.FORWARDED, sender).header(PeerExchange.STORE_POSITION, position)
                 .header(PeerExchange.CREDENTIAL, credential);
@@ -716,7 +716,7 @@ class ReplicasTest {
     private static String registerOwnedBy(TetherClient client, String instance, ConnectionOwners owners, List<String> command) {
         for (int i = 0; i < 40; i++) {
             String slug = client.register("owned" + i, command);
-            ConnectionKey key = new ConnectionKey(Owner.ORG, slug, "default");
+            ConnectionKey key = ConnectionKey.org(slug, "default");
             if (owners.remoteOwner(key).map(ConnectionOwners.Peer::instance).orElse(owners.instance()).equals(instance)) {
                 return slug;
             }

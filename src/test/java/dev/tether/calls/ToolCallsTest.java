@@ -20,6 +20,7 @@ import reactor.test.StepVerifier;
 import dev.tether.calls.builtin.BuiltinTools;
 import dev.tether.catalog.CatalogProperties;
 import dev.tether.catalog.CatalogService;
+import dev.tether.identity.Audit;
 import dev.tether.mcp.McpProperties;
 import dev.tether.mcp.McpServerException;
 import dev.tether.mcp.McpTimeoutException;
@@ -47,7 +48,7 @@ class ToolCallsTest extends HarnessedTest {
         harness = PoolHarness.builder(dir).mcp(new McpProperties(null, null, callTimeout, null, null)).build();
         CatalogService catalog = harness.catalog(CatalogProperties.defaults());
         BuiltinTools builtins = new BuiltinTools(JsonMapper.builder().build(), Stream::empty);
-        calls = new ToolCalls(harness.pool(), new SourceCalls(harness.stores().integrations(), harness.stores().connections(), harness.stores().credentials(), List.of(), BearerTokens.NONE), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(), harness.registry(), OwnerCalls.LOCAL);
+        calls = new ToolCalls(harness.pool(), new SourceCalls(harness.stores().integrations(), harness.stores().connections(), harness.stores().credentials(), List.of(), BearerTokens.NONE), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(), harness.registry(), OwnerCalls.LOCAL, Audit.NONE);
         key = harness.connect("worker", harness.fixture("worker"));
         catalog.refresh(key).block(BOUND);
     }
@@ -60,7 +61,7 @@ class ToolCallsTest extends HarnessedTest {
         CatalogService catalog = harness.catalog(new CatalogProperties(null, null, Duration.ofMillis(200)));
         BuiltinTools builtins = new BuiltinTools(JsonMapper.builder().build(), Stream::empty);
         calls = new ToolCalls(harness.pool(), new SourceCalls(harness.stores().integrations(), harness.stores().connections(), harness.stores().credentials(), List.of(), BearerTokens.NONE), harness.stores().catalogs(), builtins, catalog, JsonMapper.builder().build(),
-                harness.registry(), OwnerCalls.LOCAL);
+                harness.registry(), OwnerCalls.LOCAL, Audit.NONE);
         key = harness.connect("worker", harness.fixture("worker", "--slow-start=1000"));
         assertThat(harness.stores().catalogs().catalog(key).blockOptional(BOUND)).as("no catalog yet").isEmpty();
 

@@ -31,6 +31,9 @@ import reactor.core.publisher.Flux;
 
 import dev.tether.catalog.CatalogService;
 import dev.tether.health.HealthService;
+import dev.tether.identity.Principal;
+import dev.tether.identity.Principals;
+import dev.tether.identity.Via;
 import dev.tether.session.PoolHarness;
 import dev.tether.session.SessionPool;
 import dev.tether.store.Connection;
@@ -98,7 +101,7 @@ class WiredStackTest {
     void checksSyncAndCallOfOneConnectionShareOneSpawn() {
         Path spawns = DATA_DIR.resolve("spawns-wired");
         List<String> command = PoolHarness.loggedFixture(spawns, DATA_DIR.resolve("record-wired"), RUN);
-        ConnectionKey key = new ConnectionKey(Owner.USER, "wired", "main");
+        ConnectionKey key = ConnectionKey.user(Principal.LOCAL_SUBJECT, "wired", "main");
         integrations.create(new Integration("wired", "wired", "", new StdioConfig(command.get(0), command.subList(1, command.size()),
                 null, null), Instant.now()))
                 .then(connections.create(new Connection(key, "none", Optional.empty(), Optional.empty()), Map.of())).block(BOUND);
@@ -111,7 +114,9 @@ class WiredStackTest {
                 .flatMap(i -> health.check(key, Optional.empty()), 100)
                 .collectList().block(BOUND);
         int tools = catalog.refresh(key).block(BOUND).tools().size();
-        String echoed = ((TextContent) calls.call(key.address() + ".echo", Map.of("text", "wired")).block(BOUND).content().get(0)).text();
+        // A personal connection is named by its user: the call runs as the daemon's single user, as the API's would.
+        String echoed = ((TextContent) calls.call(key.address() + ".echo", Map.of("text", "wired"))
+                .contextWrite(Principals.as(Principal.local(Principal.DEFAULT_TENANT, Via.DAEMON_TOKEN))).block(BOUND).content().get(0)).text();
 
         assertThat(verdicts).hasSize(100).allSatisfy(verdict -> assertThat(verdict.status()).isEqualTo("healthy"));
         assertThat(tools).isEqualTo(8);

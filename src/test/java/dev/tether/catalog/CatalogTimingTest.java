@@ -60,7 +60,7 @@ class CatalogTimingTest {
     private final SessionPool pool = mock(SessionPool.class);
     private final AtomicInteger listings = new AtomicInteger();
     private final StoredTool old = new StoredTool("old_tool", "old_tool", "from an earlier sync", false, Map.of(), null);
-    private final ConnectionKey key = new ConnectionKey(Owner.ORG, "slow", "main");
+    private final ConnectionKey key = ConnectionKey.org("slow", "main");
     private CatalogService catalog;
 
     @BeforeEach

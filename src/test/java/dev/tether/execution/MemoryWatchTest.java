@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
+import dev.tether.identity.Audit;
 import dev.tether.replicas.ReplicaIds;
 import dev.tether.testsupport.Await;
 import dev.tether.testsupport.Prerequisites;
@@ -35,7 +36,7 @@ class MemoryWatchTest {
     private final MemoryWatch memory = new MemoryWatch(properties, time, () -> time.now(TimeUnit.NANOSECONDS));
     // No tool is called: the code below calls none.
     private final Executions executions = new Executions(engine, null, null, null, properties, pool, memory,
-            new ReplicaIds("0a1b2c3d", false), null, new SimpleMeterRegistry());
+            new ReplicaIds("0a1b2c3d", false), null, new SimpleMeterRegistry(), Audit.NONE);
 
     @AfterEach
     void stop() {

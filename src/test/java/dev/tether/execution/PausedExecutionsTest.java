@@ -16,6 +16,8 @@ import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
+import dev.tether.identity.Principal;
+import dev.tether.identity.Via;
 import dev.tether.replicas.ReplicaIds;
 
 /**
@@ -23,6 +25,8 @@ import dev.tether.replicas.ReplicaIds;
  * {@code cancel} and its call stopped); timed in virtual time.
  */
 class PausedExecutionsTest {
+
+    private static final Principal OWNER = Principal.local(Principal.DEFAULT_TENANT, Via.DAEMON_TOKEN);
 
     /** Names as a replica alone on its store gives them. */
     private static final ReplicaIds NAMES = new ReplicaIds("0a1b2c3d", false);
@@ -38,12 +42,12 @@ class PausedExecutionsTest {
         paused.put(pause(id, execution));
 
         time.advanceTimeBy(EXPIRY.minusSeconds(1));
-        assertThat(paused.view(id).text()).isEqualTo("waiting " + id);
+        assertThat(paused.view(id, OWNER).text()).isEqualTo("waiting " + id);
         assertThat(execution.closed()).isFalse();
 
         time.advanceTimeBy(Duration.ofSeconds(1));
-        assertThatThrownBy(() -> paused.view(id)).isInstanceOf(ExecutionNotFoundException.class);
-        assertThatThrownBy(() -> paused.take(id)).isInstanceOf(ExecutionNotFoundException.class);
+        assertThatThrownBy(() -> paused.view(id, OWNER)).isInstanceOf(ExecutionNotFoundException.class);
+        assertThatThrownBy(() -> paused.take(id, OWNER)).isInstanceOf(ExecutionNotFoundException.class);
         assertThat(execution.closed()).as("an expired execution frees its context").isTrue();
         assertThat(paused.size()).isZero();
     }
@@ -59,7 +63,7 @@ class PausedExecutionsTest {
                 .eliciting(new Elicitation(new ElicitFormRequest("Name?", Map.of("type", "object"), null), answer, Mono.never()));
         execution.ask(asking);
         String id = paused.nextId();
-        paused.put(new PausedExecutions.Pause(id, execution, asking, new ExecutionAnswer.Pause("asking " + id, "{}")));
+        paused.put(new PausedExecutions.Pause(id, execution, asking, new ExecutionAnswer.Pause("asking " + id, "{}"), OWNER));
         StepVerifier.create(execution.closing()).expectSubscription()
                 .then(() -> time.advanceTimeBy(EXPIRY.minusSeconds(1)))
                 .expectNoEvent(Duration.ofMillis(10))
@@ -70,7 +74,7 @@ class PausedExecutionsTest {
                 .assertNext(result -> assertThat(result.action()).as("the server is told, not left waiting")
                         .isEqualTo(ElicitResult.Action.CANCEL))
                 .expectComplete().verify(Duration.ofSeconds(5));
-        assertThatThrownBy(() -> paused.take(id)).isInstanceOf(ExecutionNotFoundException.class);
+        assertThatThrownBy(() -> paused.take(id, OWNER)).isInstanceOf(ExecutionNotFoundException.class);
     }
 
     @Test
@@ -81,7 +85,7 @@ class PausedExecutionsTest {
         String id = paused.nextId();
         paused.put(pause(id, execution));
 
-        assertThat(paused.take(id).execution()).isSameAs(execution);
+        assertThat(paused.take(id, OWNER).execution()).isSameAs(execution);
         time.advanceTimeBy(EXPIRY.multipliedBy(2));
         assertThat(execution.closed()).as("the resume owns it now").isFalse();
     }
@@ -103,7 +107,7 @@ class PausedExecutionsTest {
 
     private static PausedExecutions.Pause pause(String id, Execution execution) {
         PendingCall call = new PendingCall(0, "tools.a.org.default.b", null, "{}", null, null, "Approve?", false, null);
-        return new PausedExecutions.Pause(id, execution, call, new ExecutionAnswer.Pause("waiting " + id, "{}"));
+        return new PausedExecutions.Pause(id, execution, call, new ExecutionAnswer.Pause("waiting " + id, "{}"), OWNER);
     }
 
     /** What Executions does with an expired pause, its journal aside: closes its execution. */

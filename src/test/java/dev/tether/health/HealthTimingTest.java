@@ -28,6 +28,10 @@ import reactor.test.StepVerifier;
 import reactor.test.publisher.PublisherProbe;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
+import dev.tether.identity.Principal;
+import dev.tether.identity.Principals;
+import dev.tether.identity.Role;
+import dev.tether.identity.Via;
 import dev.tether.session.SessionPool;
 import dev.tether.store.Connection;
 import dev.tether.store.ConnectionKey;
@@ -143,6 +147,36 @@ class HealthTimingTest {
         assertThat(completed).hasValue(2);
     }
 
+    /** Users' batches are apart: bob's batch supersedes nothing of alice's, and a check both want is shared. */
+    @Test
+    void anotherUsersBatchSupersedesNothingOfTheFirstOnes() {
+        startInVirtualTime(new HealthProperties(null, 1, LINGER));
+        ConnectionKey a = connection("a");
+        ConnectionKey b = connection("b");
+        ConnectionKey c = connection("c");
+        List<HealthEvent> alices = new CopyOnWriteArrayList<>();
+        List<HealthEvent> bobs = new CopyOnWriteArrayList<>();
+        AtomicInteger completed = new AtomicInteger();
+
+        health.checkAll(Optional.empty(), Optional.empty()).contextWrite(Principals.as(member("alice")))
+                .subscribe(alices::add, error -> { }, completed::incrementAndGet);
+        time.advanceTimeBy(Duration.ofSeconds(1));
+        assertThat(probes).containsOnlyKeys(a); // one at a time
+        health.checkAll(Optional.empty(), Optional.empty()).contextWrite(Principals.as(member("bob")))
+                .subscribe(bobs::add, error -> { }, completed::incrementAndGet);
+        assertThat(completed).as("alice's batch is not superseded by bob's").hasValue(0);
+        time.advanceTimeBy(Duration.ofMinutes(1));
+
+        assertThat(alices).extracting(HealthEvent::key).containsExactlyInAnyOrder(a, b, c);
+        assertThat(bobs).extracting(HealthEvent::key).containsExactlyInAnyOrder(a, b, c);
+        assertThat(probes.values()).as("what both want is probed once").allSatisfy(started -> assertThat(started).hasSize(1));
+        assertThat(completed).hasValue(2);
+    }
+
+    private static Principal member(String subject) {
+        return new Principal(Principal.DEFAULT_TENANT, subject, Role.MEMBER, Via.API_TOKEN, null, null);
+    }
+
     @Test
     void generationChecksAtMostConcurrencyConnectionsAtOnce() {
         startInVirtualTime(new HealthProperties(null, 2, LINGER));
@@ -244,7 +278,7 @@ class HealthTimingTest {
     }
 
     private ConnectionKey connection(String integration) {
-        ConnectionKey key = new ConnectionKey(Owner.ORG, integration, "main");
+        ConnectionKey key = ConnectionKey.org(integration, "main");
         stores.integrations().create(new Integration(integration, integration, "", new StdioConfig("true", null, null, null),
                 Instant.EPOCH))
                 .then(stores.connections().create(new Connection(key, "none", Optional.empty(), Optional.empty()), Map.of()))

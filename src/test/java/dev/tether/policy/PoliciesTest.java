@@ -7,6 +7,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import dev.tether.identity.Principal;
 import dev.tether.store.Owner;
 import dev.tether.store.Policy;
 import dev.tether.store.PolicyAction;
@@ -71,6 +72,6 @@ class PoliciesTest {
 
     private static Policy policy(String id, Owner owner, String pattern, PolicyAction action, String position) {
         Instant at = Instant.ofEpochSecond(1_700_000_000L);
-        return new Policy(id, owner, pattern, action, position, at, at);
+        return new Policy(id, owner, owner == Owner.USER ? Principal.LOCAL_SUBJECT : "", pattern, action, position, at, at);
     }
 }

@@ -62,7 +62,7 @@ class ConnectionFenceTest {
 
     private static final Duration BOUND = Duration.ofSeconds(60);
     private static final ReplicaProperties PROPERTIES = ReplicaProperties.defaults();
-    private static final ConnectionKey CONNECTION = new ConnectionKey(Owner.ORG, "fenced", "default");
+    private static final ConnectionKey CONNECTION = ConnectionKey.org("fenced", "default");
 
     @RegisterExtension
     final LifecycleGuard guard = new LifecycleGuard();
@@ -98,7 +98,7 @@ class ConnectionFenceTest {
     void aContainerOfTheConnectionThatAReplicaWithoutALiveLeaseLeftIsRemovedBeforeTheStart() {
         ConnectionFence fence = fence(Schedulers.parallel());
         String key = fence.key(CONNECTION).block(BOUND);
-        String otherKey = fence.key(new ConnectionKey(Owner.ORG, "other", "default")).block(BOUND);
+        String otherKey = fence.key(ConnectionKey.org("other", "default")).block(BOUND);
         String left = plant(key, "dead0001");
         String another = plant(otherKey, "dead0001");
         try {
@@ -162,7 +162,7 @@ class ConnectionFenceTest {
                 PROPERTIES, true, Schedulers.parallel(), new SimpleMeterRegistry());
 
         assertThat(peer.key(CONNECTION).block(BOUND)).as("another replica of the store").isEqualTo(key);
-        assertThat(peer.key(new ConnectionKey(Owner.ORG, "fenced", "other")).block(BOUND)).as("another connection").isNotEqualTo(key);
+        assertThat(peer.key(ConnectionKey.org("fenced", "other")).block(BOUND)).as("another connection").isNotEqualTo(key);
         assertThat(elsewhere.key(CONNECTION).block(BOUND)).as("the same connection of another store").isNotEqualTo(key);
         assertThat(key).matches("[0-9a-f]{24}");
     }

@@ -133,7 +133,7 @@ class ConnectionOwnersTest {
     }
 
     private static ConnectionKey ownedBy(String instance, List<String> instances) {
-        return IntStream.range(0, 1000).mapToObj(i -> new ConnectionKey(Owner.ORG, "server" + i, "default"))
+        return IntStream.range(0, 1000).mapToObj(i -> ConnectionKey.org("server" + i, "default"))
                 .filter(key -> ConnectionOwners.owner(key.toString(), instances).equals(instance))
                 .findFirst().orElseThrow();
     }

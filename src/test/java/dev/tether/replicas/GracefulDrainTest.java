@@ -93,7 +93,7 @@ class GracefulDrainTest {
     }
 
     private static ConnectionKey ownedBy(String instance) {
-        return IntStream.range(0, 1000).mapToObj(i -> new ConnectionKey(Owner.ORG, "server" + i, "default"))
+        return IntStream.range(0, 1000).mapToObj(i -> ConnectionKey.org("server" + i, "default"))
                 .filter(key -> ConnectionOwners.owner(key.toString(), List.of("inst-a", "inst-b")).equals(instance))
                 .findFirst().orElseThrow();
     }

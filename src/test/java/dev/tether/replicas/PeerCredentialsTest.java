@@ -20,7 +20,7 @@ import dev.tether.replicas.PeerCredentials.SignedRequest;
 class PeerCredentialsTest {
 
     private static final byte[] KEY = "thirty-two bytes of a derived key".substring(0, 32).getBytes(StandardCharsets.US_ASCII);
-    private static final SignedRequest CHECK = new SignedRequest("POST", "/api/connections/org/a/default/health", "peer0001", "17");
+    private static final SignedRequest CHECK = new SignedRequest("POST", "/api/connections/org/a/default/health", "peer0001", "17", "");
 
     private static final Instant SIGNED = Instant.parse("2026-12-04T12:00:00Z");
 
@@ -40,11 +40,12 @@ class PeerCredentialsTest {
     void aCredentialProvesNoOtherRequest() {
         String credential = sender.sign(CHECK);
         for (SignedRequest other : new SignedRequest[] {
-                new SignedRequest("GET", CHECK.target(), CHECK.sender(), CHECK.position()),
-                new SignedRequest(CHECK.method(), "/api/replicas/calls", CHECK.sender(), CHECK.position()),
-                new SignedRequest(CHECK.method(), CHECK.target() + "?x=1", CHECK.sender(), CHECK.position()),
-                new SignedRequest(CHECK.method(), CHECK.target(), "peer0002", CHECK.position()),
-                new SignedRequest(CHECK.method(), CHECK.target(), CHECK.sender(), "999999")}) {
+                new SignedRequest("GET", CHECK.target(), CHECK.sender(), CHECK.position(), CHECK.principal()),
+                new SignedRequest(CHECK.method(), "/api/replicas/calls", CHECK.sender(), CHECK.position(), CHECK.principal()),
+                new SignedRequest(CHECK.method(), CHECK.target() + "?x=1", CHECK.sender(), CHECK.position(), CHECK.principal()),
+                new SignedRequest(CHECK.method(), CHECK.target(), "peer0002", CHECK.position(), CHECK.principal()),
+                new SignedRequest(CHECK.method(), CHECK.target(), CHECK.sender(), "999999", CHECK.principal()),
+                new SignedRequest(CHECK.method(), CHECK.target(), CHECK.sender(), CHECK.position(), "default;alice;member;OIDC;;")}) {
             assertThat(receiver.refusal(credential, other)).as(other.toString()).get().asString().contains("does not verify");
         }
         assertThat(receiver.refusal(credential, CHECK)).as("refusals consumed nothing").isEmpty();

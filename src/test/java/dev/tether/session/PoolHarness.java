@@ -195,7 +195,7 @@ public final class PoolHarness implements AutoCloseable {
     /** Registers integration {@code slug} running {@code command}, with one connection {@code org/<slug>/main}. */
     public ConnectionKey connect(String slug, List<String> command) {
         slugs.add(slug);
-        ConnectionKey key = new ConnectionKey(Owner.ORG, slug, "main");
+        ConnectionKey key = ConnectionKey.org(slug, "main");
         stores.integrations().create(integration(slug, command))
                 .then(stores.connections().create(new Connection(key, "none", Optional.empty(), Optional.empty()), Map.of()))
                 .block(STUCK);

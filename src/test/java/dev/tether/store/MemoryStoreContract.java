@@ -1,5 +1,7 @@
 package dev.tether.store;
 
+import dev.tether.identity.Audit;
+import dev.tether.identity.Principal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -66,8 +68,9 @@ abstract class MemoryStoreContract {
         R2dbcStore store = new R2dbcStore(db, new R2dbcTransactionManager(factory), JsonMapper.builder().build(), SECRETS);
         StoreChanges changes = new StoreChanges(db);
         R2dbcPolicies policyTable = new R2dbcPolicies(db);
-        CachedPolicies policies = new CachedPolicies(policyTable, changes);
-        MemoryStore memory = new MemoryStore(store, policies, changes);
+        OwnerScope scope = new OwnerScope(Audit.NONE);
+        CachedPolicies policies = new CachedPolicies(policyTable, scope, changes);
+        MemoryStore memory = new MemoryStore(store, scope, policies, changes);
         StoreUpkeep upkeep = new StoreUpkeep(memory, changes, new ChangeSignals(db), new StorePosition(changes),
                 StoreProperties.defaults(), clock);
         upkeep.start();
@@ -92,7 +95,7 @@ abstract class MemoryStoreContract {
     @Test
     void aVerdictIsInMemoryAtOnceAndInTheDatabaseWithinTheWriteBehindNewestOnly() {
         Replica replica = replica(migrated());
-        ConnectionKey key = new ConnectionKey(Owner.ORG, "alpha", "default");
+        ConnectionKey key = ConnectionKey.org("alpha", "default");
         replica.memory().create(stdio("alpha", 1)).then(replica.memory().create(connection(key), Map.of())).block(BOUND);
 
         replica.memory().saveHealth(key, HealthVerdict.degraded(1, "first")).block(BOUND);
@@ -113,8 +116,8 @@ abstract class MemoryStoreContract {
     void aGracefulStopWritesEveryPendingVerdict() throws InterruptedException {
         Database database = migrated();
         Replica replica = replica(database);
-        ConnectionKey one = new ConnectionKey(Owner.ORG, "alpha", "one");
-        ConnectionKey two = new ConnectionKey(Owner.USER, "alpha", "two");
+        ConnectionKey one = ConnectionKey.org("alpha", "one");
+        ConnectionKey two = ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "two");
         replica.memory().create(stdio("alpha", 1)).then(replica.memory().create(connection(one), Map.of())).block(BOUND);
         replica.memory().create(connection(two), Map.of()).block(BOUND);
         replica.memory().saveHealth(one, HealthVerdict.healthy(5)).block(BOUND);
@@ -133,7 +136,7 @@ abstract class MemoryStoreContract {
         Database database = migrated();
         Replica a = replica(database);
         Replica b = replica(database);
-        ConnectionKey key = new ConnectionKey(Owner.ORG, "shared", "default");
+        ConnectionKey key = ConnectionKey.org("shared", "default");
         assertThat(b.memory().all().collectList().block(BOUND)).isEmpty(); // b has loaded, before a writes
 
         a.memory().create(stdio("shared", 1)).then(a.memory().create(connection(key), Map.of())).block(BOUND);
@@ -171,7 +174,7 @@ abstract class MemoryStoreContract {
         Database database = migrated();
         Replica a = replica(database);
         Replica b = replica(database);
-        ConnectionKey key = new ConnectionKey(Owner.ORG, "watched", "default");
+        ConnectionKey key = ConnectionKey.org("watched", "default");
         a.memory().create(stdio("watched", 1)).then(a.memory().create(connection(key), Map.of())).block(BOUND);
         polled(() -> assertThat(b.memory().find(key).block(BOUND)).isNotNull());
         List<Optional<HealthVerdict>> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -208,14 +211,14 @@ abstract class MemoryStoreContract {
         assertThat(policyIds(b)).as("b answers from memory").containsExactly("first");
 
         // A change through a replica: its writer sees it at once, the other one after its next look.
-        a.policies().delete(Owner.ORG, "first").block(BOUND);
+        a.policies().delete(Owner.ORG, "", "first").block(BOUND);
         assertThat(policyIds(a)).containsExactly("second");
         polled(() -> assertThat(policyIds(b)).containsExactly("second"));
-        assertThat(b.policies().find(Owner.ORG, "second").block(BOUND)).isEqualTo(policy("second"));
+        assertThat(b.policies().find(Owner.ORG, "", "second").block(BOUND)).isEqualTo(policy("second"));
     }
 
     private static Policy policy(String id) {
-        return new Policy(id, Owner.ORG, "tools." + id + ".*", PolicyAction.BLOCK, "a" + id, Instant.ofEpochMilli(1),
+        return new Policy(id, Owner.ORG, "", "tools." + id + ".*", PolicyAction.BLOCK, "a" + id, Instant.ofEpochMilli(1),
                 Instant.ofEpochMilli(1));
     }
 

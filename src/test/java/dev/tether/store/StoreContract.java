@@ -1,5 +1,6 @@
 package dev.tether.store;
 
+import dev.tether.identity.Principal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -80,7 +81,7 @@ abstract class StoreContract {
         assertThat(reopened.find("alpha").block(BOUND)).isEqualTo(stdio);
         assertThat(((RemoteConfig) reopened.find("remote").block(BOUND).config()).headers()).containsEntry("X-Key", HEADER_SECRET);
         assertThat(((RemoteConfig) reopened.find("remote").block(BOUND).config()).queryParams()).containsEntry("key", QUERY_SECRET);
-        assertThat(reopened.credentials(new ConnectionKey(Owner.USER, "alpha", "alice")).block(BOUND))
+        assertThat(reopened.credentials(ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice")).block(BOUND))
                 .containsEntry("API_TOKEN", CREDENTIAL_SECRET);
     }
 
@@ -115,7 +116,7 @@ abstract class StoreContract {
         RemoteConfig remote = (RemoteConfig) store.find("remote").block(BOUND).config();
         assertThat(remote.headers()).containsEntry("X-Key", HEADER_SECRET);
         assertThat(remote.queryParams()).containsEntry("key", QUERY_SECRET);
-        assertThat(store.credentials(new ConnectionKey(Owner.USER, "alpha", "alice")).block(BOUND))
+        assertThat(store.credentials(ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice")).block(BOUND))
                 .containsEntry("API_TOKEN", CREDENTIAL_SECRET);
     }
 
@@ -141,7 +142,7 @@ abstract class StoreContract {
         String credential = SecretBox.PREFIX + CREDENTIAL_SECRET;
         store.create(new Integration("alpha", "Alpha", "", new StdioConfig("node", List.of(), Map.of("ENV_TOKEN", env), null),
                 Instant.ofEpochMilli(1))).block(BOUND);
-        ConnectionKey alice = new ConnectionKey(Owner.USER, "alpha", "alice");
+        ConnectionKey alice = ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice");
         store.create(new Connection(alice, "API_TOKEN", Optional.empty(), Optional.empty()), Map.of("API_TOKEN", credential))
                 .block(BOUND);
         assertThat(dump(database)).doesNotContain(ENV_SECRET, CREDENTIAL_SECRET);
@@ -156,7 +157,7 @@ abstract class StoreContract {
     void aSealedValueCopiedToAnotherRowDoesNotOpen() throws Exception {
         Database database = newDatabase();
         R2dbcStore store = withStore(database);
-        ConnectionKey bob = new ConnectionKey(Owner.USER, "alpha", "bob");
+        ConnectionKey bob = ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "bob");
         store.create(new Connection(bob, "API_TOKEN", Optional.empty(), Optional.empty()), Map.of("API_TOKEN", "bobs-own"))
                 .block(BOUND);
         try (java.sql.Connection jdbc = jdbc(database)) {
@@ -166,7 +167,7 @@ abstract class StoreContract {
         assertThatThrownBy(() -> store.credentials(bob).block(BOUND))
                 .isInstanceOf(SecretBox.WrongKeyException.class)
                 .hasMessageContaining("credential user/alpha/bob API_TOKEN").hasMessageNotContaining(CREDENTIAL_SECRET);
-        assertThat(store.credentials(new ConnectionKey(Owner.USER, "alpha", "alice")).block(BOUND))
+        assertThat(store.credentials(ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice")).block(BOUND))
                 .as("in its own row it still opens").containsEntry("API_TOKEN", CREDENTIAL_SECRET);
         assertThatThrownBy(() -> migrateSecrets(database, secrets)).satisfies(error -> assertThat(
                 dev.tether.daemon.StartupFailure.in(error).orElseThrow().getMessage()).contains("credential user/alpha/bob API_TOKEN"));
@@ -215,10 +216,56 @@ abstract class StoreContract {
         R2dbcStore store = open(database);
         assertThat(((StdioConfig) store.find("alpha").block(BOUND).config()).env())
                 .containsEntry("ENV_TOKEN", HEADER_SECRET).containsEntry("ODD", passedThrough);
-        assertThat(store.credentials(new ConnectionKey(Owner.USER, "alpha", "alice")).block(BOUND))
+        assertThat(store.credentials(ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice")).block(BOUND))
                 .containsEntry("API_TOKEN", CREDENTIAL_SECRET);
         migrateSecrets(database, secrets);
         assertThat(dump(database)).as("the migration runs once").isEqualTo(migrated);
+    }
+
+    /** V56 gives every row a subject: an older Tether's user rows are the single user's, {@code local}; org rows have none. */
+    @Test
+    void theRowsOfAnOlderTethersSingleUserBecomeLocalsWithTheirSecretsStillOpening() throws Exception {
+        Database database = newDatabase();
+        Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
+                .javaMigrations(new V42__BindSecretsToRows(secrets, JsonMapper.builder().build())).target("52").load().migrate();
+        try (java.sql.Connection jdbc = jdbc(database)) {
+            jdbc.createStatement().execute("INSERT INTO integration (slug, name, description, config, config_changed_at, created_at) "
+                    + "VALUES ('alpha', 'Alpha', '', '{\"transport\":\"stdio\",\"command\":\"node\",\"args\":[],\"cwd\":null}', 1, 1)");
+            jdbc.createStatement().execute("INSERT INTO connection (owner, integration, name, template, created_at) "
+                    + "VALUES ('user', 'alpha', 'alice', 'API_TOKEN', 1), ('org', 'alpha', 'shared', 'none', 1)");
+            // sealed as the code before V56 sealed it: bound to user/alpha/alice, the text that row's key still has
+            jdbc.createStatement().execute("INSERT INTO credential (owner, integration, connection, name, secret) VALUES ('user', "
+                    + "'alpha', 'alice', 'API_TOKEN', '" + secrets.seal(CREDENTIAL_SECRET, SecretSlot.credential(
+                            ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice"), "API_TOKEN")) + "')");
+            jdbc.createStatement().execute("INSERT INTO catalog (owner, integration, connection, synced_at, tools) "
+                    + "VALUES ('user', 'alpha', 'alice', 1, '[]')");
+            jdbc.createStatement().execute("INSERT INTO policy (id, owner, pattern, action, position, created_at, updated_at) "
+                    + "VALUES ('pol_u', 'user', '*', 'block', 'a0', 1, 1), ('pol_o', 'org', '*', 'approve', 'a0', 1, 1)");
+            jdbc.createStatement().execute("INSERT INTO oauth_client (owner, slug, grant_type, authorization_url, token_url, client_id, "
+                    + "origin_kind, created_at) VALUES ('user', 'app', 'authorization_code', 'https://a/authorize', 'https://a/token', "
+                    + "'id', 'manual', 1)");
+        }
+        migrateSecrets(database, secrets);
+        try (java.sql.Connection jdbc = jdbc(database)) {
+            for (String[] query : List.of(new String[] { "SELECT owner, subject FROM connection ORDER BY owner", "org:|user:local|" },
+                    new String[] { "SELECT owner, subject FROM credential", "user:local|" },
+                    new String[] { "SELECT owner, subject FROM catalog", "user:local|" },
+                    new String[] { "SELECT owner, subject FROM policy ORDER BY owner", "org:|user:local|" },
+                    new String[] { "SELECT owner, subject FROM oauth_client", "user:local|" })) {
+                StringBuilder found = new StringBuilder();
+                try (java.sql.ResultSet rows = jdbc.createStatement().executeQuery(query[0])) {
+                    while (rows.next()) {
+                        found.append(rows.getString(1)).append(':').append(rows.getString(2)).append('|');
+                    }
+                }
+                assertThat(found.toString()).as(query[0]).isEqualTo(query[1]);
+            }
+        }
+        R2dbcStore after = open(database);
+        assertThat(after.credentials(ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice")).block(BOUND))
+                .containsEntry("API_TOKEN", CREDENTIAL_SECRET);
+        assertThat(after.catalog(ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice")).block(BOUND)).isNotNull();
+        assertThat(after.find(ConnectionKey.org("alpha", "shared")).block(BOUND)).isNotNull();
     }
 
     @Test
@@ -232,7 +279,7 @@ abstract class StoreContract {
         assertThatThrownBy(() -> migrateSecrets(database, secrets)).satisfies(error -> assertThat(
                 dev.tether.daemon.StartupFailure.in(error).orElseThrow().getMessage())
                 .contains("credential user/alpha/alice API_TOKEN", "not encrypted").doesNotContain(CREDENTIAL_SECRET));
-        assertThatThrownBy(() -> open(database).credentials(new ConnectionKey(Owner.USER, "alpha", "alice")).block(BOUND))
+        assertThatThrownBy(() -> open(database).credentials(ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice")).block(BOUND))
                 .isInstanceOf(SecretBox.UnsealedSecretException.class);
     }
 
@@ -257,7 +304,7 @@ abstract class StoreContract {
         Integration stdio = new Integration("alpha", "Alpha", "", new StdioConfig("node", List.of("server.js"),
                 Map.of("ENV_TOKEN", ENV_SECRET), null), Instant.ofEpochMilli(1));
         store.create(stdio).then(store.create(connection("alpha", "default"), Map.of())).block(BOUND);
-        store.create(new Connection(new ConnectionKey(Owner.USER, "alpha", "alice"), "API_TOKEN", Optional.empty(),
+        store.create(new Connection(ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice"), "API_TOKEN", Optional.empty(),
                 Optional.empty()), Map.of("API_TOKEN", CREDENTIAL_SECRET)).block(BOUND);
         store.create(new Integration("remote", "Remote", "", new RemoteConfig("http://127.0.0.1:1/mcp",
                 RemoteConfig.RemoteTransport.AUTO, Map.of("key", QUERY_SECRET), Map.of("X-Key", HEADER_SECRET)),
@@ -336,7 +383,7 @@ abstract class StoreContract {
     }
 
     private static Connection connection(String integration, String name) {
-        return new Connection(new ConnectionKey(Owner.ORG, integration, name), "none", Optional.empty(), Optional.empty());
+        return new Connection(ConnectionKey.org(integration, name), "none", Optional.empty(), Optional.empty());
     }
 
     @Test
@@ -347,7 +394,7 @@ abstract class StoreContract {
 
         R2dbcStore reopened = open(database);
         assertThat(reopened.find("alpha").block(BOUND)).isEqualTo(stdio("alpha"));
-        assertThat(reopened.find(new ConnectionKey(Owner.ORG, "alpha", "default")).block(BOUND)).isNotNull();
+        assertThat(reopened.find(ConnectionKey.org("alpha", "default")).block(BOUND)).isNotNull();
     }
 
     @Test
@@ -444,7 +491,7 @@ abstract class StoreContract {
         Database database = newDatabase();
         R2dbcStore store = open(database);
         created(store, stdio("alpha"), connection("alpha", "default"));
-        ConnectionKey key = new ConnectionKey(Owner.ORG, "alpha", "default");
+        ConnectionKey key = ConnectionKey.org("alpha", "default");
         StoredTool tool = new StoredTool("echo", "echo", "Echoes", true, Map.of("type", "object"), null);
 
         store.saveHealth(key, HealthVerdict.degraded(42, "MCP server 'alpha' exited with code 1")).block(BOUND);
@@ -459,7 +506,7 @@ abstract class StoreContract {
     void deletingAnIntegrationRemovesEverythingOfIt() {
         R2dbcStore store = open(newDatabase());
         created(store, stdio("alpha"), connection("alpha", "default"));
-        ConnectionKey mine = new ConnectionKey(Owner.USER, "alpha", "mine");
+        ConnectionKey mine = ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "mine");
         store.create(new Connection(mine, "none", Optional.empty(), Optional.empty()), Map.of("K", "v")).block(BOUND);
         store.saveCatalog(mine, new StoredCatalog(List.of(), Instant.EPOCH)).block(BOUND);
 
@@ -474,21 +521,21 @@ abstract class StoreContract {
     void policiesRoundTripInExecutorsListOrder() {
         R2dbcPolicies store = new R2dbcPolicies(DatabaseClient.create(migratedFactory(newDatabase())));
         Instant at = Instant.ofEpochSecond(1_700_000_000L);
-        Policy org = new Policy("pol_org", Owner.ORG, "everything.*", PolicyAction.REQUIRE_APPROVAL, "a0", at, at);
-        Policy orgFirst = new Policy("pol_org2", Owner.ORG, "everything.org.default.echo", PolicyAction.BLOCK, "Zz", at, at);
-        Policy user = new Policy("pol_user", Owner.USER, "*", PolicyAction.APPROVE, "a0", at, at);
+        Policy org = new Policy("pol_org", Owner.ORG, "", "everything.*", PolicyAction.REQUIRE_APPROVAL, "a0", at, at);
+        Policy orgFirst = new Policy("pol_org2", Owner.ORG, "", "everything.org.default.echo", PolicyAction.BLOCK, "Zz", at, at);
+        Policy user = new Policy("pol_user", Owner.USER, Principal.LOCAL_SUBJECT, "*", PolicyAction.APPROVE, "a0", at, at);
         Flux.just(org, orgFirst, user).concatMap(store::create).blockLast(BOUND);
 
         assertThat(store.policies().collectList().block(BOUND)).containsExactly(user, orgFirst, org);
-        assertThat(store.find(Owner.USER, "pol_org").blockOptional(BOUND)).as("another owner's policy").isEmpty();
+        assertThat(store.find(Owner.USER, Principal.LOCAL_SUBJECT, "pol_org").blockOptional(BOUND)).as("another owner's policy").isEmpty();
 
-        Policy changed = new Policy("pol_org", Owner.ORG, "everything.org.*", PolicyAction.APPROVE, "a1", at, at.plusSeconds(5));
+        Policy changed = new Policy("pol_org", Owner.ORG, "", "everything.org.*", PolicyAction.APPROVE, "a1", at, at.plusSeconds(5));
         assertThat(store.update(changed).block(BOUND)).isEqualTo(changed);
-        assertThat(store.find(Owner.ORG, "pol_org").block(BOUND)).isEqualTo(changed);
-        assertThat(store.update(new Policy("pol_none", Owner.ORG, "*", PolicyAction.BLOCK, "a0", at, at)).blockOptional(BOUND)).isEmpty();
+        assertThat(store.find(Owner.ORG, "", "pol_org").block(BOUND)).isEqualTo(changed);
+        assertThat(store.update(new Policy("pol_none", Owner.ORG, "", "*", PolicyAction.BLOCK, "a0", at, at)).blockOptional(BOUND)).isEmpty();
 
-        assertThat(store.delete(Owner.USER, "pol_org").block(BOUND)).isFalse();
-        assertThat(store.delete(Owner.ORG, "pol_org").block(BOUND)).isTrue();
+        assertThat(store.delete(Owner.USER, Principal.LOCAL_SUBJECT, "pol_org").block(BOUND)).isFalse();
+        assertThat(store.delete(Owner.ORG, "", "pol_org").block(BOUND)).isTrue();
         assertThat(store.policies().map(Policy::id).collectList().block(BOUND)).containsExactly("pol_user", "pol_org2");
     }
 

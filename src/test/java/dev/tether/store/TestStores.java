@@ -12,6 +12,8 @@ import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.r2dbc.core.DatabaseClient;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.tether.identity.Audit;
+
 /**
  * The real store (held in memory, written through to an embedded H2 database of its own), for tests that wire
  * services by hand: one instance behind every store interface, as Spring wires it.
@@ -51,8 +53,9 @@ public final class TestStores {
         // No upkeep: one replica reads everything from memory, and started timers would keep polling and
         // flushing after the test that made them has ended.
         StoreChanges changes = new StoreChanges(db);
-        CachedPolicies policies = new CachedPolicies(new R2dbcPolicies(db), changes);
-        MemoryStore store = new MemoryStore(database, policies, changes);
+        OwnerScope scope = new OwnerScope(Audit.NONE);
+        CachedPolicies policies = new CachedPolicies(new R2dbcPolicies(db), scope, changes);
+        MemoryStore store = new MemoryStore(database, scope, policies, changes);
         return new Stores(store, store, store, store, policies);
     }
 

@@ -21,6 +21,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -28,6 +29,8 @@ import dev.tether.agent.AgentEndpoint;
 import dev.tether.agent.AgentEvents;
 import dev.tether.agent.AgentProtocol;
 import dev.tether.agent.AgentProtocol.UnreadableMessageException;
+import dev.tether.identity.Principal;
+import dev.tether.identity.Principals;
 import dev.tether.replicas.ReplicaIds;
 
 /**
@@ -63,7 +66,9 @@ final class CodeModeEndpoint {
             @RequestHeader(name = HttpHeaders.ACCEPT, required = false) @Nullable String accept,
             @RequestHeader(name = HttpHeaders.CONTENT_TYPE, required = false) @Nullable String contentType,
             @RequestParam(name = "elicitation_mode", required = false) @Nullable String mode,
-            ServerHttpRequest http) {
+            ServerWebExchange exchange) {
+        ServerHttpRequest http = exchange.getRequest();
+        String subject = subject(exchange);
         if (accept == null || !accept.contains("application/json") || !accept.contains("text/event-stream")) {
             return refuse(HttpStatus.NOT_ACCEPTABLE, -32000, "Not Acceptable: Client must accept both application/json and text/event-stream");
         }
@@ -79,12 +84,12 @@ final class CodeModeEndpoint {
         }
         boolean initialize = message instanceof JSONRPCRequest request && McpSchema.METHOD_INITIALIZE.equals(request.method());
         if (initialize && sessionId == null) {
-            return start((JSONRPCRequest) message, ElicitationMode.of(mode), http);
+            return start((JSONRPCRequest) message, ElicitationMode.of(mode), http, subject);
         }
         if (sessionId == null) {
             return refuse(HttpStatus.BAD_REQUEST, -32000, "Bad Request: Server not initialized");
         }
-        CodeModeSession session = sessions.find(sessionId).orElse(null);
+        CodeModeSession session = sessions.find(sessionId, subject).orElse(null);
         if (session == null) {
             return refuse(HttpStatus.NOT_FOUND, -32001, "Session not found");
         }
@@ -107,7 +112,7 @@ final class CodeModeEndpoint {
                 .defaultIfEmpty(ResponseEntity.accepted().build());
     }
 
-    private Mono<ResponseEntity<String>> start(JSONRPCRequest request, ElicitationMode mode, ServerHttpRequest http) {
+    private Mono<ResponseEntity<String>> start(JSONRPCRequest request, ElicitationMode mode, ServerHttpRequest http, String subject) {
         Map<?, ?> params = request.params() instanceof Map<?, ?> given ? given : Map.of();
         Map<?, ?> capabilities = params.get("capabilities") instanceof Map<?, ?> declared ? declared : Map.of();
         Object elicitation = capabilities.get("elicitation");
@@ -117,20 +122,20 @@ final class CodeModeEndpoint {
         Object asked = params.get("protocolVersion");
         String version = CodeModeProtocol.versions().contains(asked) ? (String) asked : CodeModeProtocol.versions().get(0);
         CodeModeSession session = new CodeModeSession(names.session(), mode, form, url, http.getURI());
-        return sessions.add(session).then(Mono.fromSupplier(() -> json(HttpStatus.OK, protocol.initialize(request, version), session.id())));
+        return sessions.add(session, subject).then(Mono.fromSupplier(() -> json(HttpStatus.OK, protocol.initialize(request, version), session.id())));
     }
 
     /** The session's stream of requests Tether sends its client (questions, in native mode); one at a time. */
     @GetMapping("/mcp")
     ResponseEntity<?> stream(@RequestHeader(name = SESSION_HEADER, required = false) @Nullable String sessionId,
-            @RequestHeader(name = HttpHeaders.ACCEPT, required = false) @Nullable String accept) {
+            @RequestHeader(name = HttpHeaders.ACCEPT, required = false) @Nullable String accept, ServerWebExchange exchange) {
         if (accept == null || !accept.contains("text/event-stream")) {
             return jsonError(HttpStatus.NOT_ACCEPTABLE, -32000, "Not Acceptable: Client must accept text/event-stream");
         }
         if (sessionId == null) {
             return jsonError(HttpStatus.BAD_REQUEST, -32000, "Bad Request: Mcp-Session-Id header is required");
         }
-        CodeModeSession session = sessions.find(sessionId).orElse(null);
+        CodeModeSession session = sessions.find(sessionId, subject(exchange)).orElse(null);
         if (session == null) {
             return jsonError(HttpStatus.NOT_FOUND, -32001, "Session not found");
         }
@@ -144,12 +149,18 @@ final class CodeModeEndpoint {
     }
 
     @DeleteMapping("/mcp")
-    Mono<ResponseEntity<String>> end(@RequestHeader(name = SESSION_HEADER, required = false) @Nullable String sessionId) {
+    Mono<ResponseEntity<String>> end(@RequestHeader(name = SESSION_HEADER, required = false) @Nullable String sessionId,
+            ServerWebExchange exchange) {
         if (sessionId == null) {
             return refuse(HttpStatus.BAD_REQUEST, -32000, "Bad Request: Mcp-Session-Id header is required");
         }
-        return sessions.end(sessionId).map(ended -> ended ? ResponseEntity.ok().<String>build()
+        return sessions.end(sessionId, subject(exchange)).map(ended -> ended ? ResponseEntity.ok().<String>build()
                 : jsonError(HttpStatus.NOT_FOUND, -32001, "Session not found"));
+    }
+
+    /** Whose the session is: the caller's, as the authentication found it. */
+    private static String subject(ServerWebExchange exchange) {
+        return exchange.getAttributeOrDefault(Principals.ATTRIBUTE, Principal.DAEMON).subject();
     }
 
     private Mono<ResponseEntity<String>> refuse(HttpStatus status, int code, String message) {

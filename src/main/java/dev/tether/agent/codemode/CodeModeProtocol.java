@@ -26,6 +26,7 @@ import dev.tether.execution.ExecutionNotFoundException;
 import dev.tether.execution.Executions;
 import dev.tether.execution.ResumeAction;
 import dev.tether.execution.ResumeContentException;
+import dev.tether.identity.NotPermittedException;
 
 /**
  * Executor's {@code /mcp} as its agents speak it ({@code packages/hosts/mcp/src/tool-server.ts}): {@code execute}
@@ -95,7 +96,8 @@ final class CodeModeProtocol {
                     : resume(session, resume.value());
         }
         return Mono.usingWhen(Mono.fromSupplier(() -> session.started(request.id())),
-                cancel -> result.onErrorResume(failed -> Mono.just(internalError(tool, failed)))
+                cancel -> result.onErrorResume(NotPermittedException.class, refused -> Mono.just(CodeModeTools.refused(refused.getMessage())))
+                        .onErrorResume(failed -> Mono.just(internalError(tool, failed)))
                         .map(text -> CodeModeJson.response(request.id(), text))
                         .takeUntilOther(cancel.asMono()),
                 cancel -> Mono.fromRunnable(() -> session.finished(request.id(), cancel)));

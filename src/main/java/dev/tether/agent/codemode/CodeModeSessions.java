@@ -11,12 +11,14 @@ import reactor.core.publisher.Mono;
 
 import dev.tether.agent.AgentProperties;
 import dev.tether.execution.Executions;
+import dev.tether.identity.Principals;
 
 /**
  * The sessions of {@code /mcp}, by the id {@code initialize} handed out. Kept in memory as Executor keeps them: a
  * restarted daemon answers an old id with 404, and the agent's client starts a new session, as MCP has it. Bounded:
  * beyond {@code tether.agent.max-sessions} the session used longest ago ends. A session that ends takes its paused
- * executions with it (nobody else may resume them), rather than leaving them to their expiry.
+ * executions with it (nobody else may resume them), rather than leaving them to their expiry. A session is its
+ * user's: another user who names its id finds none, as if it did not exist.
  */
 @Component
 final class CodeModeSessions implements DisposableBean {
@@ -31,11 +33,11 @@ final class CodeModeSessions implements DisposableBean {
         this.executions = executions;
     }
 
-    /** Keeps {@code session}; completes once the one it pushed out, if any, has ended. */
-    Mono<Void> add(CodeModeSession session) {
+    /** Keeps {@code session} for {@code subject}; completes once the one it pushed out, if any, has ended. */
+    Mono<Void> add(CodeModeSession session, String subject) {
         CodeModeSession evicted = null;
         synchronized (sessions) {
-            sessions.put(session.id(), session);
+            sessions.put(key(session.id(), subject), session);
             if (sessions.size() > limit) {
                 Map.Entry<String, CodeModeSession> eldest = sessions.entrySet().iterator().next();
                 evicted = sessions.remove(eldest.getKey());
@@ -44,26 +46,36 @@ final class CodeModeSessions implements DisposableBean {
         return evicted == null ? Mono.empty() : ended(evicted);
     }
 
-    Optional<CodeModeSession> find(String id) {
+    /** The session of this id that {@code subject} started; empty for another user's. */
+    Optional<CodeModeSession> find(String id, String subject) {
         synchronized (sessions) {
-            return Optional.ofNullable(sessions.get(id));
+            return Optional.ofNullable(sessions.get(key(id, subject)));
         }
     }
 
-    /** Ends the session; false when there is none by this id. */
-    Mono<Boolean> end(String id) {
+    /** Ends {@code subject}'s session; false when it has none by this id. */
+    Mono<Boolean> end(String id, String subject) {
         return Mono.defer(() -> {
             CodeModeSession ended;
             synchronized (sessions) {
-                ended = sessions.remove(id);
+                ended = sessions.remove(key(id, subject));
             }
             return ended == null ? Mono.just(false) : ended(ended).thenReturn(true);
         });
     }
 
+    /** Ids are random, subjects any text: a line break keeps the two apart. */
+    private static String key(String id, String subject) {
+        return subject + "\n" + id;
+    }
+
+    /**
+     * Ends a session and closes what it left paused: as the daemon, since a session pushed out by another user's new one
+     * is ended in that user's request, and its executions are not theirs to see.
+     */
     private Mono<Void> ended(CodeModeSession session) {
         session.end();
-        return Flux.fromIterable(session.takeAllPaused()).flatMap(executions::abandon).then();
+        return Flux.fromIterable(session.takeAllPaused()).flatMap(executions::abandon).then().contextWrite(Principals.asDaemon());
     }
 
     @Override

@@ -188,6 +188,11 @@ final class CodeModeTools {
         return result("MCP error -32602: " + message, null, true);
     }
 
+    /** A caller whose role does not allow the tool (a viewer runs no code): a tool error that says so, not an internal one. */
+    static String refused(String message) {
+        return result("Error: " + message, "{\"status\":\"error\",\"error\":" + JsJson.quote(message) + "}", true);
+    }
+
     /** Executor's opaque answer to a failure of its own, whose cause goes to the log under the same id. */
     static String internalError(String correlationId) {
         String text = "Internal tool error [" + correlationId + "]";

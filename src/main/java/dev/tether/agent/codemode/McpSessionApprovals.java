@@ -15,9 +15,12 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ServerWebExchange;
 
 import dev.tether.agent.codemode.CodeModeSession.Answer;
 import dev.tether.execution.ResumeAction;
+import dev.tether.identity.Principal;
+import dev.tether.identity.Principals;
 
 /**
  * {@code POST /api/mcp-sessions/{sessionId}/executions/{executionId}/resume}: the web UI's approval page answers a
@@ -46,8 +49,10 @@ final class McpSessionApprovals {
 
     @PostMapping("/api/mcp-sessions/{sessionId}/executions/{executionId}/resume")
     ResponseEntity<Map<String, Object>> approve(@PathVariable String sessionId, @PathVariable String executionId,
-            @RequestBody(required = false) @Nullable String body) {
-        CodeModeSession session = sessions.find(sessionId).orElse(null);
+            @RequestBody(required = false) @Nullable String body, ServerWebExchange exchange) {
+        // Only the user whose agent paused it: another user's browser finds no such session.
+        String subject = exchange.getAttributeOrDefault(Principals.ATTRIBUTE, Principal.DAEMON).subject();
+        CodeModeSession session = sessions.find(sessionId, subject).orElse(null);
         if (session == null) {
             return json(HttpStatus.NOT_FOUND, Map.of("error", "MCP session not found"));
         }

@@ -3,6 +3,7 @@ package dev.tether.api.input;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.tether.identity.Principal;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.Owner;
 
@@ -28,11 +29,12 @@ public final class Inputs {
         return value == null || value.isEmpty() ? Optional.empty() : Optional.of(owner(value, "owner"));
     }
 
-    public static ConnectionKey connectionKey(String owner, String integration, String name) {
+    /** The connection {@code caller} names so: the organisation's, or for {@code user} its own. */
+    public static ConnectionKey connectionKey(String owner, String integration, String name, Principal caller) {
         Bounds.check("owner", owner);
         Bounds.check("integration", integration);
         Bounds.check("name", name);
-        return new ConnectionKey(owner(owner, "owner"), requireText(integration, "integration"), requireText(name, "name"));
+        return ConnectionKey.of(owner(owner, "owner"), requireText(integration, "integration"), requireText(name, "name"), caller);
     }
 
     /** A map of strings whose keys and values are all present; null stays null. */

@@ -3,6 +3,7 @@ package dev.tether.calls.builtin;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.tether.identity.Principal;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.Owner;
 
@@ -42,8 +43,9 @@ public record Arguments(BuiltinTool tool, Map<?, ?> values) {
                 .orElseThrow(() -> new InvalidToolArgumentsException("`" + field + "` must be \"org\" or \"user\", was \"" + text + "\"")));
     }
 
-    public ConnectionKey connectionKey() {
+    /** The connection {@code caller} names by {@code owner}, {@code integration} and {@code name}: {@code user} is its own. */
+    public ConnectionKey connectionKey(Principal caller) {
         Owner owner = optionalOwner("owner").orElseThrow(() -> new InvalidToolArgumentsException("`owner` is required"));
-        return new ConnectionKey(owner, text("integration"), text("name"));
+        return ConnectionKey.of(owner, text("integration"), text("name"), caller);
     }
 }

@@ -8,9 +8,9 @@ import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
 import dev.tether.catalog.CatalogService;
+import dev.tether.identity.Principals;
 import dev.tether.policy.Policies;
 import dev.tether.session.SessionPool;
-import dev.tether.store.ConnectionKey;
 import dev.tether.store.ConnectionStore;
 import dev.tether.store.IntegrationStore;
 import dev.tether.store.Owner;
@@ -83,14 +83,13 @@ final class CoreTools implements BuiltinHandlers {
     }
 
     private Mono<Object> connectionsRemove(Arguments args) {
-        ConnectionKey key = args.connectionKey();
-        return connections.delete(key)
-                .flatMap(removed -> (removed ? sessions.retire(key) : Mono.<Void>empty()).thenReturn(Map.of("removed", removed)));
+        return Principals.current().map(args::connectionKey).flatMap(key -> connections.delete(key)
+                .flatMap(removed -> (removed ? sessions.retire(key) : Mono.<Void>empty()).thenReturn(Map.of("removed", removed))));
     }
 
     private Mono<Object> connectionsRefresh(Arguments args) {
-        return catalogs.refreshAtOwner(args.connectionKey()).map(refreshed -> Map.of("tools", refreshed.tools().stream()
-                .map(tool -> RefreshedToolView.of(refreshed.key(), tool)).toList()));
+        return Principals.current().map(args::connectionKey).flatMap(catalogs::refreshAtOwner).map(refreshed -> Map.of("tools",
+                refreshed.tools().stream().map(tool -> RefreshedToolView.of(refreshed.key(), tool)).toList()));
     }
 
     private Mono<Object> policiesCreate(Arguments args) {

@@ -13,6 +13,7 @@ import reactor.core.publisher.Mono;
 
 import dev.tether.calls.ToolAddress;
 import dev.tether.catalog.CatalogService;
+import dev.tether.identity.Principals;
 import dev.tether.store.CatalogStore;
 import dev.tether.store.IntegrationStore;
 
@@ -114,7 +115,7 @@ final class RuntimeHelpers implements BuiltinHandlers {
             return Mono.just(ToolDescriptions.listed(builtin.get()));
         }
         return ToolAddress.of("tools." + path)
-                .map(address -> stored.catalog(address.connection())
+                .map(address -> Principals.current().map(address::connection).flatMap(stored::catalog)
                         .flatMap(catalog -> Mono.justOrEmpty(catalog.tools().stream().filter(t -> t.name().equals(address.tool())).findFirst())))
                 .orElse(Mono.empty())
                 .map(tool -> (Object) ToolDescriptions.mcp(path, tool))
