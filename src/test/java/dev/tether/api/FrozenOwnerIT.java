@@ -95,6 +95,11 @@ class FrozenOwnerIT {
     @AfterEach
     void cleanUp() throws Exception {
         scheduler.shutdownNow();
+        // Printed whichever assertion failed, so that a failed run still says what the engine showed.
+        System.out.printf("[frozen] %d samples of the engine every %d ms, most containers of one connection at once: %s;"
+                        + " samples with two: %d%s%n", sampler.samples.get(), SAMPLE.toMillis(), sampler.mostAtOnce,
+                sampler.doubles.size(), sampler.doubles.stream().limit(3).map(line -> "\n[frozen]   " + line)
+                        .collect(Collectors.joining()));
         // Whatever failed, no process is left stopped or starved.
         for (long pid : stopped) {
             signal("CONT", pid);
@@ -262,8 +267,6 @@ class FrozenOwnerIT {
         assertThat(peer.terminate(BOUND)).isIn(0, 143);
         DockerContainers.awaitNoneWithLabel(RUN_LABEL, RUN, BOUND);
         sampler.stop();
-        System.out.printf("[frozen] %d samples of the engine every %d ms, most containers of one connection at once: %s%n",
-                sampler.samples.get(), SAMPLE.toMillis(), sampler.mostAtOnce);
         assertThat(sampler.doubles).as("looks at the engine that found two containers of one connection").isEmpty();
         assertThat(sampler.mostAtOnce).as("connections seen with a container").containsKey(watchedLabel);
     }
