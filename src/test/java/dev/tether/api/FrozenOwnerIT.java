@@ -222,9 +222,10 @@ class FrozenOwnerIT {
                 .allSatisfy(check -> assertThat(check.status()).as(check.toString()).isEqualTo(200));
         List<Check> whileStarved = starvedChecks.sentBetween(starvedAt, fedAt);
         System.out.printf("[frozen] owner starved of CPU (%s) for %d s: %d checks sent meanwhile, %d answered 200 (slowest %d ms),"
-                        + " %d after it, all 200; the peer's probes of the owner: %s%n",
+                        + " %d after it, all 200; the peer's probes of the owner: %s; the other answers meanwhile: %s%n",
                 how, STARVE.toSeconds(), whileStarved.size(), whileStarved.stream().filter(check -> check.status() == 200).count(),
-                whileStarved.stream().mapToLong(Check::tookMillis).max().orElse(0), afterStarving.size(), probes(peer));
+                whileStarved.stream().mapToLong(Check::tookMillis).max().orElse(0), afterStarving.size(), probes(peer),
+                whileStarved.stream().filter(check -> check.status() != 200).map(Check::toString).toList());
 
         // 3. kill -9 of the owner in the middle of a storm of cold starts, while a docker run client still starts its
         // container. Only the storm's clients count: the watched connection's, whose container runs, would make any
