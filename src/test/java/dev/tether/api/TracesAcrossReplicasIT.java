@@ -38,8 +38,8 @@ import dev.tether.testsupport.ZipkinReceiver.Span;
  * trace of the test's own ({@code traceparent}); one of them owns the connection, so exactly one call is passed on. That
  * call's trace holds, in one trace id and with each parent where it belongs: the non-owner's server span (the test's
  * span its parent), its client span for the hop, the owner's server span under that client span, the owner's lease of
- * the session and the child's JSON-RPC round trip ({@code tools/call}) under it. The first lease's trace also holds the
- * child's start ({@code initialize}); once the session idles out, the child's teardown arrives as a span of its own.
+ * the session and the child's JSON-RPC round trip ({@code tools/call}) under it. The child's start ({@code initialize})
+ * is under the lease that caused it; once the session idles out, the child's teardown arrives too.
  */
 @RequiresPostgres
 class TracesAcrossReplicasIT {
@@ -58,6 +58,14 @@ class TracesAcrossReplicasIT {
     void stop() throws InterruptedException {
         for (PackagedDaemon daemon : daemons) {
             daemon.close();
+            // What a replica said of its exports, for a failure's reader: the logs go with the temp dir.
+            try (var lines = java.nio.file.Files.lines(daemon.log())) {
+                lines.filter(line -> line.toLowerCase(java.util.Locale.ROOT).matches(".*(zipkin|export|span|opentelemetry).*"))
+                        .limit(40).forEach(line -> System.out.println("[traces] " + daemon.log().getParent().getFileName() + ": " + line));
+            }
+            catch (java.io.IOException unreadable) {
+                System.out.println("[traces] cannot read " + daemon.log() + ": " + unreadable);
+            }
         }
         if (zipkin != null) {
             zipkin.close();
@@ -132,14 +140,15 @@ class TracesAcrossReplicasIT {
         assertThat(call.tags()).containsEntry("tether.tool", "echo");
         assertThat(call.parentId()).as("the round trip is the lease's").isEqualTo(lease.id());
 
-        // The child started for the first call, under that call's lease, in whichever trace that was.
-        String firstTrace = traces.get("replica-0");
-        List<Span> first = zipkin.await(all -> all.stream().anyMatch(span -> span.traceId().equals(firstTrace)
-                && span.name().equals("tether.mcp.initialize")), BOUND, "the child's start in the first call's trace").stream()
-                .filter(span -> span.traceId().equals(firstTrace)).toList();
-        Span start = only(first, span -> span.name().equals("tether.mcp.initialize"), "the child's start");
-        Span firstLease = only(first, span -> span.name().equals("tether.session.lease"), "the first call's lease");
-        assertThat(start.parentId()).as("the start is the first lease's").isEqualTo(firstLease.id());
+        // The child's start (here for the catalog sync that registering the server began, or for the first call) is
+        // under the lease that caused it, on the owner.
+        List<Span> started = zipkin.await(all -> all.stream().anyMatch(span -> span.name().equals("tether.mcp.initialize")), BOUND,
+                "the child's start");
+        Span start = only(started, span -> span.name().equals("tether.mcp.initialize"), "the child's start");
+        assertThat(start.service()).isEqualTo(owned.service());
+        assertThat(start.tags()).containsKey("tether.server");
+        Span cause = only(zipkin.trace(start.traceId()), span -> span.id().equals(start.parentId()), "the start's parent");
+        assertThat(cause.name()).as("the start's parent").isEqualTo("tether.session.lease");
 
         // Idle for 3 s, the owner's session goes, and its child's teardown is a span of the owner's.
         List<Span> after = zipkin.await(all -> all.stream().anyMatch(span -> span.name().equals("tether.child.teardown")), BOUND,

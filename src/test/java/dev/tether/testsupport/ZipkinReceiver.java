@@ -9,7 +9,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Predicate;
+import java.util.zip.GZIPInputStream;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -18,8 +20,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A Zipkin collector's span intake, and no more: {@code POST /api/v2/spans} with a JSON v2 list of spans (what a Zipkin
- * exporter sends by default), answered {@code 202} as Zipkin does; every span is kept for the test to read. A body that
- * is no span list is answered {@code 400} and kept out, so a sender that speaks something else fails the test's waits.
+ * exporter sends by default), gzipped or not, answered {@code 202} as Zipkin does; every span is kept for the test to read. A body that
+ * is no span list is answered {@code 400} and kept out (why, in the waits' failure), so a sender that speaks something
+ * else fails the test's waits. Zipkin leaves out a span's {@code name} when it has none: it reads as "" here.
  */
 public final class ZipkinReceiver implements AutoCloseable {
 
@@ -31,6 +34,8 @@ public final class ZipkinReceiver implements AutoCloseable {
 
     private final HttpServer server;
     private final List<Span> spans = new ArrayList<>();
+    /** Why each refused body was refused, for a failure's reader. */
+    private final List<String> refused = new ArrayList<>();
 
     private ZipkinReceiver(HttpServer server) {
         this.server = server;
@@ -57,9 +62,14 @@ public final class ZipkinReceiver implements AutoCloseable {
             }
             List<Span> received;
             try {
-                received = parse(JSON.readTree(body.readAllBytes()));
+                // Zipkin's senders gzip a body past a size, as Zipkin's collector accepts
+                boolean gzipped = "gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"));
+                received = parse(JSON.readTree((gzipped ? new GZIPInputStream(body) : body).readAllBytes()));
             }
-            catch (RuntimeException notSpans) {
+            catch (RuntimeException | IOException notSpans) {
+                synchronized (spans) {
+                    refused.add(notSpans.toString());
+                }
                 exchange.sendResponseHeaders(400, -1);
                 return;
             }
@@ -81,7 +91,7 @@ public final class ZipkinReceiver implements AutoCloseable {
             JsonNode tagNode = span.path("tags");
             tagNode.propertyNames().forEach(name -> tags.put(name, tagNode.get(name).asString()));
             parsed.add(new Span(required(span, "traceId"), optional(span, "parentId"), required(span, "id"), optional(span, "kind"),
-                    required(span, "name"), optional(span.path("localEndpoint"), "serviceName"), Map.copyOf(tags)));
+                    Objects.requireNonNullElse(optional(span, "name"), ""), optional(span.path("localEndpoint"), "serviceName"), Map.copyOf(tags)));
         }
         return parsed;
     }
@@ -123,7 +133,7 @@ public final class ZipkinReceiver implements AutoCloseable {
             while (!done.test(List.copyOf(spans))) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    throw new AssertionError("no " + what + " within " + bound + "; received: " + spans);
+                    throw new AssertionError("no " + what + " within " + bound + "; refused: " + refused + "; received: " + spans);
                 }
                 spans.wait(Math.max(1, left / 1_000_000));
             }
