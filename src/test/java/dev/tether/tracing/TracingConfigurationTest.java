@@ -78,21 +78,22 @@ class TracingConfigurationTest {
             System.clearProperty(AbstractAotProcessor.AOT_PROCESSING);
         }
         assertThat(building.getProperty(TracingDefaults.ZIPKIN)).isNull();
-        StandardEnvironment running = new StandardEnvironment();
-        new TracingDefaults().postProcessEnvironment(running, null);
-        assertThat(running.getProperty(TracingDefaults.ZIPKIN)).isEqualTo("false");
-        assertThat(running.getProperty("spring.reactor.context-propagation")).isEqualTo("limited");
-        assertThat(running.getProperty("logging.expect-correlation-id")).isEqualTo("false");
+        assertRunning(Map.of(), "false", "limited");
     }
 
     @Test
     void exportOnAlsoCorrelatesLogLinesAndPropagatesReactorsContext() {
+        assertRunning(Map.of(TracingDefaults.ZIPKIN, "true"), "true", "auto");
+    }
+
+    /** Tether's defaults below what an operator set: export, log correlation and Reactor's context propagation. */
+    private static void assertRunning(Map<String, Object> operator, String exporting, String propagation) {
         StandardEnvironment running = new StandardEnvironment();
-        running.getPropertySources().addFirst(new MapPropertySource("operator", Map.of(TracingDefaults.ZIPKIN, "true")));
+        running.getPropertySources().addFirst(new MapPropertySource("operator", operator));
         new TracingDefaults().postProcessEnvironment(running, null);
-        assertThat(running.getProperty(TracingDefaults.ZIPKIN)).isEqualTo("true");
-        assertThat(running.getProperty("spring.reactor.context-propagation")).isEqualTo("auto");
-        assertThat(running.getProperty("logging.expect-correlation-id")).isEqualTo("true");
+        assertThat(running.getProperty(TracingDefaults.ZIPKIN)).isEqualTo(exporting);
+        assertThat(running.getProperty("logging.expect-correlation-id")).isEqualTo(exporting);
+        assertThat(running.getProperty("spring.reactor.context-propagation")).isEqualTo(propagation);
     }
 
     @Test
