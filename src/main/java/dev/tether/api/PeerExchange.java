@@ -13,6 +13,7 @@ import java.util.function.Function;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
@@ -96,7 +97,10 @@ final class PeerExchange implements DisposableBean {
      */
     private static final Set<String> SET_HERE = Set.of("host", "authorization", "x-executor-token", "cookie", "content-length",
             FORWARDED.toLowerCase(Locale.ROOT), STORE_POSITION.toLowerCase(Locale.ROOT), CREDENTIAL.toLowerCase(Locale.ROOT),
-            Principals.HEADER.toLowerCase(Locale.ROOT));
+            Principals.HEADER.toLowerCase(Locale.ROOT),
+            // The trace context, which this replica took in (W3C, B3) and sends on as its own hop's child, in W3C.
+            "traceparent", "tracestate", "baggage", "b3", "x-b3-traceid", "x-b3-spanid", "x-b3-parentspanid", "x-b3-sampled",
+            "x-b3-flags");
 
     private static final McpJsonMapper MCP_JSON = McpJsonDefaults.getMapper();
     private static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
@@ -117,7 +121,7 @@ final class PeerExchange implements DisposableBean {
     private final Counter ownerLeft;
 
     PeerExchange(ConnectionOwners owners, StorePosition store, ReplicaProperties properties, PeerCredentials credentials, JsonMapper json,
-            Environment environment, MeterRegistry registry) {
+            Environment environment, MeterRegistry registry, ObservationRegistry observations) {
         this.owners = owners;
         this.store = store;
         this.credentials = credentials;
@@ -133,6 +137,9 @@ final class PeerExchange implements DisposableBean {
                 // A tool's answer read whole for an execution's call (callTool): as large as a local child's may be,
                 // not the 256 KiB WebClient reads by default. Relayed answers stream and are not bounded here.
                 .codecs(codecs -> codecs.defaultCodecs().maxInMemorySize(MAX_TOOL_ANSWER))
+                // A span for each hop, the child of the request's that it serves, whose context goes with the request
+                // (traceparent): one trace spans both replicas.
+                .observationRegistry(observations)
                 // Every request this client sends is a peer's, signed as it is sent (each subscription, each attempt):
                 // a request assembled long before it leaves (a sync queued behind others) is not stale, and none reuses
                 // a nonce.

@@ -20,12 +20,16 @@ import io.modelcontextprotocol.spec.McpSchema.InitializeResult;
 import io.modelcontextprotocol.spec.McpSchema.ListToolsResult;
 import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
+import io.micrometer.common.KeyValues;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.util.context.Context;
+
+import dev.tether.tracing.Spans;
 
 /**
  * An initialized MCP conversation with one server. Every operation is bounded, and fails at once when the
@@ -47,6 +51,7 @@ public final class McpSession {
     private final Redaction redaction;
     private final CallQuestions questions;
     private final SentBearer bearer;
+    private final ObservationRegistry observations;
 
     /**
      * @param serverFailure never completes; errors as soon as the server is known to be gone (a stdio child
@@ -55,7 +60,8 @@ public final class McpSession {
      */
     McpSession(String server, McpAsyncClient client, McpClientTransport transport, Mono<Void> serverFailure,
             McpProperties properties, Sinks.Many<List<Tool>> toolsChanged, Sinks.Many<ProgressNotification> progress,
-            CallQuestions questions, Redaction redaction, SentBearer bearer) {
+            CallQuestions questions, Redaction redaction, SentBearer bearer, ObservationRegistry observations) {
+        this.observations = observations;
         this.stateless = null;
         this.questions = questions;
         this.bearer = bearer;
@@ -70,7 +76,9 @@ public final class McpSession {
     }
 
     /** A session with a server of MCP 2026-07-28: no handshake, no session on the wire, one request each. */
-    McpSession(String server, StatelessServerClient stateless, McpProperties properties, Redaction redaction, SentBearer bearer) {
+    McpSession(String server, StatelessServerClient stateless, McpProperties properties, Redaction redaction, SentBearer bearer,
+            ObservationRegistry observations) {
+        this.observations = observations;
         this.server = server;
         this.client = null;
         this.transport = null;
@@ -121,8 +129,9 @@ public final class McpSession {
 
     /** The handshake; for a server of MCP 2026-07-28, which has none, its {@code server/discover} (kept from the probe). */
     Mono<Void> initialize() {
-        return stateless != null ? bounded(stateless.discover(), "server/discover", properties.discoveryTimeout())
-                : bounded(handshake().initialize(), "initialize", properties.discoveryTimeout()).then();
+        return Spans.around(observations, "tether.mcp.initialize", KeyValues.of("tether.server", server),
+                stateless != null ? bounded(stateless.discover(), "server/discover", properties.discoveryTimeout())
+                        : bounded(handshake().initialize(), "initialize", properties.discoveryTimeout()).then());
     }
 
     /** Answers when the server answered a ping: MCP's liveness check. */
@@ -151,6 +160,11 @@ public final class McpSession {
      * hears it until the call ends.
      */
     public Mono<CallToolResult> callTool(String tool, Map<String, Object> arguments) {
+        return Spans.around(observations, "tether.mcp.call", KeyValues.of("tether.server", server, "tether.tool", tool),
+                unobservedCall(tool, arguments));
+    }
+
+    private Mono<CallToolResult> unobservedCall(String tool, Map<String, Object> arguments) {
         if (stateless != null) {
             StatelessServerClient modern = stateless;
             return masked(renewingOnRefusal(() -> Mono.deferContextual(context -> questions.during(

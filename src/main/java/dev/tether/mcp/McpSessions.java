@@ -21,6 +21,8 @@ import io.modelcontextprotocol.spec.McpSchema.ClientCapabilities;
 import io.modelcontextprotocol.spec.McpSchema.Implementation;
 import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
+import io.micrometer.observation.ObservationRegistry;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -46,6 +48,7 @@ public final class McpSessions {
     private final McpProperties properties;
     private final McpJsonMapper json = McpJsonDefaults.getMapper();
     private final RemoteTransports transports;
+    private final ObservationRegistry observations;
     /**
      * Found once here, on the thread that makes this bean: the SDK finds it with a {@link java.util.ServiceLoader} on
      * each client it builds, reading jars, which would otherwise happen on an event loop for the first session.
@@ -53,6 +56,13 @@ public final class McpSessions {
     private final JsonSchemaValidator validator = McpJsonDefaults.getSchemaValidator();
 
     public McpSessions(ChildProcesses children, DockerRunRewriter docker, McpProperties properties) {
+        this(children, docker, properties, ObservationRegistry.NOOP);
+    }
+
+    /** {@code observations} gets a span for each session's start and each tool call ({@link dev.tether.tracing.Spans}). */
+    @Autowired
+    public McpSessions(ChildProcesses children, DockerRunRewriter docker, McpProperties properties, ObservationRegistry observations) {
+        this.observations = observations;
         this.children = children;
         this.docker = docker;
         this.properties = properties;
@@ -133,7 +143,7 @@ public final class McpSessions {
                     .timeout(properties.discoveryTimeout())
                     .onErrorReturn(false)
                     .flatMapMany(speaks -> speaks ? live(remote, "MCP 2026-07-28",
-                            () -> new McpSession(remote.name(), modern, properties, Redaction.of(remote), bearer)) : handshake);
+                            () -> new McpSession(remote.name(), modern, properties, Redaction.of(remote), bearer, observations)) : handshake);
         });
     }
 
@@ -204,7 +214,7 @@ public final class McpSessions {
                         Sinks.EmitFailureHandler.busyLooping(Duration.ofMillis(100)))))
                 .build();
         return new McpSession(name, client, transport, serverFailure, properties, toolsChanged, progress, questions,
-                Redaction.of(server), bearer);
+                Redaction.of(server), bearer, observations);
     }
 
     static McpServerException unreachable(RemoteServer remote, String transport, Throwable error) {

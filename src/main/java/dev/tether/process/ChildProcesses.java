@@ -10,7 +10,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
+import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,6 +25,7 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import dev.tether.daemon.TetherProperties;
+import dev.tether.tracing.Spans;
 
 /**
  * Starts stdio children and owns them on behalf of the pipelines that need them. The only way to get a
@@ -45,11 +48,17 @@ public final class ChildProcesses implements SmartLifecycle {
     private final Set<String> starting = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicBoolean stopped = new AtomicBoolean();
+    private final ObservationRegistry observations;
 
     @Autowired
     public ChildProcesses(ProcessProperties properties, TetherProperties tether, ContainerRemover containers,
+            MeterRegistry registry, ObservationRegistry observations) {
+        this(properties, containers, tether, registry, Schedulers.newSingle("tether-teardown", true), System.getenv(), observations);
+    }
+
+    public ChildProcesses(ProcessProperties properties, TetherProperties tether, ContainerRemover containers,
             MeterRegistry registry) {
-        this(properties, containers, tether, registry, Schedulers.newSingle("tether-teardown", true), System.getenv());
+        this(properties, tether, containers, registry, ObservationRegistry.NOOP);
     }
 
     ChildProcesses(ProcessProperties properties, ContainerRemover containers, TetherProperties tether,
@@ -60,7 +69,14 @@ public final class ChildProcesses implements SmartLifecycle {
     /** {@code parentEnvironment} is the daemon's environment, what children may inherit from (see {@link ChildEnvironment}). */
     ChildProcesses(ProcessProperties properties, ContainerRemover containers, TetherProperties tether,
             MeterRegistry registry, Scheduler teardownTimer, Map<String, String> parentEnvironment) {
+        this(properties, containers, tether, registry, teardownTimer, parentEnvironment, ObservationRegistry.NOOP);
+    }
+
+    /** {@code observations} gets a span for each teardown ({@link Spans}). */
+    private ChildProcesses(ProcessProperties properties, ContainerRemover containers, TetherProperties tether,
+            MeterRegistry registry, Scheduler teardownTimer, Map<String, String> parentEnvironment, ObservationRegistry observations) {
         this.properties = properties;
+        this.observations = observations;
         this.environment = new ChildEnvironment(parentEnvironment, properties.passEnv());
         this.ladder = new TeardownLadder(properties, containers, teardownTimer);
         this.ledger = new ChildLedger(tether.dataDir().resolve("children.ledger"));
@@ -188,6 +204,11 @@ public final class ChildProcesses implements SmartLifecycle {
     }
 
     private Mono<TeardownReport> tearDown(ChildProcess child) {
+        return Spans.around(observations, "tether.child.teardown",
+                KeyValues.of("tether.child", child.id(), "tether.teardown.reason", child.teardownReason()), climb(child));
+    }
+
+    private Mono<TeardownReport> climb(ChildProcess child) {
         return ladder.climb(child)
                 .subscribeOn(ProcessThreads.TEARDOWN)
                 .doOnNext(report -> {

@@ -8,6 +8,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,10 +78,14 @@ final class PooledSession {
                 .thenMany(Flux.empty())));
     }
 
-    /** Starts the server. The pool calls this once, after the session won its place in the pool. */
-    void start(Consumer<PooledSession> onEnd) {
+    /**
+     * Starts the server. The pool calls this once, after the session won its place in the pool; {@code cause} is the
+     * observation of the asker that made it start, under which the start's spans go.
+     */
+    void start(Consumer<PooledSession> onEnd, Optional<Observation> cause) {
         lifetime.update(opened
                 .takeUntilOther(retirement.asMono())
+                .contextWrite(context -> cause.map(parent -> context.put(ObservationThreadLocalAccessor.KEY, parent)).orElse(context))
                 // Out of the pool before anyone hears of the end: an asker told of a failed start who asks again
                 // must start afresh, not join this session and be told the same failure again. doOnError runs
                 // before the subscriber below passes the error on; doFinally only after.

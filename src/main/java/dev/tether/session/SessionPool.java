@@ -12,7 +12,11 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
@@ -20,6 +24,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.context.ContextView;
 import reactor.util.retry.Retry;
 
 import dev.tether.mcp.McpSession;
@@ -33,6 +38,7 @@ import dev.tether.store.CredentialStore;
 import dev.tether.store.Integration;
 import dev.tether.store.IntegrationNotFoundException;
 import dev.tether.store.IntegrationStore;
+import dev.tether.tracing.Spans;
 
 /**
  * One warm MCP session per connection, shared by health checks, catalog syncs and tool calls: where the
@@ -68,22 +74,27 @@ public final class SessionPool {
     private final Map<ConnectionKey, Mono<Void>> lastChildGone = new ConcurrentHashMap<>();
     private final ChildPlaces places;
     private final StartFence fence;
+    private final ObservationRegistry observations;
     private final Sinks.Many<ConnectionKey> toolsChanged = Sinks.many().multicast().directBestEffort();
 
+    /** {@code observations} gets a span for each lease, the parent of the session start it causes ({@link Spans}). */
     @Autowired
     public SessionPool(IntegrationStore integrations, ConnectionStore connections, CredentialStore credentials,
-            McpSessions sessions, BearerTokens tokens, SessionProperties properties, MeterRegistry registry, StartFence fence) {
-        this(integrations, connections, credentials, sessions, tokens, properties, registry, Schedulers.parallel(), fence);
+            McpSessions sessions, BearerTokens tokens, SessionProperties properties, MeterRegistry registry, StartFence fence,
+            ObservationRegistry observations) {
+        this(integrations, connections, credentials, sessions, tokens, properties, registry, Schedulers.parallel(), fence, observations);
     }
 
     SessionPool(IntegrationStore integrations, ConnectionStore connections, CredentialStore credentials,
             McpSessions sessions, BearerTokens tokens, SessionProperties properties, MeterRegistry registry, Scheduler timer) {
-        this(integrations, connections, credentials, sessions, tokens, properties, registry, timer, StartFence.NONE);
+        this(integrations, connections, credentials, sessions, tokens, properties, registry, timer, StartFence.NONE,
+                ObservationRegistry.NOOP);
     }
 
     SessionPool(IntegrationStore integrations, ConnectionStore connections, CredentialStore credentials,
             McpSessions sessions, BearerTokens tokens, SessionProperties properties, MeterRegistry registry, Scheduler timer,
-            StartFence fence) {
+            StartFence fence, ObservationRegistry observations) {
+        this.observations = observations;
         this.fence = fence;
         this.tokens = tokens;
         this.integrations = integrations;
@@ -119,10 +130,10 @@ public final class SessionPool {
     }
 
     private <T> Mono<T> lease(ConnectionKey key, Optional<Duration> readyWithin, Function<McpSession, Mono<T>> body) {
-        return integrationOf(key)
+        return Spans.around(observations, "tether.session.lease", KeyValues.of("tether.connection", key.toString()), integrationOf(key)
                 .flatMap(integration -> entry(key, integration).flatMap(entry -> entry.lease(readyWithin, body)))
                 // An idle session may be retired between lookup and lease: take a fresh one, once.
-                .retryWhen(Retry.max(1).filter(SessionRetiredException.class::isInstance));
+                .retryWhen(Retry.max(1).filter(SessionRetiredException.class::isInstance)));
     }
 
     /**
@@ -191,6 +202,14 @@ public final class SessionPool {
     }
 
     private Mono<PooledSession> entry(ConnectionKey key, Integration integration) {
+        return Mono.deferContextual(asker -> entry(key, integration, asker));
+    }
+
+    /**
+     * The connection's live session, or a fresh one started now; a fresh session's start, which outlives its asker, is
+     * traced under the asker's span (its lease's), where the wait for it shows.
+     */
+    private Mono<PooledSession> entry(ConnectionKey key, Integration integration, ContextView asker) {
         PooledSession existing = pool.get(key);
         if (existing != null && !existing.retiring() && existing.configChangedAt().equals(integration.configChangedAt())) {
             return Mono.just(existing);
@@ -218,7 +237,7 @@ public final class SessionPool {
                 return raced; // another asker won; ours was never started, so there is nothing to clean up
             }
             lastChildGone.put(key, thisGone);
-            fresh.start(ended -> pool.remove(key, ended));
+            fresh.start(ended -> pool.remove(key, ended), asker.<Observation>getOrEmpty(ObservationThreadLocalAccessor.KEY));
             return fresh;
         });
     }

@@ -31,7 +31,6 @@ import reactor.core.Disposable;
 
 import dev.tether.replicas.RendezvousOwners;
 import dev.tether.store.ConnectionKey;
-import dev.tether.store.Owner;
 import dev.tether.testsupport.Await;
 import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.Fixture;
@@ -147,7 +146,7 @@ class FrozenOwnerIT {
             String slug = toPeer.register("frozen-" + i, Fixture.everythingDockerCommand(
                     List.of("--label", RUN_LABEL + "=" + RUN, "--label", CONNECTION_LABEL + "=" + i)));
             labelOf.put(slug, i);
-            if (RendezvousOwners.of(new ConnectionKey(Owner.ORG, slug, "default"), instances).equals(owner.instanceId())) {
+            if (RendezvousOwners.of(ConnectionKey.org(slug, "default"), instances).equals(owner.instanceId())) {
                 owned.add(slug);
             }
         }

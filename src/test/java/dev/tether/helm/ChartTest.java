@@ -53,7 +53,8 @@ class ChartTest {
         assertThat(env.get("TETHER_API_ALLOWED_HOSTS").split(",")).contains("tether-tether", "tether-tether.ops",
                 "tether-tether.ops.svc", "tether-tether.ops.svc.cluster.local");
         assertThat(env).doesNotContainKey("TETHER_API_ALLOWED_ORIGINS").doesNotContainKey("TETHER_SERVER_TRUSTED_PROXIES")
-                .doesNotContainKey("TETHER_SERVER_MAX_CONNECTIONS");
+                .doesNotContainKey("TETHER_SERVER_MAX_CONNECTIONS").doesNotContainKey("MANAGEMENT_TRACING_EXPORT_ZIPKIN_ENABLED")
+                .doesNotContainKey("MANAGEMENT_TRACING_EXPORT_ZIPKIN_ENDPOINT");
         assertThat(at(container, "livenessProbe", "httpGet")).containsEntry("port", "management")
                 .containsEntry("path", "/actuator/health/liveness");
         assertThat(at(container, "readinessProbe", "httpGet")).containsEntry("port", "management")
@@ -145,6 +146,17 @@ class ChartTest {
                 .hasMessageContaining("set store.secretKey.existingSecret");
         assertThatThrownBy(() -> template().set("store.postgres.host", "db").call())
                 .hasMessageContaining("store.postgres.host needs store.postgres.existingSecret");
+    }
+
+    @Test
+    void aZipkinEndpointTurnsTracesOnWithEachPodNamedInItsSpans() {
+        List<Map<String, Object>> manifests = render(template().set("tracing.zipkinEndpoint", "http://zipkin.ops:9411/api/v2/spans")
+                .set("tracing.samplingProbability", "0.2"));
+        Map<String, Object> container = container(manifests);
+        assertThat(env(container)).containsEntry("MANAGEMENT_TRACING_EXPORT_ZIPKIN_ENABLED", "true")
+                .containsEntry("MANAGEMENT_TRACING_EXPORT_ZIPKIN_ENDPOINT", "http://zipkin.ops:9411/api/v2/spans")
+                .containsEntry("MANAGEMENT_TRACING_SAMPLING_PROBABILITY", "0.2");
+        assertThat(names(container, "env")).contains("SPRING_APPLICATION_NAME");
     }
 
     private static TemplateCommand template() {

@@ -30,6 +30,7 @@ import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Container;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.testcontainers.DockerClientFactory;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
@@ -113,7 +114,7 @@ public final class PoolHarness implements AutoCloseable {
         this.children = new ChildProcesses(builder.process, tether, remover, registry);
         this.sessions = new McpSessions(children, new DockerRunRewriter(instance), builder.mcp);
         this.pool = new SessionPool(stores.integrations(), stores.connections(), stores.credentials(), sessions, BearerTokens.NONE,
-                builder.sessions, registry, builder.timer, builder.fence.apply(children, instance));
+                builder.sessions, registry, builder.timer, builder.fence.apply(children, instance), ObservationRegistry.NOOP);
     }
 
     public static Builder builder(Path dir) {

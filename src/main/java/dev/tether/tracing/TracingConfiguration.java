@@ -1,0 +1,28 @@
+package dev.tether.tracing;
+
+import io.opentelemetry.sdk.trace.export.SpanExporter;
+import io.opentelemetry.sdk.trace.samplers.Sampler;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.micrometer.tracing.autoconfigure.TracingProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+/**
+ * Traces cost nothing to record while nobody receives them: unless Zipkin export is on and its exporter is there,
+ * every span is sampled out, so the HTTP server's, the peer hop's and Tether's own spans stay non-recording and none is
+ * queued; the W3C context still goes over the peer hop. Decided here, at run time, and not by the exporter's presence
+ * alone: the packaged daemon's bean definitions are made at build time ({@link TracingDefaults}). Exporting, Spring
+ * Boot's rule: a request's parent decides, else {@code management.tracing.sampling.probability}.
+ */
+@Configuration(proxyBeanMethods = false)
+class TracingConfiguration {
+
+    @Bean
+    Sampler otelSampler(ObjectProvider<SpanExporter> exporters, TracingProperties tracing, Environment environment) {
+        if (!TracingDefaults.exporting(environment) || exporters.stream().findAny().isEmpty()) {
+            return Sampler.alwaysOff();
+        }
+        return Sampler.parentBased(Sampler.traceIdRatioBased(tracing.getSampling().getProbability()));
+    }
+}

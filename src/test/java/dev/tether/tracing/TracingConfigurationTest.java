@@ -1,0 +1,105 @@
+package dev.tether.tracing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+
+import io.opentelemetry.exporter.zipkin.ZipkinSpanExporter;
+import io.opentelemetry.sdk.trace.export.SpanExporter;
+import io.opentelemetry.sdk.trace.samplers.Sampler;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
+import org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration;
+import org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.OpenTelemetryTracingAutoConfiguration;
+import org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.zipkin.ZipkinWithOpenTelemetryTracingAutoConfiguration;
+import org.springframework.boot.opentelemetry.autoconfigure.OpenTelemetrySdkAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.zipkin.autoconfigure.ZipkinAutoConfiguration;
+import org.springframework.context.aot.AbstractAotProcessor;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.StandardEnvironment;
+
+/**
+ * Spring Boot's tracing auto-configuration as the daemon has it, with Tether's defaults ({@link TracingDefaults}) and
+ * sampler ({@link TracingConfiguration}): no exporter and nothing recorded until Zipkin export is turned on; then a
+ * Zipkin exporter and Boot's sampling rule, at Tether's default probability of 1. The packaged daemon's bean
+ * definitions are made at build time, the exporter's included: there the sampler alone keeps tracing off.
+ */
+class TracingConfigurationTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withInitializer(context -> new TracingDefaults().postProcessEnvironment(context.getEnvironment(), null))
+            .withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, OpenTelemetrySdkAutoConfiguration.class,
+                    OpenTelemetryTracingAutoConfiguration.class, MicrometerTracingAutoConfiguration.class, ZipkinAutoConfiguration.class,
+                    ZipkinWithOpenTelemetryTracingAutoConfiguration.class))
+            .withUserConfiguration(TracingConfiguration.class);
+
+    @Test
+    void offByDefaultNoExporterAndEverySpanSampledOut() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).doesNotHaveBean(SpanExporter.class);
+            assertThat(context.getBean(Sampler.class)).isEqualTo(Sampler.alwaysOff());
+        });
+    }
+
+    @Test
+    void zipkinExportOnExportsAndSamplesEveryRequestUnlessItsParentSaysNo() {
+        runner.withPropertyValues("management.tracing.export.zipkin.enabled=true").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(ZipkinSpanExporter.class);
+            assertThat(context.getBean(Sampler.class)).isEqualTo(Sampler.parentBased(Sampler.traceIdRatioBased(1.0)));
+        });
+    }
+
+    /** The packaged daemon's case: its bean definitions, the exporter among them, were made at build time. */
+    @Test
+    void anExporterMadeAtBuildTimeRecordsNothingWhileExportIsOffAtRunTime() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, OpenTelemetrySdkAutoConfiguration.class,
+                        OpenTelemetryTracingAutoConfiguration.class, MicrometerTracingAutoConfiguration.class,
+                        ZipkinAutoConfiguration.class, ZipkinWithOpenTelemetryTracingAutoConfiguration.class))
+                .withUserConfiguration(TracingConfiguration.class)
+                .run(context -> {
+                    assertThat(context).hasSingleBean(ZipkinSpanExporter.class);
+                    assertThat(context.getBean(Sampler.class)).isEqualTo(Sampler.alwaysOff());
+                });
+    }
+
+    @Test
+    void whileAotMakesTheBeanDefinitionsExportIsLeftOnSoThatTheExporterIsAmongThem() {
+        StandardEnvironment building = new StandardEnvironment();
+        System.setProperty(AbstractAotProcessor.AOT_PROCESSING, "true");
+        try {
+            new TracingDefaults().postProcessEnvironment(building, null);
+        }
+        finally {
+            System.clearProperty(AbstractAotProcessor.AOT_PROCESSING);
+        }
+        assertThat(building.getProperty(TracingDefaults.ZIPKIN)).isNull();
+        assertRunning(Map.of(), "false", "limited");
+    }
+
+    @Test
+    void exportOnAlsoCorrelatesLogLinesAndPropagatesReactorsContext() {
+        assertRunning(Map.of(TracingDefaults.ZIPKIN, "true"), "true", "auto");
+    }
+
+    /** Tether's defaults below what an operator set: export, log correlation and Reactor's context propagation. */
+    private static void assertRunning(Map<String, Object> operator, String exporting, String propagation) {
+        StandardEnvironment running = new StandardEnvironment();
+        running.getPropertySources().addFirst(new MapPropertySource("operator", operator));
+        new TracingDefaults().postProcessEnvironment(running, null);
+        assertThat(running.getProperty(TracingDefaults.ZIPKIN)).isEqualTo(exporting);
+        assertThat(running.getProperty("logging.expect-correlation-id")).isEqualTo(exporting);
+        assertThat(running.getProperty("spring.reactor.context-propagation")).isEqualTo(propagation);
+    }
+
+    @Test
+    void aProbabilitySetByTheOperatorIsKept() {
+        runner.withPropertyValues("management.tracing.export.zipkin.enabled=true", "management.tracing.sampling.probability=0.25")
+                .run(context -> assertThat(context.getBean(Sampler.class))
+                        .isEqualTo(Sampler.parentBased(Sampler.traceIdRatioBased(0.25))));
+    }
+}
