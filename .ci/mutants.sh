@@ -69,8 +69,8 @@ fail_fast=(-Dsurefire.skipAfterFailureCount=1 -Dfailsafe.skipAfterFailureCount=1
 [[ "${MUTANTS_EVERY_FAILURE:-0}" == 1 ]] && fail_fast=()
 
 # Runs the named tests; leaves in $failed one line per failed test ("Class#method: first line of the message"), and
-# in $outcome 0, 3 when Maven failed for another reason than a failed test (the mutant does not compile, the build
-# broke) or 4 when no test ran.
+# in $outcome 0, 3 when Maven failed and no test did (the mutant does not compile, the build broke) or 4 when no test
+# ran. Failed tests are what counts, whatever Maven's status: failsafe's verify goal may fail on its own once a test did.
 run_tests() {
   local tests="$1" its="$2" log="$3"
   local goal=test
@@ -81,9 +81,9 @@ run_tests() {
     -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
     -Dmaven.test.failure.ignore=true "$goal" </dev/null >"$log" 2>&1 &
   maven=$!
-  wait "$maven" || outcome=3
+  local built=0
+  wait "$maven" || built=3
   maven=""
-  ((outcome == 0)) || return 0
   failed="$(python3 - target/surefire-reports target/failsafe-reports <<'EOF'
 import glob, sys, xml.etree.ElementTree as ET
 ran = 0
@@ -99,6 +99,9 @@ for folder in sys.argv[1:]:
 sys.exit(0 if ran else 4)
 EOF
 )" || outcome=$?
+  if [[ -z "$failed" ]] && ((built != 0)); then
+    outcome=3
+  fi
 }
 
 mkdir -p "$log_dir"
