@@ -115,6 +115,7 @@ class RefreshStormTest {
         List<CompletableFuture<Outcome>> completing = new ArrayList<>();
         AtomicInteger abortedInFlight = new AtomicInteger();
         AtomicInteger answeredBeforeAbort = new AtomicInteger();
+        List<CompletableFuture<Void>> aborts = new ArrayList<>();
         int fired = 0;
         try {
             for (int round = 1; round <= ROUNDS; round++) {
@@ -141,11 +142,14 @@ class RefreshStormTest {
                             answered.set(true);
                             answeredBeforeAbort.incrementAndGet();
                         }, error -> { });
+                        CompletableFuture<Void> aborted = new CompletableFuture<>();
+                        aborts.add(aborted);
                         Schedulers.parallel().schedule(() -> {
                             if (!answered.get()) {
                                 abortedInFlight.incrementAndGet();
                             }
                             inFlight.dispose(); // closes the connection, as a reloading page does
+                            aborted.complete(null);
                         }, random.nextInt(MAX_ABORT_MILLIS), TimeUnit.MILLISECONDS);
                     }
                     else {
@@ -159,7 +163,8 @@ class RefreshStormTest {
             CompletableFuture.allOf(completing.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
         }
         finally {
-            Thread.sleep(MAX_ABORT_MILLIS); // every scheduled abort has fired
+            // every scheduled abort has fired: waited for, not guessed from the longest delay on a host that may be slow
+            CompletableFuture.allOf(aborts.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
         }
         long stormEnded = System.nanoTime();
         int leftAtEnd = DockerContainers.withLabel("tether.instance", instance).size();

@@ -92,20 +92,27 @@ class TestSupportSmokeTest {
     @Test
     void grandchildOutlivesTheFixtureUntilKilledAndOsProcessesSeesIt() throws Exception {
         Path pidFile = tmp.resolve("pids");
-        Process fixture = start(Fixture.command("--fork-grandchild", "--ignore-eof", "--pid-file=" + pidFile));
+        Path signals = tmp.resolve("signals");
+        Path stderr = tmp.resolve("stderr-" + started.size() + ".log");
+        List<String> command = Fixture.command("--fork-grandchild", "--ignore-eof", "--pid-file=" + pidFile, "--signals=" + signals);
+        Process fixture = start(command);
         assertTrue(exchange(fixture, INITIALIZE).contains("tether-fixture"));
         List<Long> pids = Files.readAllLines(pidFile).stream().map(Long::parseLong).toList();
         assertEquals(List.of(fixture.pid()), pids.subList(0, 1));
         long grandchild = pids.get(1);
 
+        // Waits for the fixture to say it read the EOF, not for a pause that a slow host could outlast.
         fixture.getOutputStream().close();
-        Thread.sleep(300);
+        Await.until(() -> contains(stderr, "stdin closed; staying alive"), Duration.ofSeconds(10),
+                () -> "the fixture did not report the EOF: " + read(stderr));
         assertTrue(OsProcesses.alive(fixture.pid()), "--ignore-eof keeps the fixture alive");
         assertEquals(List.of(fixture.pid()),
                 OsProcesses.matching(pidFile.toString()).stream().map(ProcessHandle::pid).toList());
 
+        // The grandchild answers a probe sent once its parent is gone: alive and sent nothing (LifecycleGuard.Launch.probe).
         fixture.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        Thread.sleep(200);
+        LifecycleGuard.Launch launch = new LifecycleGuard.Launch(command, tmp.resolve("record"), pidFile, signals, false);
+        assertEquals(List.of(), launch.probe(grandchild, Duration.ofSeconds(10)), "the grandchild survives its parent, unsignalled");
         assertTrue(OsProcesses.alive(grandchild), "the grandchild survives its parent");
         ProcessHandle.of(grandchild).ifPresent(ProcessHandle::destroyForcibly);
         OsProcesses.awaitGone(pids, Duration.ofSeconds(10));
@@ -119,6 +126,19 @@ class TestSupportSmokeTest {
         assertTrue(response.contains("\"id\":1") && response.contains("\"serverInfo\""), response);
         everything.getOutputStream().close();
         assertTrue(everything.waitFor(30, TimeUnit.SECONDS), "server-everything should exit after stdin EOF");
+    }
+
+    private static boolean contains(Path file, String text) {
+        return read(file).contains(text);
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.exists(file) ? Files.readString(file) : "";
+        }
+        catch (IOException ex) {
+            throw new java.io.UncheckedIOException(ex);
+        }
     }
 
     private Process start(List<String> command) throws IOException {
