@@ -50,9 +50,9 @@ public final class KeycloakServer implements AutoCloseable {
         this.log = log;
     }
 
-    /** Where the distribution is: {@code TETHER_TEST_KEYCLOAK_URL}, else {@code .keycloak/keycloak-<VERSION>}. */
+    /** Where the distribution is: {@code TETHER_TEST_KEYCLOAK_HOME}, else {@code .keycloak/keycloak-<VERSION>}. */
     static Path home() {
-        String configured = System.getenv("TETHER_TEST_KEYCLOAK_URL");
+        String configured = System.getenv("TETHER_TEST_KEYCLOAK_HOME");
         return configured != null && !configured.isBlank() ? Path.of(configured)
                 : Fixture.projectRoot().resolve(".keycloak/keycloak-" + VERSION);
     }
