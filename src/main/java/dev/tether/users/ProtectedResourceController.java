@@ -50,6 +50,7 @@ final class ProtectedResourceController {
         return origin(request, properties) + WELL_KNOWN + path;
     }
 
+    /** The origin the client used, or {@code tether.identity.oidc.public-url} behind a proxy (sign-in shares it). */
     static String origin(ServerHttpRequest request, IdentityProperties properties) {
         URI configured = properties.oidc().publicUrl();
         if (configured != null) {

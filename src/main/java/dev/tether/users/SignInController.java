@@ -217,13 +217,7 @@ final class SignInController {
 
     /** The origin the browser used, or {@code tether.identity.oidc.public-url} behind a proxy. */
     private String origin(ServerHttpRequest request) {
-        URI configured = properties.oidc().publicUrl();
-        if (configured != null) {
-            String text = configured.toString();
-            return text.endsWith("/") ? text.substring(0, text.length() - 1) : text;
-        }
-        URI uri = request.getURI();
-        return uri.getScheme() + "://" + uri.getRawAuthority();
+        return ProtectedResourceController.origin(request, properties);
     }
 
     /** A path of this origin only: anything else (another host, {@code //evil}) lands on the web UI's root. */
