@@ -32,6 +32,7 @@ import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import tools.jackson.databind.util.RawValue;
 
 import dev.tether.TetherApplication;
 import dev.tether.calls.ToolCalls;
@@ -241,7 +242,8 @@ public final class AgentProtocol {
         String key = key(session, request.id());
         return Mono.usingWhen(Mono.fromSupplier(() -> register(key)),
                 cancel -> calls.callAtOwner(call.name(), call.arguments() == null ? Map.of() : call.arguments())
-                        .map(result -> (JSONRPCMessage) JSONRPCResponse.result(request.id(), result))
+                        // the server's result as it wrote it, not read into objects and written again
+                        .map(answer -> (JSONRPCMessage) JSONRPCResponse.result(request.id(), new RawValue(answer.json())))
                         .onErrorResume(ToolNotFoundException.class, missing -> Mono.just(JSONRPCResponse.error(request.id(),
                                 new JSONRPCError(ErrorCodes.INVALID_PARAMS, "Unknown tool: " + missing.getMessage()))))
                         .onErrorResume(failed -> !(failed instanceof ToolNotFoundException), failed -> Mono.just(

@@ -111,7 +111,7 @@ class WiredStackTest {
                 .flatMap(i -> health.check(key, Optional.empty()), 100)
                 .collectList().block(BOUND);
         int tools = catalog.refresh(key).block(BOUND).tools().size();
-        String echoed = ((TextContent) calls.call(key.address() + ".echo", Map.of("text", "wired")).block(BOUND).content().get(0)).text();
+        String echoed = ((TextContent) calls.call(key.address() + ".echo", Map.of("text", "wired")).block(BOUND).result().content().get(0)).text();
 
         assertThat(verdicts).hasSize(100).allSatisfy(verdict -> assertThat(verdict.status()).isEqualTo("healthy"));
         assertThat(tools).isEqualTo(8);
