@@ -82,7 +82,7 @@ public final class AgentEndpoint {
         }
         String answeredSession = McpSchema.METHOD_INITIALIZE.equals(request.method()) && session == null
                 ? names.session() : session;
-        if (acceptsEvents(accept) && protocol.wantsProgress(request)) {
+        if (protocol.wantsProgress(request) && acceptsEvents(accept)) {
             Flux<ServerSentEvent<String>> stream = events.keptAlive(protocol.answer(request, scoped(exchange, session), true)
                     .map(events::message));
             return Mono.just(withSession(AgentEvents.stream(), answeredSession).body(stream));

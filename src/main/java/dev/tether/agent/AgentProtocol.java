@@ -28,10 +28,12 @@ import io.modelcontextprotocol.spec.McpSchema.ServerCapabilities;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import io.modelcontextprotocol.spec.McpSchema.ToolAnnotations;
 import io.modelcontextprotocol.spec.ProtocolVersions;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import tools.jackson.databind.util.RawValue;
 
 import dev.tether.TetherApplication;
 import dev.tether.calls.ToolCalls;
@@ -220,7 +222,7 @@ public final class AgentProtocol {
     }
 
     private Optional<Object> progressToken(JSONRPCRequest request) {
-        return params(request.params(), PARAMS)
+        return fields(request.params())
                 .map(params -> params.get("_meta"))
                 .filter(Map.class::isInstance)
                 .<Object>map(meta -> ((Map<?, ?>) meta).get("progressToken"))
@@ -233,7 +235,7 @@ public final class AgentProtocol {
      * as MCP has it; only an address that names no tool is a protocol error.
      */
     private Mono<JSONRPCMessage> callTool(JSONRPCRequest request, String session) {
-        CallToolRequest call = params(request.params(), CALL).filter(asked -> asked.name() != null).orElse(null);
+        CallToolRequest call = callOf(request.params());
         if (call == null) {
             return Mono.just(JSONRPCResponse.error(request.id(), new JSONRPCError(ErrorCodes.INVALID_PARAMS,
                     "tools/call needs params {name, arguments?}, got " + request.params())));
@@ -241,7 +243,8 @@ public final class AgentProtocol {
         String key = key(session, request.id());
         return Mono.usingWhen(Mono.fromSupplier(() -> register(key)),
                 cancel -> calls.callAtOwner(call.name(), call.arguments() == null ? Map.of() : call.arguments())
-                        .map(result -> (JSONRPCMessage) JSONRPCResponse.result(request.id(), result))
+                        // the server's result as it wrote it, not read into objects and written again
+                        .map(answer -> (JSONRPCMessage) JSONRPCResponse.result(request.id(), new RawValue(answer.json())))
                         .onErrorResume(ToolNotFoundException.class, missing -> Mono.just(JSONRPCResponse.error(request.id(),
                                 new JSONRPCError(ErrorCodes.INVALID_PARAMS, "Unknown tool: " + missing.getMessage()))))
                         .onErrorResume(failed -> !(failed instanceof ToolNotFoundException), failed -> Mono.just(
@@ -258,6 +261,31 @@ public final class AgentProtocol {
         Sinks.One<Boolean> cancel = Sinks.one();
         inFlight.put(key, cancel);
         return cancel;
+    }
+
+    /**
+     * A {@code tools/call}'s params, {@code {name, arguments?}}; null when they have another shape. Read off the map the
+     * message was read into, as a conversion would read them, without writing them into a buffer and reading them again.
+     */
+    private @Nullable CallToolRequest callOf(@Nullable Object params) {
+        Map<?, ?> fields = params instanceof Map<?, ?> map ? map : null;
+        if (fields == null) {
+            return params(params, CALL).filter(asked -> asked.name() != null).orElse(null);
+        }
+        Object name = fields.get("name");
+        Object arguments = fields.get("arguments");
+        if (!(name instanceof String || name instanceof Number || name instanceof Boolean)
+                || !(arguments == null || arguments instanceof Map)) {
+            return null;
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> values = (Map<String, Object>) arguments;
+        return new CallToolRequest(String.valueOf(name), values);
+    }
+
+    /** A message's params as a map, as the message was read; empty when there are none or they are no object. */
+    private Optional<Map<?, ?>> fields(@Nullable Object params) {
+        return params instanceof Map<?, ?> map ? Optional.of(map) : params(params, PARAMS).map(map -> (Map<?, ?>) map);
     }
 
     /** A message's params as {@code type}; empty when there are none or they have another shape. */

@@ -3,11 +3,11 @@ package dev.tether.api;
 import java.util.Map;
 import java.util.Optional;
 
-import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
 import dev.tether.calls.OwnerCalls;
+import dev.tether.mcp.ToolAnswer;
 import dev.tether.replicas.ConnectionOwners;
 import dev.tether.store.ConnectionKey;
 
@@ -28,9 +28,9 @@ final class OwnerToolCalls implements OwnerCalls {
     }
 
     @Override
-    public Optional<Mono<CallToolResult>> atOwner(ConnectionKey connection, String address, Map<String, Object> arguments,
-            Mono<CallToolResult> here) {
+    public Optional<Mono<ToolAnswer>> atOwner(ConnectionKey connection, String address, Map<String, Object> arguments,
+            Mono<ToolAnswer> here) {
         return owners.remoteOwner(connection).map(owner -> peers.atOwner(connection, owner,
-                peer -> peers.callTool(peer, address, arguments), here));
+                peer -> peers.callTool(peer, address, arguments).map(ToolAnswer::of), here));
     }
 }

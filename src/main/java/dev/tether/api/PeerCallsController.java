@@ -67,7 +67,7 @@ final class PeerCallsController {
             // The call's progress and questions arrive on the session's thread, its answer on another: one stream.
             Sinks.Many<ServerSentEvent<String>> events = Sinks.many().unicast().onBackpressureBuffer();
             Mono<ServerSentEvent<String>> call = calls.call(address, request.args() == null ? Map.of() : request.args())
-                    .map(result -> event("result", result))
+                    .map(answer -> ServerSentEvent.<String>builder().event("result").data(answer.json()).build())
                     .onErrorResume(Exception.class, failed -> Mono.just(failure(failed)));
             if (request.progress()) {
                 call = call.contextWrite(ProgressListener.of(progress -> events.emitNext(event("progress", progress), TAKE_TURNS)));

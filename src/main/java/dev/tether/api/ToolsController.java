@@ -18,6 +18,7 @@ import reactor.core.publisher.Mono;
 import dev.tether.views.Views.ToolView;
 import dev.tether.calls.ToolCalls;
 import dev.tether.calls.ToolSchemas;
+import dev.tether.mcp.ToolAnswer;
 import dev.tether.api.input.Bounds;
 import dev.tether.api.input.Inputs;
 
@@ -45,12 +46,17 @@ final class ToolsController {
         return Mono.fromCallable(() -> Inputs.requireText(address, "address")).flatMap(schemas::schema);
     }
 
-    /** Calls a tool on its connection's warm session; a client that leaves cancels the call on the server too. */
-    @PostMapping("/api/tools/call")
-    Mono<CallToolResult> call(@RequestBody CallRequest request) {
+    /**
+     * Calls a tool on its connection's warm session; a client that leaves cancels the call on the server too. The
+     * answer is the {@code CallToolResult} as the tool's server wrote it.
+     */
+    @PostMapping(value = "/api/tools/call", produces = MediaType.APPLICATION_JSON_VALUE)
+    @ApiResponse(responseCode = "200", description = "OK", content = @Content(schema = @Schema(implementation = CallToolResult.class)))
+    Mono<String> call(@RequestBody CallRequest request) {
         Bounds.check(request);
         return Mono.fromCallable(() -> Inputs.requireText(request.address(), "address"))
-                .flatMap(address -> calls.call(address, request.args() == null ? Map.of() : request.args()));
+                .flatMap(address -> calls.call(address, request.args() == null ? Map.of() : request.args()))
+                .map(ToolAnswer::json);
     }
 
     /**

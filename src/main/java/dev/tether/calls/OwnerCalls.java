@@ -3,9 +3,9 @@ package dev.tether.calls;
 import java.util.Map;
 import java.util.Optional;
 
-import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import reactor.core.publisher.Mono;
 
+import dev.tether.mcp.ToolAnswer;
 import dev.tether.store.ConnectionKey;
 
 /**
@@ -23,6 +23,5 @@ public interface OwnerCalls {
      * (it is stopping) hands the connection over: the call goes to the new owner, or to {@code here}, the call on this
      * replica, when that is this one.
      */
-    Optional<Mono<CallToolResult>> atOwner(ConnectionKey connection, String address, Map<String, Object> arguments,
-            Mono<CallToolResult> here);
+    Optional<Mono<ToolAnswer>> atOwner(ConnectionKey connection, String address, Map<String, Object> arguments, Mono<ToolAnswer> here);
 }

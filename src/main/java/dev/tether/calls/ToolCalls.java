@@ -31,6 +31,7 @@ import dev.tether.identity.AuditEvent;
 import dev.tether.identity.NotPermittedException;
 import dev.tether.identity.Principal;
 import dev.tether.identity.Principals;
+import dev.tether.mcp.ToolAnswer;
 import dev.tether.session.SessionPool;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.CatalogStore;
@@ -74,17 +75,18 @@ public final class ToolCalls {
 
     /**
      * Calls the tool at {@code address}; fails with {@link ToolNotFoundException} when no stored catalog has it. A
-     * built-in answers its value as structured content, with its JSON as the one text content.
+     * built-in answers its value as structured content, with its JSON as the one text content. A stdio server's answer
+     * comes as it wrote it.
      */
-    public Mono<CallToolResult> call(String address, Map<String, Object> arguments) {
+    public Mono<ToolAnswer> call(String address, Map<String, Object> arguments) {
         return audited(address, call(address, arguments, false), ToolCalls::outcome);
     }
 
     /**
-     * As {@link #call(String, Map)}, on the replica that owns the connection when that is another: for callers inside
-     * this replica ({@code /mcp}'s {@code tools/call}), whose requests no API route has passed to the owner.
+     * As {@link #call(String, Map)}, on the replica that owns the connection when that is another: for
+     * callers inside this replica ({@code /mcp}'s {@code tools/call}), whose requests no API route has passed to the owner.
      */
-    public Mono<CallToolResult> callAtOwner(String address, Map<String, Object> arguments) {
+    public Mono<ToolAnswer> callAtOwner(String address, Map<String, Object> arguments) {
         return audited(address, call(address, arguments, true), ToolCalls::outcome);
     }
 
@@ -104,8 +106,8 @@ public final class ToolCalls {
         });
     }
 
-    private static String outcome(CallToolResult result) {
-        return Boolean.TRUE.equals(result.isError()) ? "tool_error" : "ok";
+    private static String outcome(ToolAnswer answer) {
+        return answer.isError() ? "tool_error" : "ok";
     }
 
     /** Executor's envelope ({@code {ok: false, …}}) or a runtime helper's value, as the trail names its end. */
@@ -113,7 +115,7 @@ public final class ToolCalls {
         return answer instanceof Map<?, ?> envelope && Boolean.FALSE.equals(envelope.get("ok")) ? "tool_error" : "ok";
     }
 
-    private Mono<CallToolResult> call(String address, Map<String, Object> arguments, boolean atOwner) {
+    private Mono<ToolAnswer> call(String address, Map<String, Object> arguments, boolean atOwner) {
         Optional<BuiltinTool> builtin = builtin(address);
         if (builtin.isPresent()) {
             return mayCall(address).then(Mono.defer(() -> builtins.run(builtin.get(), arguments)))
@@ -121,11 +123,13 @@ public final class ToolCalls {
                     .onErrorResume(InvalidToolArgumentsException.class, refused -> Mono.just(CallToolResult.builder()
                             .addTextContent(refused.getMessage()).isError(true).build()))
                     .onErrorResume(BuiltinToolFailure.class, failed -> Mono.just(CallToolResult.builder()
-                            .addTextContent(failed.getMessage()).isError(true).build()));
+                            .addTextContent(failed.getMessage()).isError(true).build()))
+                    .map(ToolAnswer::of);
         }
         return mayCall(address).then(target(address))
                 .flatMap(parsed -> find(parsed, address).flatMap(tool -> sources.source(parsed.connection())
-                        .flatMap(integration -> timed(sources.invoke(integration, parsed.connection(), tool, arguments)).map(this::sourceResult))
+                        .flatMap(integration -> timed(sources.invoke(integration, parsed.connection(), tool, arguments))
+                                .map(this::sourceResult))
                         .switchIfEmpty(Mono.defer(() -> atOwner ? atOwner(parsed, tool, address, arguments)
                                 : call(parsed, tool, arguments)))));
     }
@@ -208,15 +212,15 @@ public final class ToolCalls {
      * for those: a call that reached {@link #call(String, Map)} was already routed by the API (or forwarded here), and
      * routing it again could pass it back and forth between two replicas whose lease snapshots differ.
      */
-    private Mono<CallToolResult> atOwner(Target parsed, StoredTool tool, String address, Map<String, Object> args) {
-        Mono<CallToolResult> here = Mono.defer(() -> call(parsed, tool, args));
+    private Mono<ToolAnswer> atOwner(Target parsed, StoredTool tool, String address, Map<String, Object> args) {
+        Mono<ToolAnswer> here = Mono.defer(() -> call(parsed, tool, args));
         return owners.atOwner(parsed.connection(), address, args, here)
                 .map(this::timedCall)
                 .orElse(here);
     }
 
     /** An HTTP source's answer as an MCP tool result: its data as JSON text, the whole {@code ToolResult} as structured content. */
-    private CallToolResult sourceResult(Map<String, Object> answer) {
+    private ToolAnswer sourceResult(Map<String, Object> answer) {
         boolean ok = Boolean.TRUE.equals(answer.get("ok"));
         String text;
         if (ok) {
@@ -225,7 +229,7 @@ public final class ToolCalls {
         else {
             text = String.valueOf(((Map<?, ?>) answer.get("error")).get("message"));
         }
-        return CallToolResult.builder().content(List.of(new TextContent(text))).structuredContent(answer).isError(!ok).build();
+        return ToolAnswer.of(CallToolResult.builder().content(List.of(new TextContent(text))).structuredContent(answer).isError(!ok).build());
     }
 
     private Mono<Map<String, Object>> timed(Mono<Map<String, Object>> call) {
@@ -236,7 +240,8 @@ public final class ToolCalls {
     }
 
     /** An MCP answer as code sees it: as the server sent it, through the MCP mapper, which writes each content's type. */
-    private static Object envelope(CallToolResult result) {
+    private static Object envelope(ToolAnswer answer) {
+        CallToolResult result = answer.result();
         Map<String, Object> data = new LinkedHashMap<>(MCP_JSON.convertValue(result, MAP));
         if (Boolean.TRUE.equals(result.isError())) {
             return CallEnvelope.failure("mcp_tool_error", firstText(result.content()), Map.of("content", data.getOrDefault("content", List.of())));
@@ -278,7 +283,7 @@ public final class ToolCalls {
         return Mono.justOrEmpty(tools.stream().filter(tool -> tool.name().equals(name)).findFirst());
     }
 
-    private Mono<CallToolResult> call(Target address, StoredTool tool, Map<String, Object> arguments) {
+    private Mono<ToolAnswer> call(Target address, StoredTool tool, Map<String, Object> arguments) {
         return timedCall(sessions.withSession(address.connection(), session -> session.callTool(tool.serverName(), arguments)
                         .map(Outcome::answered)
                         // Abandoned with notifications/cancelled: the tool was slow, not the server broken. Failing
@@ -287,18 +292,18 @@ public final class ToolCalls {
                 .flatMap(Outcome::result));
     }
 
-    private Mono<CallToolResult> timedCall(Mono<CallToolResult> call) {
+    private Mono<ToolAnswer> timedCall(Mono<ToolAnswer> call) {
         Timer.Sample timing = timers.start();
         return call
-                .doOnNext(result -> timing.stop(timers.timer(Boolean.TRUE.equals(result.isError()) ? "tool_error" : "ok")))
+                .doOnNext(answer -> timing.stop(timers.timer(answer.isError() ? "tool_error" : "ok")))
                 .doOnError(error -> timing.stop(timers.timer("failed")))
                 .doOnCancel(() -> timing.stop(timers.timer("cancelled")));
     }
 
     /** A call's answer, or the timeout it ran into. */
-    private record Outcome(CallToolResult answer, McpTimeoutException timeout) {
+    private record Outcome(ToolAnswer answer, McpTimeoutException timeout) {
 
-        static Outcome answered(CallToolResult answer) {
+        static Outcome answered(ToolAnswer answer) {
             return new Outcome(answer, null);
         }
 
@@ -306,7 +311,7 @@ public final class ToolCalls {
             return new Outcome(null, timeout);
         }
 
-        Mono<CallToolResult> result() {
+        Mono<ToolAnswer> result() {
             return timeout == null ? Mono.just(answer) : Mono.error(timeout);
         }
     }

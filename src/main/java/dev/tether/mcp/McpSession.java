@@ -42,6 +42,8 @@ public final class McpSession {
     /** The handshake era's client and transport; null for a server of MCP 2026-07-28, which {@link #stateless} speaks to. */
     private final @Nullable McpAsyncClient client;
     private final @Nullable McpClientTransport transport;
+    /** The transport when it is a stdio child's, whose tool calls bypass the SDK. */
+    private final @Nullable ChildProcessTransport stdio;
     private final @Nullable StatelessServerClient stateless;
     private final Mono<Void> serverFailure;
     private final McpProperties properties;
@@ -69,6 +71,7 @@ public final class McpSession {
         this.server = server;
         this.client = client;
         this.transport = transport;
+        this.stdio = transport instanceof ChildProcessTransport child ? child : null;
         this.serverFailure = serverFailure;
         this.properties = properties;
         this.toolsChanged = toolsChanged;
@@ -82,6 +85,7 @@ public final class McpSession {
         this.server = server;
         this.client = null;
         this.transport = null;
+        this.stdio = null;
         this.stateless = stateless;
         this.serverFailure = Mono.never();
         this.properties = properties;
@@ -157,25 +161,29 @@ public final class McpSession {
      * Calls a tool. A call that is cancelled or outlives its timeout is abandoned with
      * {@code notifications/cancelled}, so the server can stop working on it and the session stays usable. When
      * the call's context holds a {@link ProgressListener}, the server is asked for progress and the listener
-     * hears it until the call ends.
+     * hears it until the call ends. A stdio server's answer comes as it wrote it ({@link ToolAnswer}).
      */
-    public Mono<CallToolResult> callTool(String tool, Map<String, Object> arguments) {
+    public Mono<ToolAnswer> callTool(String tool, Map<String, Object> arguments) {
         return Spans.around(observations, "tether.mcp.call", KeyValues.of("tether.server", server, "tether.tool", tool),
                 unobservedCall(tool, arguments));
     }
 
-    private Mono<CallToolResult> unobservedCall(String tool, Map<String, Object> arguments) {
+    private Mono<ToolAnswer> unobservedCall(String tool, Map<String, Object> arguments) {
         if (stateless != null) {
             StatelessServerClient modern = stateless;
             return masked(renewingOnRefusal(() -> Mono.deferContextual(context -> questions.during(
                     context.<ElicitationHandler>getOrDefault(ElicitationHandler.class, ElicitationHandler.ACCEPT_ALL),
-                    asker -> bounded(modern.callTool(tool, arguments, asker::ask,
-                                    context.<ProgressListener>getOrEmpty(ProgressListener.class).orElse(null)),
-                            "tools/call " + tool, properties.callTimeout(), asker.deadline(properties.callTimeout(), RequestTimer.SHARED))))));
+                    asker -> limited(watched(modern.callTool(tool, arguments, asker::ask,
+                                    context.<ProgressListener>getOrEmpty(ProgressListener.class).orElse(null))),
+                            "tools/call " + tool, properties.callTimeout(), asker.deadline(properties.callTimeout(), RequestTimer.SHARED)))))
+                    .map(ToolAnswer::of));
         }
-        return masked(renewingOnRefusal(() -> Mono.deferContextual(context -> context.<ProgressListener>getOrEmpty(ProgressListener.class)
-                .map(listener -> callWithProgress(tool, arguments, listener))
-                .orElseGet(() -> call(new CallToolRequest(tool, arguments))))));
+        Mono<ToolAnswer> call = Mono.deferContextual(context -> {
+            ProgressListener listener = context.getOrDefault(ProgressListener.class, null);
+            return listener == null ? call(tool, arguments, null) : callWithProgress(tool, arguments, listener);
+        });
+        // A stdio child has no credentials to renew.
+        return masked(stdio != null ? call : renewingOnRefusal(() -> call));
     }
 
     /**
@@ -199,30 +207,46 @@ public final class McpSession {
      * call that wants progress gets a token unique in this session, and takes the notifications with its token
      * from the session-wide stream for as long as the call runs. Listening starts before the request is sent.
      */
-    private Mono<CallToolResult> callWithProgress(String tool, Map<String, Object> arguments, ProgressListener listener) {
+    private Mono<ToolAnswer> callWithProgress(String tool, Map<String, Object> arguments, ProgressListener listener) {
         String token = "tether-" + progressTokens.incrementAndGet();
-        Mono<CallToolResult> relay = progress.asFlux()
+        Mono<ToolAnswer> relay = progress.asFlux()
                 .filter(notification -> token.equals(String.valueOf(notification.progressToken())))
                 .doOnNext(listener::onProgress)
                 .then(Mono.never());
-        return relay.or(call(new CallToolRequest(tool, arguments, Map.of("progressToken", token))));
+        return relay.or(call(tool, arguments, token));
     }
 
     /**
      * The server's questions during the call go to the {@link ElicitationHandler} of the call's context (or are
-     * accepted, as Executor does outside an execution); the call's timeout stops while one waits for its answer.
+     * accepted, as Executor does outside an execution); the call's timeout stops while one waits for its answer. A call
+     * that cannot ask anyone is not one questions go to, and its timeout never stops.
      */
-    private Mono<CallToolResult> call(CallToolRequest request) {
-        String tool = request.name();
-        return Mono.deferContextual(context -> questions.during(
-                context.<ElicitationHandler>getOrDefault(ElicitationHandler.class, ElicitationHandler.ACCEPT_ALL),
-                asker -> call(request, tool, asker)));
+    private Mono<ToolAnswer> call(String tool, Map<String, Object> arguments, @Nullable String progressToken) {
+        return Mono.deferContextual(context -> {
+            ElicitationHandler handler = context.getOrDefault(ElicitationHandler.class, ElicitationHandler.ACCEPT_ALL);
+            return handler == ElicitationHandler.ACCEPT_ALL ? call(tool, arguments, progressToken, null)
+                    : questions.during(handler, asker -> call(tool, arguments, progressToken, asker));
+        });
     }
 
-    private Mono<CallToolResult> call(CallToolRequest request, String tool, CallQuestions.Asker asker) {
+    private Mono<ToolAnswer> call(String tool, Map<String, Object> arguments, @Nullable String progressToken, CallQuestions.@Nullable Asker asker) {
+        Duration timeout = properties.callTimeout();
+        String name = "tools/call " + tool;
+        ChildProcessTransport child = stdio;
         return Mono.usingWhen(Mono.fromSupplier(RequestIdSlot::new),
-                slot -> bounded(handshake().callTool(request), "tools/call " + tool, properties.callTimeout(),
-                        asker.deadline(properties.callTimeout(), RequestTimer.SHARED)).contextWrite(Context.of(RequestIdSlot.class, slot)),
+                slot -> {
+                    if (child != null) {
+                        Mono<ToolAnswer> answer = child.callTool(slot, tool, arguments, progressToken);
+                        // the transport fails the call itself when the child fails: no race against its failure
+                        return asker == null ? limited(answer, name, timeout) : limited(answer, name, timeout, asker.deadline(timeout, RequestTimer.SHARED));
+                    }
+                    CallToolRequest request = progressToken == null ? new CallToolRequest(tool, arguments)
+                            : new CallToolRequest(tool, arguments, Map.of("progressToken", progressToken));
+                    Mono<CallToolResult> sent = watched(handshake().callTool(request));
+                    return (asker == null ? limited(sent, name, timeout) : limited(sent, name, timeout, asker.deadline(timeout, RequestTimer.SHARED)))
+                            .contextWrite(Context.of(RequestIdSlot.class, slot))
+                            .map(ToolAnswer::of);
+                },
                 slot -> Mono.empty(),
                 (slot, error) -> error instanceof McpTimeoutException ? abandon(slot, error.getMessage()) : Mono.empty(),
                 slot -> abandon(slot, "cancelled by the client"));
@@ -273,15 +297,21 @@ public final class McpSession {
                                         + redaction.apply(server, error).getMessage()))));
     }
 
+    /** {@code operation}, watched for the server's failure and bounded by {@code timeout}. */
     private <T> Mono<T> bounded(Mono<T> operation, String name, Duration timeout) {
-        return watched(operation)
+        return limited(watched(operation), name, timeout);
+    }
+
+    /** Bounded by {@code timeout}, and no more: for an operation that is told of the server's failure by itself. */
+    private <T> Mono<T> limited(Mono<T> operation, String name, Duration timeout) {
+        return operation
                 .timeout(timeout, RequestTimer.SHARED)
                 .onErrorMap(TimeoutException.class, ex -> new McpTimeoutException(server, name, timeout));
     }
 
     /** Bounded by {@code deadline}, which fires when {@code timeout} has run out. */
-    private <T> Mono<T> bounded(Mono<T> operation, String name, Duration timeout, Publisher<?> deadline) {
-        return watched(operation)
+    private <T> Mono<T> limited(Mono<T> operation, String name, Duration timeout, Publisher<?> deadline) {
+        return operation
                 .timeout(deadline)
                 .onErrorMap(TimeoutException.class, ex -> new McpTimeoutException(server, name, timeout));
     }

@@ -77,13 +77,16 @@ final class ChildPipes {
      * message. Fails with {@link ChildStdinClosedException} once a write has failed.
      */
     public Mono<Void> send(String line) {
-        return Mono.fromRunnable(() -> {
-            IOException failed = stdinFailure;
-            if (failed != null) {
-                throw new ChildStdinClosedException(child, failed);
-            }
-            stdinLines.add(line);
-        });
+        return Mono.fromRunnable(() -> write(line));
+    }
+
+    /** As {@link #send}, now, on the caller's thread. */
+    public void write(String line) {
+        IOException failed = stdinFailure;
+        if (failed != null) {
+            throw new ChildStdinClosedException(child, failed);
+        }
+        stdinLines.add(line);
     }
 
     /** The most recent stderr output, for error messages. */

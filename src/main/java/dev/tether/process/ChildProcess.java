@@ -79,6 +79,11 @@ public final class ChildProcess implements Disposable {
         return pipes.send(line);
     }
 
+    /** As {@link #send}, at once: queues the line now, on the caller's thread, or throws {@link ChildStdinClosedException}. */
+    public void write(String line) {
+        pipes.write(line);
+    }
+
     /** The most recent stderr output, for error messages. */
     public String stderrTail() {
         return pipes.stderrTail();

@@ -32,7 +32,9 @@ import dev.tether.testsupport.TestImages;
  * was sent SIGTERM and had {@code grace} seconds to end them. The raw stdio round trip of the same server, measured in
  * the same run, is the floor. Run it with {@code bench/peers.sh}; the peers come from npm ({@code bench/peers}).
  *
- * <p>Arguments: {@code seconds=8 warmup=10 clients=1,8,32 grace=10 peers=tether,mcp-proxy,supergateway rounds=1}.
+ * <p>Arguments: {@code seconds=8 warmup=10 clients=1,8,32 grace=10 peers=tether,mcp-proxy,supergateway rounds=1}. A peer
+ * {@code tether@<jar>} is Tether built elsewhere (another commit's jar), so that two builds and the peers are measured
+ * alternated in one run: {@code peers=tether@/tmp/before.jar,tether,mcp-proxy,supergateway}.
  */
 public final class PeersBenchmark {
 
@@ -203,8 +205,11 @@ public final class PeersBenchmark {
     }
 
     private Gateway start(String peer) throws Exception {
+        if (peer.startsWith("tether@")) {
+            return tether(Path.of(peer.substring("tether@".length())));
+        }
         return switch (peer) {
-            case "tether" -> tether();
+            case "tether" -> tether(PackagedDaemon.jar().orElseThrow(() -> new IllegalStateException("build the jar first: ./mvnw -DskipTests package")));
             case "mcp-proxy" -> node(peer, port -> concat(List.of(peersDir.resolve("mcp-proxy").toString(), "--host", "127.0.0.1",
                     "--port", Integer.toString(port), "--server", "stream", "--"), server(peer)), "/mcp");
             case "supergateway" -> node(peer, port -> List.of(peersDir.resolve("supergateway").toString(), "--stdio",
@@ -214,9 +219,11 @@ public final class PeersBenchmark {
         };
     }
 
-    /** The packaged daemon through {@code bin/tether}, with the server registered and its catalog synced, at {@code /mcp/tools}. */
-    private Gateway tether() throws Exception {
-        Path jar = PackagedDaemon.jar().orElseThrow(() -> new IllegalStateException("build the jar first: ./mvnw -DskipTests package"));
+    /** {@code jar} through {@code bin/tether}, with the server registered and its catalog synced, at {@code /mcp/tools}. */
+    private Gateway tether(Path jar) throws Exception {
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalArgumentException("no jar at " + jar);
+        }
         PackagedDaemon daemon = PackagedDaemon.start(jar, Files.createTempDirectory("tether-bench-peers"), List.of(), Map.of());
         BenchClient client = new BenchClient(daemon);
         client.addStdioServer("everything", server("tether"));

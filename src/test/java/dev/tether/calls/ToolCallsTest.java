@@ -106,7 +106,7 @@ class ToolCallsTest extends HarnessedTest {
         start(Duration.ofSeconds(30));
 
         StepVerifier.create(calls.call(address("slow"), Map.of("ms", 300)))
-                .assertNext(result -> assertThat(text(result)).isEqualTo("slept 300 ms"))
+                .assertNext(result -> assertThat(text(result.result())).isEqualTo("slept 300 ms"))
                 .expectComplete()
                 .verify(BOUND);
 
@@ -150,7 +150,7 @@ class ToolCallsTest extends HarnessedTest {
 
     private void assertEcho(String text) {
         StepVerifier.create(calls.call(address("echo"), Map.of("text", text)))
-                .assertNext(result -> assertThat(text(result)).isEqualTo(text))
+                .assertNext(result -> assertThat(text(result.result())).isEqualTo(text))
                 .expectComplete()
                 .verify(BOUND);
     }

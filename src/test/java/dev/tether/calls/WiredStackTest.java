@@ -116,7 +116,7 @@ class WiredStackTest {
         int tools = catalog.refresh(key).block(BOUND).tools().size();
         // A personal connection is named by its user: the call runs as the daemon's single user, as the API's would.
         String echoed = ((TextContent) calls.call(key.address() + ".echo", Map.of("text", "wired"))
-                .contextWrite(Principals.as(Principal.local(Principal.DEFAULT_TENANT, Via.DAEMON_TOKEN))).block(BOUND).content().get(0)).text();
+                .contextWrite(Principals.as(Principal.local(Principal.DEFAULT_TENANT, Via.DAEMON_TOKEN))).block(BOUND).result().content().get(0)).text();
 
         assertThat(verdicts).hasSize(100).allSatisfy(verdict -> assertThat(verdict.status()).isEqualTo("healthy"));
         assertThat(tools).isEqualTo(8);

@@ -47,9 +47,9 @@ class CallProgressTest {
                         session.callTool("progress", Map.of("steps", 2, "ms", 90)).contextWrite(ProgressListener.of(second::add)),
                         session.callTool("echo", Map.of("text", "no progress wanted")))))
                 .assertNext(results -> {
-                    assertThat(text(results.getT1())).isEqualTo("done after 3 steps");
-                    assertThat(text(results.getT2())).isEqualTo("done after 2 steps");
-                    assertThat(text(results.getT3())).isEqualTo("no progress wanted");
+                    assertThat(text(results.getT1().result())).isEqualTo("done after 3 steps");
+                    assertThat(text(results.getT2().result())).isEqualTo("done after 2 steps");
+                    assertThat(text(results.getT3().result())).isEqualTo("no progress wanted");
                 })
                 .expectComplete()
                 .verify(BOUND);

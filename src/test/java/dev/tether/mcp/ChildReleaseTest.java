@@ -64,7 +64,7 @@ class ChildReleaseTest {
                             .thenReturn("abandoned"));
             Mono<String> answered = sessions.withSession(locked(lock, next),
                     session -> session.callTool("echo", Map.of("text", "round " + round)))
-                    .map(result -> ((TextContent) result.content().get(0)).text());
+                    .map(result -> ((TextContent) result.result().content().get(0)).text());
             return abandoned.then(answered);
         });
 

@@ -102,12 +102,12 @@ class ServerEverythingTest {
                     assertTrue(catalog.complete(), () -> "incomplete: " + catalog.incompleteReason());
                     assertTrue(names.containsAll(Set.of("echo", "get-sum", "get-tiny-image",
                             "trigger-long-running-operation")), names.toString());
-                    assertEquals("Echo: hello tether", ((TextContent) both.getT2().content().get(0)).text());
-                    assertTrue(((TextContent) both.getT3().content().get(0)).text().contains("Steps: 3"), both.getT3().toString());
+                    assertEquals("Echo: hello tether", ((TextContent) both.getT2().result().content().get(0)).text());
+                    assertTrue(((TextContent) both.getT3().result().content().get(0)).text().contains("Steps: 3"), both.getT3().toString());
                     // Tether's client declares elicitation (form and URL), so the tools that ask are listed too: 15, as to Executor.
                     assertTrue(names.containsAll(Set.of("trigger-elicitation-request", "trigger-url-elicitation")), names.toString());
                     assertEquals(15, names.size(), names.toString());
-                    assertTrue(((TextContent) both.getT4().content().get(1)).text().contains("- Name: Ada"), both.getT4().toString());
+                    assertTrue(((TextContent) both.getT4().result().content().get(1)).text().contains("- Name: Ada"), both.getT4().toString());
                 })
                 .expectComplete()
                 .verify(BOUND);

@@ -59,7 +59,7 @@ class SessionOutcomesTest {
 
         StepVerifier.create(sessions(ContainerRemover.NONE).withSession(server("fixture", launch),
                         session -> session.callTool("echo", Map.of("text", "hello"))))
-                .assertNext(result -> assertEquals("hello", text(result)))
+                .assertNext(result -> assertEquals("hello", text(result.result())))
                 .expectComplete()
                 .verify(BOUND);
 
@@ -75,7 +75,7 @@ class SessionOutcomesTest {
 
         StepVerifier.create(sessions(engine()).withSession(server("fixture", launch),
                         session -> session.callTool("echo", Map.of("text", "from a container"))))
-                .assertNext(result -> assertEquals("from a container", text(result)))
+                .assertNext(result -> assertEquals("from a container", text(result.result())))
                 .expectComplete()
                 .verify(BOUND);
 

@@ -1,5 +1,7 @@
 package dev.tether.agent.stateless;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +32,7 @@ import dev.tether.calls.ToolNotFoundException;
 import dev.tether.catalog.CatalogService;
 import dev.tether.catalog.CatalogService.ConnectionTools;
 import dev.tether.mcp.ProgressListener;
+import dev.tether.mcp.ToolAnswer;
 import dev.tether.store.StoredTool;
 
 /**
@@ -101,28 +104,36 @@ final class StatelessTools {
      */
     private Mono<CallToolOutcome> call(CallToolRequest request, @Nullable McpAsyncNotifier progress) {
         Map<String, Object> arguments = request.arguments() == null ? Map.of() : request.arguments();
-        Mono<io.modelcontextprotocol.spec.McpSchema.CallToolResult> call = calls.callAtOwner(request.name(), arguments);
+        Mono<ToolAnswer> call = calls.callAtOwner(request.name(), arguments);
         if (progress != null) {
             call = withProgress(call, progress);
         }
-        return call.map(result -> (CallToolOutcome) json.convertValue(result, CallToolResult.class))
+        return call.map(this::modern)
                 .onErrorMap(ToolNotFoundException.class, missing -> McpException.invalidParams("Unknown tool: " + missing.getMessage()))
                 .onErrorResume(failed -> !(failed instanceof McpException), failed -> Mono.just(CallToolResult.builder()
                         .addContent(McpSchema.TextContent.builder(String.valueOf(failed.getMessage())).build()).isError(true).build()));
+    }
+
+    /** The answer as the revision's type, read from its JSON once. */
+    private CallToolOutcome modern(ToolAnswer answer) {
+        try {
+            return json.readValue(answer.json(), CallToolResult.class);
+        } catch (IOException unreadable) {
+            throw new UncheckedIOException(unreadable);
+        }
     }
 
     /**
      * The server's progress goes out as it comes, and the answer after the last of it: the listener hears progress on
      * the server's threads, a sink hands it to the notifier in order, and the answer waits until the sink is drained.
      */
-    private static Mono<io.modelcontextprotocol.spec.McpSchema.CallToolResult> withProgress(
-            Mono<io.modelcontextprotocol.spec.McpSchema.CallToolResult> call, McpAsyncNotifier notifier) {
+    private static Mono<ToolAnswer> withProgress(Mono<ToolAnswer> call, McpAsyncNotifier notifier) {
         return Mono.defer(() -> {
             Sinks.Many<ProgressNotification> heard = Sinks.many().unicast().onBackpressureBuffer();
             Mono<Boolean> relayed = heard.asFlux()
                     .concatMap(progress -> notifier.progress(progress.progress(), progress.total(), progress.message()))
                     .then(Mono.just(true));
-            Mono<io.modelcontextprotocol.spec.McpSchema.CallToolResult> answer = call
+            Mono<ToolAnswer> answer = call
                     .contextWrite(ProgressListener.of(progress -> heard.emitNext(progress, TAKE_TURNS)))
                     .doFinally(signal -> heard.emitComplete(TAKE_TURNS));
             return Mono.zip(answer, relayed).map(Tuple2::getT1);
