@@ -7,13 +7,14 @@
 // It starts the real `executor web` (own HOME) and copies its web UI into a directory, walks that UI on the real
 // daemon, reproduces the refresh storm there, stops it; then launches bin/executor-sidecar as the desktop app does
 // (EXECUTOR_* environment, a password, the copied UI) and does the same on Tether, through HTTP Basic auth. What
-// each run saw goes to config.output as JSON; the JUnit test judges it and counts what was left behind.
+// each run saw goes to config.output as JSON; the JUnit test judges it and counts what was left behind. On Tether it
+// then proves a pause survives kill -9 of the sidecar, and answers a 2026-07-28-only server's question on /resume.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { durablePause, record, walk, storm } from "./walk.mjs";
+import { durablePause, modernQuestion, record, walk, storm } from "./walk.mjs";
 import { CHROMIUM_FLAGS, awaitAnswer, readyLine, sleep, start as startIn, stop } from "./servers.mjs";
 
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
@@ -86,6 +87,47 @@ async function settledLeftovers(label, boundMs) {
   return left;
 }
 
+/**
+ * Starts src/test/clients/mcp-stateless-server.mjs here, in the run's network namespace (a server the test started
+ * outside it would be out of the sidecar's reach), walks modernQuestion against it, and checks from the server's own
+ * record that Tether never tried the 2025 handshake on it.
+ */
+async function modern(browser, origin, authorization) {
+  const server = start("stateless-server", process.execPath, [config.statelessServer], process.env);
+  const context = await session(browser, origin, authorization);
+  const printed = [];
+  try {
+    const port = await new Promise((resolve, reject) => {
+      let pending = "";
+      server.stdout.on("data", (chunk) => {
+        pending += chunk;
+        const lines = pending.split("\n");
+        pending = lines.pop();
+        for (const line of lines) {
+          printed.push(line);
+          if (line.startsWith('{"listening"')) resolve(JSON.parse(line).listening);
+        }
+      });
+      server.exited.then((end) => reject(new Error(`the server exited before listening: ${JSON.stringify(end)}`)));
+      const bound = setTimeout(() => reject(new Error("the server did not listen within 30 s")), 30_000);
+      server.stdout.once("data", () => clearTimeout(bound));
+    });
+    const seen = await modernQuestion(await context.newPage(), { endpoint: `http://127.0.0.1:${port}/mcp`, log });
+    const asked = printed.filter((line) => line.includes('"method"'));
+    if (asked.some((line) => line.includes('"era":"legacy"')) || !asked.some((line) => line.includes('"server/discover"'))) {
+      throw new Error(`what the server was asked: ${asked}`);
+    }
+    return { ok: true, ...seen, asked: asked.length };
+  } catch (error) {
+    const failed = { ok: false, error: String(error?.message ?? error).split("\n")[0] };
+    log(`tether: the 2026-07-28 server's question on the approval page failed: ${failed.error}`);
+    return failed;
+  } finally {
+    await context.close();
+    await stop(server);
+  }
+}
+
 // The fixture's docker command line, with a label per run and phase to count by.
 config.fixtureArgs = (label) => ["run", "-i", "--rm", "--label", "dev.tether.test=true", "--label",
   `dev.tether.browser=${label}`, config.image, "node", "/app/fixture-mcp-server.js", "--tools=3"].join(" ");
@@ -155,6 +197,8 @@ try {
     } finally {
       await context.close();
     }
+    // ---- a remote server of MCP 2026-07-28 only: its question answered on the approval page -----------------------
+    output.tether.modern = await modern(browser, `http://127.0.0.1:${port}`, basic);
   } finally {
     output.sidecarExit = await stop(sidecar);
   }

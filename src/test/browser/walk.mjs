@@ -357,6 +357,19 @@ async function elicitations(page, step, everything) {
 }
 
 /**
+ * A call of the daemon's API from the page, as Executor's CLI makes it (same origin and credentials as the UI's own
+ * calls); the body is read in the page, so that it has fully arrived before the walk navigates on.
+ */
+function apiOf(page) {
+  return (method, path, body) => page.evaluate(async ({ method, path, body }) => {
+    const response = await fetch(path, { method, headers: { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  }, { method, path, body });
+}
+
+/**
  * A paused execution outlives its daemon (on Tether; Executor loses it): a call that asks for approval pauses, the
  * sidecar is killed with SIGKILL and started again on its data dir (restart()), and the approval page /resume/{id} shows
  * the pause still, after a reload too; approved there, the resume completes with the tool's answer. Answers what the
@@ -364,12 +377,7 @@ async function elicitations(page, step, everything) {
  */
 export async function durablePause(page, { command, args, restart, log }) {
   const slug = await addStdioSource(page, "Durable", command, args);
-  const api = (method, path, body) => page.evaluate(async ({ method, path, body }) => {
-    const response = await fetch(path, { method, headers: { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  }, { method, path, body });
+  const api = apiOf(page);
   const refreshed = await api("POST", `/api/connections/org/${slug}/default/refresh`);
   if (refreshed.status !== 200) throw new Error(`the refresh answered ${refreshed.status}`);
   const paused = await api("POST", "/api/executions", { code: `return await tools.${slug}.org.default.delete_everything({})` });
@@ -427,4 +435,52 @@ export async function storm(page, { command, argsFor, count, rounds, abandonAfte
   }
   log("storm: every integration deleted");
   return slugs;
+}
+
+/**
+ * A remote server of MCP 2026-07-28 only (the TypeScript SDK v2 with `legacy: 'reject'`, src/test/clients/
+ * mcp-stateless-server.mjs, at `endpoint`) as a source: registered and connected as Executor's CLI does, through the
+ * API, from the page; its tools listed on the integration's Tools tab and one called; then code calling its `confirm`,
+ * whose answer is `input_required` with a form question, pauses, and the user answers it on the approval page
+ * `/resume/{id}`: the question shown, `name` filled in, Approve. The server's answer to the retry is read from the
+ * resume call the page made. Tether only: Executor 1.5.9 speaks no 2026-07-28 to its sources. Answers what it saw.
+ */
+export async function modernQuestion(page, { endpoint, log }) {
+  const api = apiOf(page);
+  const expect = (what, reply, predicate) => {
+    if (!predicate(reply)) throw new Error(`${what}: ${JSON.stringify(reply)}`);
+  };
+  await page.goto("/");
+  const added = await api("POST", "/api/mcp/servers", { transport: "remote", name: "Modern", endpoint, remoteTransport: "streamable-http" });
+  expect("registering the server", added, (r) => r.status === 200 && r.body?.slug);
+  const slug = added.body.slug;
+  const connected = await api("POST", "/api/connections", { owner: "org", name: "default", integration: slug, template: "none", values: {} });
+  expect("its connection", connected, (r) => r.status === 200);
+  const refreshed = await api("POST", `/api/connections/org/${slug}/default/refresh`);
+  expect("its refresh", refreshed, (r) => r.status === 200);
+  await page.goto(`/integrations/${slug}`);
+  await page.getByRole("tab", { name: "Tools" }).click();
+  await page.getByRole("button", { name: new RegExp(`^${slug}\\b`) }).first().click();
+  for (const tool of ["echo", "confirm"]) {
+    await page.getByRole("button", { name: tool, exact: true }).waitFor({ timeout: STEP_BOUND });
+  }
+  const echoed = await api("POST", "/api/tools/call", { address: `tools.${slug}.org.default.echo`, args: { text: "over 2026-07-28" } });
+  expect("its echo", echoed, (r) => r.status === 200 && JSON.stringify(r.body).includes("over 2026-07-28"));
+  const paused = await api("POST", "/api/executions", { code: `return await tools.${slug}.org.default.confirm({ item: "the release" })` });
+  const executionId = paused.body?.structured?.executionId;
+  expect("the execution did not pause", paused, (r) => r.body?.status === "paused" && executionId);
+  log(`modern: ${executionId} paused on the server's input_required`);
+  await page.goto(`/resume/${executionId}`);
+  await page.getByText("Who confirms the release?").first().waitFor({ timeout: STEP_BOUND });
+  await page.locator("#trusted-interaction-field-name").fill("Grace Hopper");
+  const response = await apiAnswer(page, "POST", /^\/api\/executions\/[^/]+\/resume$/,
+    () => page.getByRole("button", { name: "Approve", exact: true }).click());
+  const body = await response.json();
+  // as the code got it: {ok, data: {content: [{text}]}}
+  const text = (body?.structured?.result?.data?.content ?? []).map((part) => part.text).join("\n");
+  expect("the resume on the approval page", { status: response.status(), body },
+    (r) => r.status === 200 && r.body?.status === "completed" && text.includes("confirmed the release for Grace Hopper"));
+  await page.getByText("Approve sent").waitFor({ timeout: STEP_BOUND });
+  await deleteIntegration(page, slug);
+  return { executionId, tools: ["echo", "confirm"], text };
 }

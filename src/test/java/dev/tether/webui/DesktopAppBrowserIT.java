@@ -17,6 +17,7 @@ import tools.jackson.databind.JsonNode;
 
 import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.NodeClients;
 import dev.tether.testsupport.PackagedDaemon;
 import dev.tether.testsupport.RequiresDocker;
 import dev.tether.testsupport.TestImages;
@@ -26,7 +27,10 @@ import dev.tether.testsupport.TestImages;
  * copies the UI from a real {@code executor web} at run time, walks it on that daemon, then launches
  * {@code bin/executor-sidecar} as the app does and walks it on Tether with HTTP Basic auth; both also reproduce the
  * refresh storm of the bug report. On Tether alone, a paused execution outlives the sidecar: killed with SIGKILL and
- * started again as the app would, its approval page {@code /resume/{id}} still shows the pause and approves it. This test
+ * started again as the app would, its approval page {@code /resume/{id}} still shows the pause and approves it. And
+ * on Tether alone, a remote server of MCP 2026-07-28 only ({@code src/test/clients/mcp-stateless-server.mjs}) lists
+ * and runs its tools, and its {@code input_required} question pauses an execution that the approval page shows and
+ * completes with the server's answer. This test
  * judges the record: Tether's calls succeed, nothing errs on the page, the routes and JSON shapes are Executor's, and
  * Tether strands no container and no {@code docker run} client.
  */
@@ -61,6 +65,8 @@ class DesktopAppBrowserIT {
         Map<String, Object> config = BrowserRuns.settings(work, 47311, 47312, "browser-test");
         config.put("image", image);
         config.put("everything", Fixture.everythingCommand()); // the elicitation steps' server, a plain node child
+        // a remote server of MCP 2026-07-28 only, started by run.mjs inside the run's network namespace
+        config.put("statelessServer", NodeClients.directory().resolve("mcp-stateless-server.mjs").toString());
         config.put("runId", "b" + ProcessHandle.current().pid());
         config.put("stormIntegrations", 4);
         config.put("stormRounds", 10);
@@ -121,6 +127,12 @@ class DesktopAppBrowserIT {
                 tether.path("durable")).isTrue();
         System.out.printf("[desktop app] %s paused, the sidecar killed with SIGKILL and started again, approved on /resume: %s%n",
                 tether.path("durable").path("executionId").asString(), tether.path("durable").path("text").asString());
+        JsonNode modern = tether.path("modern");
+        assertThat(modern.path("ok").asBoolean()).as("a 2026-07-28-only server's question answered on the approval page: %s", modern)
+                .isTrue();
+        System.out.printf("[desktop app] %s paused on a 2026-07-28 server's input_required (%d requests, none of the handshake),"
+                + " approved on /resume: %s%n", modern.path("executionId").asString(), modern.path("asked").asInt(),
+                modern.path("text").asString());
         DockerContainers.awaitNoneWithLabel("dev.tether.browser", config.get("runId") + "-tether-durable", Duration.ofSeconds(30));
         assertThat(tether.path("left").path("containers").asInt(-1)).as("containers Tether left").isZero();
         assertThat(tether.path("left").path("clients").asInt(-1)).as("docker run clients Tether left").isZero();
