@@ -5,6 +5,7 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
 import dev.tether.replicas.ConnectionOwners;
+import dev.tether.replicas.forwarding.Alive;
 
 /**
  * {@code GET /api/replicas/alive}: a peer whose lease this replica let run out asks whether it is still here before it
@@ -14,19 +15,13 @@ import dev.tether.replicas.ConnectionOwners;
 @RestController
 final class PeerAliveController {
 
-    static final String PATH = "/api/replicas/alive";
-
-    /** Which replica answered: another may listen at a dead one's address by now. */
-    record Alive(String instance) {
-    }
-
     private final ConnectionOwners owners;
 
     PeerAliveController(ConnectionOwners owners) {
         this.owners = owners;
     }
 
-    @GetMapping(PATH)
+    @GetMapping(Alive.PATH)
     Mono<Alive> alive() {
         return Mono.just(new Alive(owners.instance()));
     }

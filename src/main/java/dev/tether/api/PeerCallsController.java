@@ -27,10 +27,13 @@ import dev.tether.api.input.InvalidInputException;
 import dev.tether.calls.ToolCalls;
 import dev.tether.mcp.ElicitationHandler;
 import dev.tether.mcp.ProgressListener;
+import dev.tether.replicas.forwarding.PeerCall;
+import dev.tether.replicas.forwarding.PeerExchange;
+import dev.tether.replicas.forwarding.PeerQuestions;
 
 /**
  * Where a replica calls a tool of a connection this replica owns, for an execution or an agent of its own
- * ({@link PeerExchange#callTool}): the call runs here, on the warm session, and what it says on the way comes back
+ * ({@code replicas.forwarding.PeerExchange#callTool}): the call runs here, on the warm session, and what it says on the way comes back
  * as server-sent events, so that the caller's user sees it as for a local call: {@code progress} (each
  * {@code notifications/progress}), {@code question} (a server's {@code elicitation/create}, answered by the caller at
  * {@code POST /api/replicas/answers/{id}} once its user has), then {@code result} (the {@code CallToolResult}) or
@@ -40,10 +43,6 @@ import dev.tether.mcp.ProgressListener;
  */
 @RestController
 final class PeerCallsController {
-
-    /** What a replica asks: the call, and whether its caller hears progress and can answer questions. */
-    public record PeerCall(String address, Map<String, Object> args, boolean progress, boolean questions) {
-    }
 
     private static final McpJsonMapper MCP_JSON = McpJsonDefaults.getMapper();
     private static final Sinks.EmitFailureHandler TAKE_TURNS = Sinks.EmitFailureHandler.busyLooping(Duration.ofMillis(100));
@@ -101,7 +100,7 @@ final class PeerCallsController {
                         "message", "no call here waits for an answer to question " + id + ": it ended, or was never asked"));
     }
 
-    /** These routes answer peers alone ({@link PeerAuthentication}), whatever token a client has. */
+    /** These routes answer peers alone ({@code replicas.forwarding.PeerAuthentication}), whatever token a client has. */
     private static void peerOnly(ServerWebExchange exchange) {
         if (!PeerExchange.forwarded(exchange)) {
             throw new PeerOnlyException(exchange.getRequest().getPath().value());

@@ -3,7 +3,7 @@ package dev.tether.api;
 /**
  * A route only peer replicas call ({@code /api/replicas/**}), asked by a client: the client has the token, but what
  * these routes do (a tool call an execution or an agent of another replica makes, already allowed by that replica's
- * policies) is for a peer that proved itself ({@link PeerAuthentication}).
+ * policies) is for a peer that proved itself ({@code replicas.forwarding.PeerAuthentication}).
  */
 final class PeerOnlyException extends RuntimeException {
 

@@ -37,7 +37,7 @@ import dev.tether.store.StoreSharing;
  * ({@link LocalChildren}) before it writes the lease anew: the peers have removed its containers and started their own
  * children of its connections, and whatever this replica still runs of them (a child on an engine they cannot see, a
  * docker run client about to create its container) must be gone before it takes any connection back. Until then it
- * serves nothing: {@link #serving()} is what every request ({@code api.LeaseGate}) and every child's start
+ * serves nothing: {@link #serving()} is what every request ({@code replicas.forwarding.LeaseGate}) and every child's start
  * ({@link ConnectionFence}) waits for. A lease that merely ran out (renewals late, nobody took it) is extended as usual:
  * peers act only on a claim, which a late renewal forestalls.
  */

@@ -46,6 +46,7 @@ import tools.jackson.databind.JsonNode;
 import dev.tether.TetherApplication;
 import dev.tether.replicas.ConnectionOwners;
 import dev.tether.replicas.PeerCredentials;
+import dev.tether.replicas.forwarding.PeerExchange;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.Owner;
 import dev.tether.testsupport.Fixture;

@@ -1,5 +1,6 @@
 package dev.tether.arch;
 
+import static com.tngtech.archunit.base.DescribedPredicate.alwaysTrue;
 import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
@@ -93,9 +94,11 @@ class ArchitectureTest {
             allow("agent.stateless", "agent", "agent.codemode", "calls", "catalog", "daemon", "execution", "mcp", "store"),
             allow("api.input", "identity", "store"),
             allow("users", "daemon", "docker", "identity", "security", "store"),
-            allow("api", "api.input", "calls", "calls.builtin", "catalog", "daemon", "detect", "execution", "graphql", "health",
-                    "http", "httpauth", "identity", "liveness", "mcp", "oauth", "onepassword", "openapi", "policy", "process", "providers",
-                    "replicas", "security", "session", "store", "users", "views"),
+            allow("replicas.forwarding", "api.input", "calls", "catalog", "execution", "health", "http", "identity", "mcp", "replicas",
+                    "security", "session", "store", "views"),
+            allow("api", "api.input", "calls", "calls.builtin", "catalog", "detect", "execution", "graphql", "health", "http",
+                    "httpauth", "identity", "liveness", "mcp", "oauth", "onepassword", "openapi", "policy", "process", "providers",
+                    "replicas", "replicas.forwarding", "security", "session", "store", "users", "views"),
             allow("", "daemon"));
 
     private static Map.Entry<String, Set<String>> allow(String pkg, String... uses) {
@@ -129,9 +132,17 @@ class ArchitectureTest {
                 .check(TETHER);
     }
 
+    /**
+     * Whole features use one another one way. {@code replicas.forwarding} is left out of its feature's slice: it sits
+     * above the features it forwards for ({@code execution}, {@code calls}, …), while {@code replicas} sits below them,
+     * so one slice for both would be a circle that no package makes; {@link #noPackageCyclesSubpackagesIncluded} and
+     * its line in {@link #ALLOWED} hold it instead.
+     */
     @Test
     void featurePackagesHaveNoCycles() {
-        slices().matching("dev.tether.(*)..").should().beFreeOfCycles().check(TETHER);
+        slices().matching("dev.tether.(*)..").should().beFreeOfCycles()
+                .ignoreDependency(resideInAPackage(ROOT + ".replicas.forwarding"), alwaysTrue())
+                .check(TETHER);
     }
 
     /**

@@ -1,4 +1,4 @@
-package dev.tether.api;
+package dev.tether.replicas.forwarding;
 
 import java.util.Map;
 import java.util.UUID;
@@ -12,17 +12,17 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 /**
- * A server's questions during calls that peers sent here ({@link PeerCallsController}), each waiting for the answer
+ * A server's questions during calls that peers sent here ({@code api.PeerCallsController}), each waiting for the answer
  * the calling replica posts back once its user (an execution's resume, an agent) has given it. A question lives as
  * long as its call: when the call ends or its caller leaves, it is forgotten, and a late answer finds nothing.
  */
 @Component
-final class PeerQuestions {
+public final class PeerQuestions {
 
     private final Map<String, Sinks.One<ElicitResult>> waiting = new ConcurrentHashMap<>();
 
     /** Announces {@code request} under a new id through {@code announce}, then waits for the answer posted for that id. */
-    Mono<ElicitResult> ask(ElicitRequest request, Consumer<String> announce) {
+    public Mono<ElicitResult> ask(ElicitRequest request, Consumer<String> announce) {
         return Mono.using(() -> {
                     String id = UUID.randomUUID().toString();
                     waiting.put(id, Sinks.one());
@@ -33,7 +33,7 @@ final class PeerQuestions {
     }
 
     /** Hands {@code answer} to the question {@code id}; false when no call waits for it (ended, or never asked). */
-    boolean answer(String id, ElicitResult answer) {
+    public boolean answer(String id, ElicitResult answer) {
         Sinks.One<ElicitResult> question = waiting.get(id);
         return question != null && question.tryEmitValue(answer).isSuccess();
     }

@@ -1,4 +1,4 @@
-package dev.tether.api;
+package dev.tether.replicas.forwarding;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,4 +1,4 @@
-package dev.tether.api;
+package dev.tether.replicas.forwarding;
 
 import java.util.Map;
 import java.util.Optional;
@@ -41,7 +41,7 @@ final class OwnerForwarding implements WebFilter {
     private static final PathPattern CONNECTION_ROUTE =
             PathPatternParser.defaultInstance.parse("/api/connections/{owner}/{integration}/{name}/{action:health|refresh}");
     private static final PathPattern CALL_ROUTE = PathPatternParser.defaultInstance.parse("/api/tools/call");
-    /** Where a peer calls a tool at its connection's owner for an execution or an agent ({@link PeerCallsController}). */
+    /** Where a peer calls a tool at its connection's owner for an execution or an agent ({@code api.PeerCallsController}). */
     private static final PathPattern PEER_CALL_ROUTE = PathPatternParser.defaultInstance.parse("/api/replicas/calls");
     private static final String WHAT = "this connection's session";
 

@@ -1,4 +1,4 @@
-package dev.tether.api;
+package dev.tether.replicas.forwarding;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -75,15 +75,15 @@ import dev.tether.store.StorePosition;
  * {@link OwnerLeftException} for the sender, which may then go to the new owner.
  */
 @Component
-final class PeerExchange implements DisposableBean {
+public final class PeerExchange implements DisposableBean {
 
     /** Marks a request one replica passed to another; its value is the sender's instance id. */
-    static final String FORWARDED = "X-Tether-Forwarded-By";
+    public static final String FORWARDED = "X-Tether-Forwarded-By";
     /** How far into the store's change log the sender had gone: the receiver serves the request once it has too. */
-    static final String STORE_POSITION = "X-Tether-Store-Position";
+    public static final String STORE_POSITION = "X-Tether-Store-Position";
 
     /** Proves that a peer sent the request ({@link PeerCredentials}): signed per request with a key of the store key's. */
-    static final String CREDENTIAL = "X-Tether-Peer-Credential";
+    public static final String CREDENTIAL = "X-Tether-Peer-Credential";
 
     /** Marks a draining replica's refusal of a request forwarded to it as a connection's owner; its value is its instance id. */
     static final String DRAINING = "X-Tether-Draining";
@@ -161,7 +161,7 @@ final class PeerExchange implements DisposableBean {
      * Whether {@code exchange} was passed here by a peer, proven by its credential ({@link PeerAuthentication}), and is
      * to be served here whatever this replica thinks.
      */
-    static boolean forwarded(ServerWebExchange exchange) {
+    public static boolean forwarded(ServerWebExchange exchange) {
         return AuthenticatedPeer.of(exchange).isPresent();
     }
 
@@ -269,7 +269,7 @@ final class PeerExchange implements DisposableBean {
     }
 
     /**
-     * Calls the tool at {@code address} on {@code peer} ({@link PeerCallsController}), marked forwarded so that the
+     * Calls the tool at {@code address} on {@code peer} ({@code api.PeerCallsController}), marked forwarded so that the
      * peer serves it itself. What the call says on the way reaches this call's context as a local call's would: each
      * progress notification its {@link ProgressListener}, each server question its {@link ElicitationHandler}, whose
      * answer goes back to the peer. A caller that leaves cancels the exchange, which closes its connection, and the
@@ -281,7 +281,7 @@ final class PeerExchange implements DisposableBean {
         return Mono.deferContextual(context -> {
             ProgressListener progress = context.getOrDefault(ProgressListener.class, null);
             ElicitationHandler questions = context.getOrDefault(ElicitationHandler.class, ElicitationHandler.ACCEPT_ALL);
-            PeerCallsController.PeerCall call = new PeerCallsController.PeerCall(address, arguments, progress != null,
+            PeerCall call = new PeerCall(address, arguments, progress != null,
                     questions != ElicitationHandler.ACCEPT_ALL);
             return client.post().uri(URI.create("http://" + peer.address() + "/api/replicas/calls"))
                     .contentType(MediaType.APPLICATION_JSON)
@@ -376,7 +376,7 @@ final class PeerExchange implements DisposableBean {
         return left.<Throwable>map(error -> error).orElse(failed);
     }
 
-    /** A question of the peer's call, as {@link PeerCallsController} sends it. */
+    /** A question of the peer's call, as {@code api.PeerCallsController} sends it. */
     private record PeerQuestion(String id, Map<String, Object> request) {
     }
 
@@ -430,11 +430,11 @@ final class PeerExchange implements DisposableBean {
      * answer; the caller bounds it.
      */
     Mono<String> alive(String address) {
-        return client.get().uri(URI.create("http://" + address + PeerAliveController.PATH))
+        return client.get().uri(URI.create("http://" + address + Alive.PATH))
                 .accept(MediaType.APPLICATION_JSON)
                 .retrieve()
-                .bodyToMono(PeerAliveController.Alive.class)
-                .map(PeerAliveController.Alive::instance);
+                .bodyToMono(Alive.class)
+                .map(Alive::instance);
     }
 
     /** Names {@code principal} as whom the request is for; nothing for the daemon's own work. */

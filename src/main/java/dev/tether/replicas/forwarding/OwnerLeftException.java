@@ -1,4 +1,4 @@
-package dev.tether.api;
+package dev.tether.replicas.forwarding;
 
 import dev.tether.replicas.ConnectionOwners.Peer;
 

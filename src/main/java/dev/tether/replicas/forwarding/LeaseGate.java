@@ -1,4 +1,4 @@
-package dev.tether.api;
+package dev.tether.replicas.forwarding;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
