@@ -42,16 +42,13 @@ public final class HaproxyRoundRobin implements AutoCloseable {
     /**
      * As {@link #start(Path, List)}, configured as {@code docs/kubernetes.md} tells an operator for rolling restarts:
      * health checks on the readiness endpoint, which a replica fails from the moment it is told to stop, and a request
-     * whose connection a replica refused (it stopped listening) tried again on another replica. A stopping replica is
-     * taken out by its readiness answer (503), not by a check's timeout: without {@code timeout check}, a check times
-     * out at {@code inter} (500 ms), and on a loaded host every replica then looked down at once.
+     * whose connection a replica refused (it stopped listening) tried again on another replica.
      */
     public static HaproxyRoundRobin startForRollingRestarts(Path dir, List<Integer> backends) throws IOException {
         return start(dir, backends, """
                     retries 3
                     option redispatch 1
                     retry-on conn-failure
-                    timeout check 10s
                 """, """
                     option httpchk GET /actuator/health/readiness
                     http-check expect status 200
