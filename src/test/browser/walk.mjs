@@ -61,12 +61,36 @@ export function shapeOf(value) {
   return typeof value;
 }
 
-async function apiAnswer(page, method, pathPattern, action, timeout = STEP_BOUND) {
-  const [response] = await Promise.all([
-    page.waitForResponse((r) => r.request().method() === method && pathPattern.test(new URL(r.url()).pathname), { timeout }),
-    action(),
-  ]);
-  return response;
+/**
+ * Does what the action does (a click) and answers the API response it caused. Two ways a step can wait in vain are
+ * told apart: a click the page did not act on (it re-rendered under the pointer) sends no request, and a repeatable
+ * action (`again`) is then made once more; a request that was sent is waited for as long as the daemon needs, since a
+ * refresh may start a docker child.
+ */
+async function apiAnswer(page, method, pathPattern, action, timeout = STEP_BOUND, { again = false } = {}) {
+  const matches = (request) => request.method() === method && pathPattern.test(new URL(request.url()).pathname);
+  const sent = async (bound) => {
+    const [request] = await Promise.all([page.waitForRequest(matches, { timeout: bound }), action()]);
+    return request;
+  };
+  let request;
+  try {
+    request = await sent(again ? STEP_BOUND / 4 : timeout);
+  } catch (error) {
+    if (!again || !String(error?.message ?? error).includes("Timeout")) throw error;
+    request = await sent(timeout);
+  }
+  let timer;
+  const bound = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer to ${method} ${new URL(request.url()).pathname} within ${timeout} ms`)), timeout);
+  });
+  try {
+    const response = await Promise.race([request.response(), bound]);
+    if (response === null) throw new Error(`${method} ${new URL(request.url()).pathname} failed: ${request.failure()?.errorText}`);
+    return response;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Adds a stdio MCP source through the UI's own form; answers its slug. */
@@ -132,7 +156,7 @@ export async function walk(page, { command, args, everything, log, shot, daemon 
     await page.getByText("default", { exact: true }).first().waitFor({ timeout: STEP_BOUND });
   });
   await step("integration: Refresh", async () => {
-    await apiAnswer(page, "POST", /\/refresh$/, () => page.getByRole("button", { name: "Refresh", exact: true }).click());
+    await apiAnswer(page, "POST", /\/refresh$/, () => page.getByRole("button", { name: "Refresh", exact: true }).click(), 2 * STEP_BOUND, { again: true });
   });
   await step("integration: Tools tab", async () => {
     await page.goto(`/integrations/${slug}`);
@@ -140,7 +164,7 @@ export async function walk(page, { command, args, everything, log, shot, daemon 
     await page.getByRole("button", { name: new RegExp(`^${slug}\\b`) }).first().click();
   });
   await step("tool: Schema tab", async () => {
-    await apiAnswer(page, "GET", /^\/api\/tools\/schema$/, () => page.getByRole("button", { name: "echo", exact: true }).click());
+    await apiAnswer(page, "GET", /^\/api\/tools\/schema$/, () => page.getByRole("button", { name: "echo", exact: true }).click(), STEP_BOUND, { again: true });
     await page.getByRole("tab", { name: "Schema" }).click();
     await page.getByText("Parameters").first().waitFor({ timeout: STEP_BOUND });
   });
@@ -167,7 +191,7 @@ export async function walk(page, { command, args, everything, log, shot, daemon 
   });
   await step("integration: Refresh again", async () => {
     await page.goto(`/integrations/${slug}`);
-    await apiAnswer(page, "POST", /\/refresh$/, () => page.getByRole("button", { name: "Refresh", exact: true }).click());
+    await apiAnswer(page, "POST", /\/refresh$/, () => page.getByRole("button", { name: "Refresh", exact: true }).click(), 2 * STEP_BOUND, { again: true });
   });
   await step("policies: add one", async () => {
     await page.goto("/policies");
