@@ -83,6 +83,7 @@ class ConnectionOwnershipIT {
     private static final Duration IDLE_TTL = Duration.ofSeconds(6);
     /** Short, so that the kill's part is quick; not shorter, as a replica starved of CPU for that long is taken for dead. */
     private static final Duration LEASE_TTL = Duration.ofSeconds(6);
+    private static final Duration TOMBSTONE = Duration.ofSeconds(30);
     private static final Duration BOUND = Duration.ofSeconds(60);
     /** How long a step that waits on the cluster may take before the test calls it stuck: no speed is judged by it. */
     private static final Duration STUCK = Duration.ofSeconds(120);
@@ -259,9 +260,9 @@ class ConnectionOwnershipIT {
         assertThat(steadyAnswered.get()).as("calls of the survivors' own connections answered").isPositive();
         System.out.printf("[ownership] kill -9 of a replica owning %d of %d connections mid-storm: its lease removed (its"
                 + " containers gone) %d ms and its docker run clients %d ms after the kill, its connections served again after"
-                + " %d ms (lease TTL %d s, heartbeat 1 s); %d calls of the survivors' own connections meanwhile, none failed%n",
+                + " %d ms (lease TTL %d s, heartbeat 1 s, tombstone %d s); %d calls of the survivors' own connections meanwhile, none failed%n",
                 orphaned.size(), CONNECTIONS, (leaseGone - killed) / 1_000_000, (clientsGone - killed) / 1_000_000,
-                (moved - killed) / 1_000_000, LEASE_TTL.toSeconds(), steadyAnswered.get());
+                (moved - killed) / 1_000_000, LEASE_TTL.toSeconds(), TOMBSTONE.toSeconds(), steadyAnswered.get());
 
         // Then requests that wait for their answers, through HAProxy (which has taken the dead replica out): every one
         // succeeds, wherever it lands.
@@ -371,6 +372,9 @@ class ConnectionOwnershipIT {
                     "--tether.api.token=" + TOKEN, "--tether.replicas.address=127.0.0.1",
                     "--tether.replicas.heartbeat=1s", "--tether.replicas.lease-ttl=" + LEASE_TTL.toSeconds() + "s",
                     "--tether.store.change-poll=200ms", "--tether.session.idle-ttl=" + IDLE_TTL.toSeconds() + "s",
+                    // The killed replica's lease is removed when its tombstone ends, the event this waits for; at the
+                    // default 60 s that wait was most of this test. 30 s still outlasts a late container's creation here.
+                    "--tether.replicas.tombstone=" + TOMBSTONE.toSeconds() + "s",
                     // A handshake is not what this judges: at load 32 a container's start outlasted the default 15 s.
                     "--tether.mcp.discovery-timeout=120s"), store);
             daemons.add(daemon);

@@ -444,9 +444,11 @@ class ReplicasTest {
         PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
         String schema = postgres.createSchema("slow");
         TetherClient a = start(postgres, schema, dir.resolve("a"));
-        // B renews every 20 s, so that its lease stays as the test sets it below for long enough. Its first renewal may
-        // come before its server has bound a port, and a lease without one is no peer yet: A sees it after the second.
-        start(postgres, schema, dir.resolve("b"), "--tether.replicas.lease-ttl=60s", "--tether.replicas.heartbeat=20s");
+        // B renews every 20 s, so that its lease stays as the test sets it below for long enough. On a port of its own
+        // choosing (0) its first renewal could come before the server has bound one, and A would see it only after the
+        // second, 20 s on; on a port given, as in production, its first renewal already names where it answers.
+        start(postgres, schema, dir.resolve("b"), "--server.port=" + Fixture.freeLoopbackPort(),
+                "--tether.replicas.lease-ttl=60s", "--tether.replicas.heartbeat=20s");
         await().atMost(BOUND.multipliedBy(2)).until(() -> live(0) == 2);
         String instanceB = owners(1).instance();
         String slug = registerOwnedBy(a, instanceB, owners(0), Fixture.command());
