@@ -21,7 +21,7 @@ import dev.tether.replicas.ReplicaIds;
  * /api/executions/{id}}, {@code …/resume}; the web UI's approval page and the CLI ask for it) and an agent's MCP
  * session ({@code /mcp} and {@code /mcp/tools} by their {@code Mcp-Session-Id}, the legacy {@code /messages} by its
  * {@code sessionId}). Their ids name the replica that made them ({@link ReplicaIds}); a request for one another live
- * replica holds is passed to it ({@link PeerExchange}), an event stream included, so an agent behind a round-robin
+ * replica holds is passed to it ({@link PeerRelay}), an event stream included, so an agent behind a round-robin
  * load balancer keeps talking to its session and resumes its executions on their live context wherever its requests
  * land. When that replica is gone, or provably did not take the request (it refused the connection: killed,
  * restarting), the request is served here: a paused execution is in the store too, and is shown and resumed from its
@@ -42,12 +42,14 @@ final class HomeForwarding implements WebFilter {
 
     private final ConnectionOwners owners;
     private final ReplicaIds names;
-    private final PeerExchange peers;
+    private final PeerRelay relay;
+    private final HeldBody bodies;
 
-    HomeForwarding(ConnectionOwners owners, ReplicaIds names, PeerExchange peers) {
+    HomeForwarding(ConnectionOwners owners, ReplicaIds names, PeerRelay relay, HeldBody bodies) {
         this.owners = owners;
         this.names = names;
-        this.peers = peers;
+        this.relay = relay;
+        this.bodies = bodies;
     }
 
     @Override
@@ -58,7 +60,7 @@ final class HomeForwarding implements WebFilter {
         }
         Optional<String> id = execution(request).or(() -> session(request));
         return id.flatMap(names::elsewhere).flatMap(owners::peer)
-                .map(home -> HeldBody.read(exchange, peers, body -> peers.forwardToOwner(exchange, home, HeldBody.bytes(exchange, body),
+                .map(home -> bodies.read(exchange, body -> relay.forwardToOwner(exchange, home, HeldBody.bytes(exchange, body),
                                 id.get())
                         // It refused the connection: not listening (killed, restarting), so it holds nothing any more. A
                         // paused execution is rebuilt here from the store; a session is answered here as unknown, and its

@@ -18,15 +18,17 @@ final class OwnerCatalogSyncs implements OwnerSyncs {
 
     private final ConnectionOwners owners;
     private final PeerExchange peers;
+    private final OwnerWork work;
 
-    OwnerCatalogSyncs(ConnectionOwners owners, PeerExchange peers) {
+    OwnerCatalogSyncs(ConnectionOwners owners, PeerExchange peers, OwnerWork work) {
         this.owners = owners;
         this.peers = peers;
+        this.work = work;
     }
 
     @Override
     public Optional<Mono<Void>> atOwner(ConnectionKey connection, Mono<Void> here) {
-        return owners.remoteOwner(connection).map(owner -> peers.atOwner(connection, owner,
+        return owners.remoteOwner(connection).map(owner -> work.atOwner(connection, owner,
                 peer -> peers.post(peer, connection, "refresh").then(), here));
     }
 }

@@ -21,17 +21,19 @@ final class OwnerHealthChecks implements OwnerChecks {
 
     private final ConnectionOwners owners;
     private final PeerExchange peers;
+    private final OwnerWork work;
     private final JsonMapper json;
 
-    OwnerHealthChecks(ConnectionOwners owners, PeerExchange peers, JsonMapper json) {
+    OwnerHealthChecks(ConnectionOwners owners, PeerExchange peers, OwnerWork work, JsonMapper json) {
         this.owners = owners;
         this.peers = peers;
+        this.work = work;
         this.json = json;
     }
 
     @Override
     public Optional<Mono<HealthVerdict>> atOwner(ConnectionKey connection, Mono<HealthVerdict> here) {
-        return owners.remoteOwner(connection).map(owner -> peers.atOwner(connection, owner,
+        return owners.remoteOwner(connection).map(owner -> work.atOwner(connection, owner,
                 peer -> peers.post(peer, connection, "health")
                         .map(answer -> json.readValue(answer, HealthView.class))
                         .map(view -> new HealthVerdict(view.status(), view.checkedAt(), Optional.ofNullable(view.detail()))),

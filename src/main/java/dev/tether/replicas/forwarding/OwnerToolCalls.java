@@ -12,7 +12,7 @@ import dev.tether.replicas.ConnectionOwners;
 import dev.tether.store.ConnectionKey;
 
 /**
- * An execution's or an agent's tool call for a peer's connection, sent to that peer ({@link PeerExchange#callTool});
+ * An execution's or an agent's tool call for a peer's connection, sent to that peer ({@link PeerToolCalls#callTool});
  * when the peer provably did not take it (it refused the connection, or is draining), sent once more to the owner the
  * leases name now, or called {@code here} when that is this replica.
  */
@@ -20,17 +20,19 @@ import dev.tether.store.ConnectionKey;
 final class OwnerToolCalls implements OwnerCalls {
 
     private final ConnectionOwners owners;
-    private final PeerExchange peers;
+    private final PeerToolCalls peers;
+    private final OwnerWork work;
 
-    OwnerToolCalls(ConnectionOwners owners, PeerExchange peers) {
+    OwnerToolCalls(ConnectionOwners owners, PeerToolCalls peers, OwnerWork work) {
         this.owners = owners;
         this.peers = peers;
+        this.work = work;
     }
 
     @Override
     public Optional<Mono<ToolAnswer>> atOwner(ConnectionKey connection, String address, Map<String, Object> arguments,
             Mono<ToolAnswer> here) {
-        return owners.remoteOwner(connection).map(owner -> peers.atOwner(connection, owner,
+        return owners.remoteOwner(connection).map(owner -> work.atOwner(connection, owner,
                 peer -> peers.callTool(peer, address, arguments).map(ToolAnswer::of), here));
     }
 }
