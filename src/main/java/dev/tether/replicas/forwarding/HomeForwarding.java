@@ -2,6 +2,7 @@ package dev.tether.replicas.forwarding;
 
 import java.util.Optional;
 
+import io.modelcontextprotocol.spec.HttpHeaders;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -37,8 +38,6 @@ final class HomeForwarding implements WebFilter {
     private static final PathPattern PAUSED = PathPatternParser.defaultInstance.parse("/api/executions/{id}");
     private static final PathPattern SESSION = PathPatternParser.defaultInstance.parse("/mcp/{*rest}");
     private static final PathPattern LEGACY = PathPatternParser.defaultInstance.parse("/messages");
-    /** MCP's streamable HTTP session header (the agent package's {@code AgentEndpoint.SESSION_HEADER}). */
-    private static final String SESSION_HEADER = "Mcp-Session-Id";
 
     private final ConnectionOwners owners;
     private final ReplicaIds names;
@@ -80,7 +79,7 @@ final class HomeForwarding implements WebFilter {
     private static Optional<String> session(ServerHttpRequest request) {
         var path = request.getPath().pathWithinApplication();
         if (SESSION.matches(path)) {
-            return Optional.ofNullable(request.getHeaders().getFirst(SESSION_HEADER));
+            return Optional.ofNullable(request.getHeaders().getFirst(HttpHeaders.MCP_SESSION_ID));
         }
         if (LEGACY.matches(path)) {
             return Optional.ofNullable(request.getQueryParams().getFirst("sessionId"));
