@@ -77,7 +77,7 @@ class ArchitectureTest {
             allow("httpauth"),
             allow("views", "catalog", "httpauth", "store"),
             allow("calls", "calls.builtin", "catalog", "daemon", "http", "identity", "mcp", "metrics", "session", "store", "views"),
-            allow("calls.builtin", "calls", "catalog", "daemon", "identity", "policy", "session", "store", "views"),
+            allow("calls.builtin", "catalog", "daemon", "identity", "policy", "session", "store", "views"),
             allow("providers", "calls.builtin", "store"),
             allow("onepassword", "calls.builtin", "process", "store"),
             allow("detect", "calls.builtin", "mcp"),
@@ -146,14 +146,6 @@ class ArchitectureTest {
                 .check(TETHER);
     }
 
-    /**
-     * Package cycles the code has today, each a set of packages that reach one another: the rule below fails on any
-     * other, and on one of these once it is gone (take it off the list then). A cycle inside one feature
-     * ({@code calls} and {@code calls.builtin}) escapes {@link #featurePackagesHaveNoCycles}, whose slices are whole
-     * features.
-     */
-    private static final Set<Set<String>> KNOWN_CYCLES = Set.of(Set.of("calls", "calls.builtin"));
-
     /** A row of docs/architecture.md's rooms table: {@code | floor | `package` | what lives there | may use |}. */
     private record Room(int floor, String pkg, Set<String> uses, String row) {
     }
@@ -200,8 +192,7 @@ class ArchitectureTest {
                     .isEqualTo(ALLOWED.get(room.pkg()));
             for (String used : room.uses()) {
                 Room below = byPackage.get(used);
-                boolean sameCycle = KNOWN_CYCLES.stream().anyMatch(cycle -> cycle.contains(used) && cycle.contains(room.pkg()));
-                assertThat(sameCycle ? below.floor() <= room.floor() : below.floor() < room.floor())
+                assertThat(below.floor() < room.floor())
                         .as("%s (floor %d) uses %s on floor %d: %s", room.pkg(), room.floor(), used, below.floor(), room.row()).isTrue();
             }
         }
@@ -256,9 +247,8 @@ class ArchitectureTest {
                     .map(ArchitectureTest::relative)
                     .forEach(used::add);
         }
-        assertThat(cycles(uses)).as("package cycles (sets of packages that use one another), known ones aside: %s", KNOWN_CYCLES)
-                .isEqualTo(KNOWN_CYCLES);
-        assertThat(cycles(ALLOWED)).as("cycles that ArchitectureTest.ALLOWED permits, known ones aside").isEqualTo(KNOWN_CYCLES);
+        assertThat(cycles(uses)).as("package cycles (sets of packages that use one another)").isEmpty();
+        assertThat(cycles(ALLOWED)).as("cycles that ArchitectureTest.ALLOWED permits").isEmpty();
     }
 
     /** {@code pkg} relative to {@code dev.tether} ("" for the root); a name already relative is kept. */
