@@ -61,8 +61,6 @@ public final class PeerExchange implements DisposableBean {
     /** Marks a draining replica's refusal of a request forwarded to it as a connection's owner; its value is its instance id. */
     static final String DRAINING = "X-Tether-Draining";
 
-;
-
     /** The largest tool answer an execution's call at a peer ({@link PeerToolCalls}) reads: 32 MiB. */
     private static final int MAX_TOOL_ANSWER = 32 * 1024 * 1024;
 
@@ -88,7 +86,7 @@ public final class PeerExchange implements DisposableBean {
         this.client = WebClient.builder()
                 .clientConnector(new ReactorClientHttpConnector(HttpClient.create(connections)
                         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) properties.forwardConnectTimeout().toMillis())))
-                // A tool's answer read whole for an execution's call (callTool): as large as a local child's may be,
+                // A tool's answer read whole for an execution's call (PeerToolCalls): as large as a local child's may be,
                 // not the 256 KiB WebClient reads by default. Relayed answers stream and are not bounded here.
                 .codecs(codecs -> codecs.defaultCodecs().maxInMemorySize(MAX_TOOL_ANSWER))
                 // A span for each hop, the child of the request's that it serves, whose context goes with the request
