@@ -13,9 +13,6 @@ import dev.tether.daemon.StartupFailureReporter;
 @ConfigurationPropertiesScan
 public class TetherApplication {
 
-    /** The version Tether introduces itself with: to MCP servers and agents, and in its API docs. Kept with the pom's. */
-    public static final String VERSION = "0.1.0";
-
     public static void main(String[] args) {
         try {
             SpringApplication.run(TetherApplication.class, args);

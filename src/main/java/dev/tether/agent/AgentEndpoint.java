@@ -47,7 +47,8 @@ import dev.tether.replicas.ReplicaIds;
 @RestController
 public final class AgentEndpoint {
 
-    public static final String SESSION_HEADER = "Mcp-Session-Id";
+    /** MCP's streamable HTTP session header, as the SDK names it. */
+    public static final String SESSION_HEADER = io.modelcontextprotocol.spec.HttpHeaders.MCP_SESSION_ID;
 
     private final AgentProtocol protocol;
     private final AgentEvents events;

@@ -35,7 +35,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import tools.jackson.databind.util.RawValue;
 
-import dev.tether.TetherApplication;
+import dev.tether.daemon.Version;
 import dev.tether.calls.ToolCalls;
 import dev.tether.calls.ToolNotFoundException;
 import dev.tether.catalog.CatalogService;
@@ -165,7 +165,7 @@ public final class AgentProtocol {
         Object asked = params(request.params(), PARAMS).map(params -> params.get("protocolVersion")).orElse(null);
         String version = PROTOCOL_VERSIONS.contains(asked) ? (String) asked : PROTOCOL_VERSIONS.get(0);
         return new InitializeResult(version, ServerCapabilities.builder().tools(true).build(),
-                new Implementation("tether", TetherApplication.VERSION),
+                new Implementation("tether", Version.TETHER),
                 "Tools of every connection Tether knows, named by address: tools.<integration>.<owner>.<connection>.<tool>.");
     }
 

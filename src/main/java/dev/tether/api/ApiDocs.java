@@ -8,7 +8,7 @@ import io.swagger.v3.oas.models.security.SecurityScheme;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import dev.tether.TetherApplication;
+import dev.tether.daemon.Version;
 
 /** The title and security of the OpenAPI document served at {@code /api/docs}. */
 @Configuration(proxyBeanMethods = false)
@@ -17,7 +17,7 @@ class ApiDocs {
     @Bean
     OpenAPI tetherOpenApi() {
         return new OpenAPI()
-                .info(new Info().title("Tether").version(TetherApplication.VERSION).description("""
+                .info(new Info().title("Tether").version(Version.TETHER).description("""
                         Executor's daemon API, served by Tether. Tether's own additions: \
                         POST /api/connections/health (batch checks as one generation), \
                         GET /api/connections/health/events (server-sent verdicts) and POST /api/tools/call."""))

@@ -33,7 +33,7 @@ import dev.tether.replicas.forwarding.PeerQuestions;
 
 /**
  * Where a replica calls a tool of a connection this replica owns, for an execution or an agent of its own
- * ({@code replicas.forwarding.PeerExchange#callTool}): the call runs here, on the warm session, and what it says on the way comes back
+ * ({@code replicas.forwarding.PeerToolCalls#callTool}): the call runs here, on the warm session, and what it says on the way comes back
  * as server-sent events, so that the caller's user sees it as for a local call: {@code progress} (each
  * {@code notifications/progress}), {@code question} (a server's {@code elicitation/create}, answered by the caller at
  * {@code POST /api/replicas/answers/{id}} once its user has), then {@code result} (the {@code CallToolResult}) or

@@ -1,13 +1,12 @@
 package dev.tether.daemon;
 
 import java.util.Optional;
-import dev.tether.TetherApplication;
 
 import org.springframework.boot.web.server.PortInUseException;
 
 /**
  * Tether cannot start, for a reason an operator can fix: its message is one line naming what is wrong (a path, a
- * setting) and never quotes a secret. {@link TetherApplication#main} prints that line alone and exits non-zero,
+ * setting) and never quotes a secret. The application's {@code main} prints that line alone and exits non-zero,
  * without a stack trace.
  */
 public final class StartupFailure extends RuntimeException {

@@ -20,7 +20,7 @@ import org.springframework.stereotype.Component;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import dev.tether.TetherApplication;
+import dev.tether.daemon.Version;
 import dev.tether.security.AuthToken;
 import dev.tether.process.Pids;
 
@@ -75,7 +75,7 @@ final class ExecutorDiscovery implements ApplicationListener<WebServerInitialize
             LocalServerManifest manifest = LocalServerManifest.of(pid, clock.instant().toString(),
                     properties.executorDataDir().toAbsolutePath().toString(),
                     properties.scopeDir() == null ? null : properties.scopeDir().toAbsolutePath().toString(), origin,
-                    token.bearer(), TetherApplication.VERSION, Pids.selfCommand().orElse(null));
+                    token.bearer(), Version.TETHER, Pids.selfCommand().orElse(null));
             write(file, json.writerWithDefaultPrettyPrinter().writeValueAsString(manifest) + "\n");
             writtenOrigin.set(origin);
             log.info("Executor's CLI finds Tether at {} through {}", origin, file);

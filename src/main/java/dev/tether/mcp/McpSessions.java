@@ -28,7 +28,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
-import dev.tether.TetherApplication;
+import dev.tether.daemon.Version;
 import dev.tether.docker.DockerRunRewriter;
 import dev.tether.process.ChildProcesses;
 import dev.tether.process.ChildSpec;
@@ -200,7 +200,7 @@ public final class McpSessions {
                 .stream().max(Duration::compareTo).orElseThrow();
         // Our own bounds are per operation; the SDK's must never fire before them.
         McpAsyncClient client = McpClient.async(transport)
-                .clientInfo(new Implementation("tether", TetherApplication.VERSION))
+                .clientInfo(new Implementation("tether", Version.TETHER))
                 // Both modes, to every server: some list their asking tools only to a client that can ask (server-everything).
                 .capabilities(ClientCapabilities.builder().elicitation(true, true).build())
                 .elicitation(questions::ask)

@@ -22,7 +22,7 @@ import io.modelcontextprotocol.spec.McpSchema.Tool;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
-import dev.tether.TetherApplication;
+import dev.tether.daemon.Version;
 
 /**
  * A remote server that speaks MCP 2026-07-28, through the MCP Java SDK's modern client: no handshake and no session,
@@ -54,7 +54,7 @@ final class StatelessServerClient {
                 .build();
         // Our own bounds are per operation (and a call's stops while its questions wait); the SDK's never fire first.
         this.client = McpClient.async(transport)
-                .clientInfo(McpSchema.Implementation.builder("tether", TetherApplication.VERSION).build())
+                .clientInfo(McpSchema.Implementation.builder("tether", Version.TETHER).build())
                 .jsonMapper(json)
                 .roundTimeout(longest.plusSeconds(1))
                 .callTimeout(Duration.ofDays(1))

@@ -82,64 +82,38 @@ final class StoredSecrets {
 
     private int rewriteCredentials(Connection jdbc, BiFunction<SecretSlot, String, String> visit) throws SQLException {
         Subjects subjects = Subjects.of(jdbc);
-        List<List<String>> rows = new ArrayList<>();
-        try (PreparedStatement select = jdbc.prepareStatement(
-                "SELECT owner, " + subjects.column() + ", integration, connection, name, secret FROM credential");
-                ResultSet result = select.executeQuery()) {
-            while (result.next()) {
-                String subject = result.getString("subject");
-                ConnectionKey key = new ConnectionKey(Owner.parse(result.getString("owner")).orElseThrow(),
-                        result.getString("integration"), result.getString("connection"), subject);
-                String stored = result.getString("secret");
-                String next = visit.apply(SecretSlot.credential(key, result.getString("name")), stored);
-                if (!next.equals(stored)) {
-                    rows.add(subjects.row(List.of(next, result.getString("owner")), subject,
-                            List.of(result.getString("integration"), result.getString("connection"), result.getString("name"))));
-                }
-            }
-        }
-        return update(jdbc, "UPDATE credential SET secret = ? WHERE owner = ?" + subjects.condition()
-                + " AND integration = ? AND connection = ? AND name = ?", rows);
+        return rewriteColumn(jdbc, visit,
+                "SELECT owner, " + subjects.column() + ", integration, connection, name, secret FROM credential", "secret",
+                result -> SecretSlot.credential(new ConnectionKey(Owner.parse(result.getString("owner")).orElseThrow(),
+                        result.getString("integration"), result.getString("connection"), result.getString("subject")),
+                        result.getString("name")),
+                (result, next) -> subjects.row(List.of(next, result.getString("owner")), result.getString("subject"),
+                        List.of(result.getString("integration"), result.getString("connection"), result.getString("name"))),
+                "UPDATE credential SET secret = ? WHERE owner = ?" + subjects.condition()
+                        + " AND integration = ? AND connection = ? AND name = ?");
     }
 
     private int rewritePluginSettings(Connection jdbc, BiFunction<SecretSlot, String, String> visit) throws SQLException {
         Subjects subjects = Subjects.of(jdbc);
-        List<List<String>> rows = new ArrayList<>();
-        try (PreparedStatement select = jdbc.prepareStatement(
-                "SELECT plugin, owner, " + subjects.column() + ", name, setting FROM plugin_setting");
-                ResultSet result = select.executeQuery()) {
-            while (result.next()) {
-                String stored = result.getString("setting");
-                String subject = result.getString("subject");
-                String next = visit.apply(SecretSlot.pluginSetting(result.getString("plugin"),
-                        Owner.parse(result.getString("owner")).orElseThrow(), subject, result.getString("name")), stored);
-                if (!next.equals(stored)) {
-                    rows.add(subjects.row(List.of(next, result.getString("plugin"), result.getString("owner")), subject,
-                            List.of(result.getString("name"))));
-                }
-            }
-        }
-        return update(jdbc, "UPDATE plugin_setting SET setting = ? WHERE plugin = ? AND owner = ?" + subjects.condition()
-                + " AND name = ?", rows);
+        return rewriteColumn(jdbc, visit, "SELECT plugin, owner, " + subjects.column() + ", name, setting FROM plugin_setting",
+                "setting",
+                result -> SecretSlot.pluginSetting(result.getString("plugin"), Owner.parse(result.getString("owner")).orElseThrow(),
+                        result.getString("subject"), result.getString("name")),
+                (result, next) -> subjects.row(List.of(next, result.getString("plugin"), result.getString("owner")),
+                        result.getString("subject"), List.of(result.getString("name"))),
+                "UPDATE plugin_setting SET setting = ? WHERE plugin = ? AND owner = ?" + subjects.condition() + " AND name = ?");
     }
 
     private int rewriteOauthClients(Connection jdbc, BiFunction<SecretSlot, String, String> visit) throws SQLException {
         Subjects subjects = Subjects.of(jdbc);
-        List<List<String>> rows = new ArrayList<>();
-        try (PreparedStatement select = jdbc.prepareStatement(
-                "SELECT owner, " + subjects.column() + ", slug, client_secret FROM oauth_client WHERE client_secret IS NOT NULL");
-                ResultSet result = select.executeQuery()) {
-            while (result.next()) {
-                String stored = result.getString("client_secret");
-                String subject = result.getString("subject");
-                String next = visit.apply(SecretSlot.oauthClient(Owner.parse(result.getString("owner")).orElseThrow(),
-                        subject, result.getString("slug")), stored);
-                if (!next.equals(stored)) {
-                    rows.add(subjects.row(List.of(next, result.getString("owner")), subject, List.of(result.getString("slug"))));
-                }
-            }
-        }
-        return update(jdbc, "UPDATE oauth_client SET client_secret = ? WHERE owner = ?" + subjects.condition() + " AND slug = ?", rows);
+        return rewriteColumn(jdbc, visit,
+                "SELECT owner, " + subjects.column() + ", slug, client_secret FROM oauth_client WHERE client_secret IS NOT NULL",
+                "client_secret",
+                result -> SecretSlot.oauthClient(Owner.parse(result.getString("owner")).orElseThrow(), result.getString("subject"),
+                        result.getString("slug")),
+                (result, next) -> subjects.row(List.of(next, result.getString("owner")), result.getString("subject"),
+                        List.of(result.getString("slug"))),
+                "UPDATE oauth_client SET client_secret = ? WHERE owner = ?" + subjects.condition() + " AND slug = ?");
     }
 
     /** Signed-in users' refresh tokens, once migration V58 made their table. */
@@ -147,19 +121,42 @@ final class StoredSecrets {
         if (!Subjects.hasTable(jdbc, "identity_user")) {
             return 0;
         }
+        return rewriteColumn(jdbc, visit, "SELECT subject, refresh_token FROM identity_user WHERE refresh_token IS NOT NULL",
+                "refresh_token", result -> SecretSlot.refreshToken(result.getString("subject")),
+                (result, next) -> List.of(next, result.getString("subject")),
+                "UPDATE identity_user SET refresh_token = ? WHERE subject = ?");
+    }
+
+    /** Reads something of the row {@code result} is on. */
+    private interface FromRow<T> {
+        T read(ResultSet result) throws SQLException;
+    }
+
+    /** The parameters of a row's {@code UPDATE} that stores {@code next}. */
+    private interface UpdateOf {
+        List<String> parameters(ResultSet result, String next) throws SQLException;
+    }
+
+    /**
+     * Calls {@code visit} with the secret in {@code column} of each row {@code select} reads, and stores what it
+     * answers where that differs, by {@code update} with the parameters {@code row} gives.
+     *
+     * @return how many values were written back
+     */
+    private static int rewriteColumn(Connection jdbc, BiFunction<SecretSlot, String, String> visit, String select, String column,
+            FromRow<SecretSlot> slot, UpdateOf row, String update) throws SQLException {
         List<List<String>> rows = new ArrayList<>();
-        try (PreparedStatement select = jdbc.prepareStatement(
-                "SELECT subject, refresh_token FROM identity_user WHERE refresh_token IS NOT NULL");
-                ResultSet result = select.executeQuery()) {
+        try (PreparedStatement statement = jdbc.prepareStatement(select);
+                ResultSet result = statement.executeQuery()) {
             while (result.next()) {
-                String stored = result.getString("refresh_token");
-                String next = visit.apply(SecretSlot.refreshToken(result.getString("subject")), stored);
+                String stored = result.getString(column);
+                String next = visit.apply(slot.read(result), stored);
                 if (!next.equals(stored)) {
-                    rows.add(List.of(next, result.getString("subject")));
+                    rows.add(row.parameters(result, next));
                 }
             }
         }
-        return update(jdbc, "UPDATE identity_user SET refresh_token = ? WHERE subject = ?", rows);
+        return update(jdbc, update, rows);
     }
 
     private static int update(Connection jdbc, String sql, List<List<String>> rows) throws SQLException {

@@ -118,7 +118,7 @@ class ActuatorAccessTest {
             Answer health = get(management, "/actuator/health", Map.of("Accept", "application/vnd.spring-boot.actuator.v3+json"));
             assertThat(health.body()).contains("\"components\"").contains("\"diskSpace\"");
             Answer info = get(management, "/actuator/info", Map.of());
-            assertThat(info.body()).contains("\"build\"").contains("\"version\":\"" + dev.tether.TetherApplication.VERSION);
+            assertThat(info.body()).contains("\"build\"").contains("\"version\":\"" + dev.tether.daemon.Version.TETHER);
         }
     }
 

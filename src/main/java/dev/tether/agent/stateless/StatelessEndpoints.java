@@ -12,7 +12,7 @@ import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 import reactor.core.publisher.Mono;
 
-import dev.tether.TetherApplication;
+import dev.tether.daemon.Version;
 import dev.tether.agent.AgentEvents;
 import dev.tether.agent.AgentProperties;
 import dev.tether.agent.codemode.CodeModeOffer;
@@ -45,7 +45,7 @@ final class StatelessEndpoints implements RouterFunction<ServerResponse>, Dispos
         StatelessServers servers = new StatelessServers(json, schemas, agent.listTtl(), keys, execution.pausedExpiry(), catalogs);
         this.transport = new StatelessTransport(json, events);
         this.codeMode = new StatelessCodeMode(offer, executions, resumes, json, servers);
-        this.tools = new StatelessTools(catalogs, calls, json, servers, TetherApplication.VERSION);
+        this.tools = new StatelessTools(catalogs, calls, json, servers, Version.TETHER);
         HandlerFunction<ServerResponse> codeModeHandler = request -> transport.serve(request, codeMode.server());
         HandlerFunction<ServerResponse> toolsHandler = request -> transport.serve(request, tools.server());
         this.routes = org.springframework.web.reactive.function.server.RouterFunctions

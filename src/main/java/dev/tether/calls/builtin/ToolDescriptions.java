@@ -10,7 +10,7 @@ import dev.tether.store.StoredTool;
  * themselves, a listed built-in's answer is its {@code {ok, data}} envelope, an MCP tool's a {@code CallToolResult}
  * with the server's structured content type.
  */
-final class ToolDescriptions {
+public final class ToolDescriptions {
 
     private static final String TOOL_ERROR = "{ code: string; message: string; status?: number; details?: unknown; retryable?: boolean }";
     private static final String TOOL_HTTP_META = "{ status: number; headers: { [k: string]: string; } }";
@@ -22,19 +22,19 @@ final class ToolDescriptions {
             + " structuredContent?: %s; isError?: boolean; [k: string]: unknown; }";
 
     /** How the code runtime's helpers describe themselves, by path. */
-    static final Map<String, Map<String, Object>> RUNTIME = runtime();
+    public static final Map<String, Map<String, Object>> RUNTIME = runtime();
 
     private ToolDescriptions() {
     }
 
     /** A listed built-in: its input, and its data inside Executor's result envelope. */
-    static Map<String, Object> listed(BuiltinTool tool) {
+    public static Map<String, Object> listed(BuiltinTool tool) {
         return described(tool.path(), tool.name(), tool.description(), TypeScriptShapes.of(tool.inputSchema()),
                 TypeScriptShapes.of(tool.outputSchema()));
     }
 
     /** A connection's MCP tool, reached as {@code path}. */
-    static Map<String, Object> mcp(String path, StoredTool tool) {
+    public static Map<String, Object> mcp(String path, StoredTool tool) {
         return described(path, tool.name(), tool.description(), TypeScriptShapes.of(tool.inputSchema()),
                 CALL_TOOL_RESULT.formatted(tool.outputSchema() == null ? "{ [k: string]: unknown; }" : TypeScriptShapes.of(tool.outputSchema())));
     }

@@ -1,7 +1,8 @@
 /**
- * Executor's built-in {@code executor} integration answered from Tether's own state: the code runtime's helpers
- * ({@code search}, {@code describe.tool}, {@code executor.sources.list}) and the listed {@code executor.coreTools.*}
- * tools, with Executor 1.5.9's names, schemas, search scores and TypeScript shapes.
+ * Executor's built-in {@code executor} integration: the registry every feature adds its built-ins to
+ * ({@link dev.tether.calls.builtin.BuiltinHandlers}), the listed {@code executor.coreTools.*} tools answered from
+ * Tether's own state, with Executor 1.5.9's names, schemas, descriptions and TypeScript shapes. The code runtime's
+ * helpers, which read tool addresses, are {@code calls.RuntimeHelpers}.
  */
 @NullMarked
 package dev.tether.calls.builtin;

@@ -2,6 +2,7 @@ package dev.tether.replicas.forwarding;
 
 import java.util.Optional;
 
+import io.modelcontextprotocol.spec.HttpHeaders;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -21,7 +22,7 @@ import dev.tether.replicas.ReplicaIds;
  * /api/executions/{id}}, {@code …/resume}; the web UI's approval page and the CLI ask for it) and an agent's MCP
  * session ({@code /mcp} and {@code /mcp/tools} by their {@code Mcp-Session-Id}, the legacy {@code /messages} by its
  * {@code sessionId}). Their ids name the replica that made them ({@link ReplicaIds}); a request for one another live
- * replica holds is passed to it ({@link PeerExchange}), an event stream included, so an agent behind a round-robin
+ * replica holds is passed to it ({@link PeerRelay}), an event stream included, so an agent behind a round-robin
  * load balancer keeps talking to its session and resumes its executions on their live context wherever its requests
  * land. When that replica is gone, or provably did not take the request (it refused the connection: killed,
  * restarting), the request is served here: a paused execution is in the store too, and is shown and resumed from its
@@ -37,17 +38,17 @@ final class HomeForwarding implements WebFilter {
     private static final PathPattern PAUSED = PathPatternParser.defaultInstance.parse("/api/executions/{id}");
     private static final PathPattern SESSION = PathPatternParser.defaultInstance.parse("/mcp/{*rest}");
     private static final PathPattern LEGACY = PathPatternParser.defaultInstance.parse("/messages");
-    /** MCP's streamable HTTP session header (the agent package's {@code AgentEndpoint.SESSION_HEADER}). */
-    private static final String SESSION_HEADER = "Mcp-Session-Id";
 
     private final ConnectionOwners owners;
     private final ReplicaIds names;
-    private final PeerExchange peers;
+    private final PeerRelay relay;
+    private final HeldBody bodies;
 
-    HomeForwarding(ConnectionOwners owners, ReplicaIds names, PeerExchange peers) {
+    HomeForwarding(ConnectionOwners owners, ReplicaIds names, PeerRelay relay, HeldBody bodies) {
         this.owners = owners;
         this.names = names;
-        this.peers = peers;
+        this.relay = relay;
+        this.bodies = bodies;
     }
 
     @Override
@@ -58,7 +59,7 @@ final class HomeForwarding implements WebFilter {
         }
         Optional<String> id = execution(request).or(() -> session(request));
         return id.flatMap(names::elsewhere).flatMap(owners::peer)
-                .map(home -> HeldBody.read(exchange, peers, body -> peers.forwardToOwner(exchange, home, HeldBody.bytes(exchange, body),
+                .map(home -> bodies.read(exchange, body -> relay.forwardToOwner(exchange, home, HeldBody.bytes(exchange, body),
                                 id.get())
                         // It refused the connection: not listening (killed, restarting), so it holds nothing any more. A
                         // paused execution is rebuilt here from the store; a session is answered here as unknown, and its
@@ -78,7 +79,7 @@ final class HomeForwarding implements WebFilter {
     private static Optional<String> session(ServerHttpRequest request) {
         var path = request.getPath().pathWithinApplication();
         if (SESSION.matches(path)) {
-            return Optional.ofNullable(request.getHeaders().getFirst(SESSION_HEADER));
+            return Optional.ofNullable(request.getHeaders().getFirst(HttpHeaders.MCP_SESSION_ID));
         }
         if (LEGACY.matches(path)) {
             return Optional.ofNullable(request.getQueryParams().getFirst("sessionId"));

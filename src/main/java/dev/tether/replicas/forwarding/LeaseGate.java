@@ -24,11 +24,11 @@ import dev.tether.replicas.ReplicaLease;
 final class LeaseGate implements WebFilter {
 
     private final ReplicaLease lease;
-    private final PeerExchange peers;
+    private final ErrorBodies errors;
 
-    LeaseGate(ReplicaLease lease, PeerExchange peers) {
+    LeaseGate(ReplicaLease lease, ErrorBodies errors) {
         this.lease = lease;
-        this.peers = peers;
+        this.errors = errors;
     }
 
     @Override
@@ -38,7 +38,7 @@ final class LeaseGate implements WebFilter {
         }
         return lease.serving()
                 .then(Mono.defer(() -> chain.filter(exchange)))
-                .onErrorResume(LeaseLostException.class, lost -> peers.refuse(exchange.getResponse(), HttpStatus.SERVICE_UNAVAILABLE,
+                .onErrorResume(LeaseLostException.class, lost -> errors.refuse(exchange.getResponse(), HttpStatus.SERVICE_UNAVAILABLE,
                         "ReplicaUnavailableError", lost.getMessage()));
     }
 }

@@ -28,7 +28,7 @@ import dev.tether.store.ConnectionKey;
 /**
  * Replicas on one store keep one warm session per connection, on its owner ({@link ConnectionOwners}): a health
  * check, a catalog refresh or a tool call for a connection another replica owns is passed to that replica
- * ({@link PeerExchange}) before the controllers, so that the services below never learn that another replica
+ * ({@link PeerRelay}) before the controllers, so that the services below never learn that another replica
  * exists: they serve what reaches them. Once the owner's lease runs out, or it marks its lease draining, ownership
  * moves; a forward that its owner provably did not take (the connection refused, or the owner draining) goes to the new
  * owner at once. A draining replica refuses what peers still forward to it as owner. On an embedded store nothing is
@@ -46,12 +46,16 @@ final class OwnerForwarding implements WebFilter {
     private static final String WHAT = "this connection's session";
 
     private final ConnectionOwners owners;
-    private final PeerExchange peers;
+    private final PeerRelay relay;
+    private final OwnerWork work;
+    private final HeldBody bodies;
     private final JsonMapper json;
 
-    OwnerForwarding(ConnectionOwners owners, PeerExchange peers, JsonMapper json) {
+    OwnerForwarding(ConnectionOwners owners, PeerRelay relay, OwnerWork work, HeldBody bodies, JsonMapper json) {
         this.owners = owners;
-        this.peers = peers;
+        this.relay = relay;
+        this.work = work;
+        this.bodies = bodies;
         this.json = json;
     }
 
@@ -66,20 +70,20 @@ final class OwnerForwarding implements WebFilter {
         if (PeerExchange.forwarded(exchange)) {
             // Sent here as to the owner, which a draining replica is not: the sender reads the leases again.
             boolean asOwner = connectionRoute != null || callRoute || PEER_CALL_ROUTE.matches(request.getPath().pathWithinApplication());
-            return owners.leaving() && asOwner ? peers.refuseDraining(exchange.getResponse())
+            return owners.leaving() && asOwner ? relay.refuseDraining(exchange.getResponse())
                     : chain.filter(exchange);
         }
         if (connectionRoute != null) {
             Optional<ConnectionKey> connection = connection(connectionRoute.getUriVariables(), caller(exchange));
             Optional<Peer> owner = connection.flatMap(owners::remoteOwner);
             return owner.isEmpty() ? chain.filter(exchange)
-                    : HeldBody.read(exchange, peers, body -> toOwner(exchange, chain, connection.get(), owner.get(), body));
+                    : bodies.read(exchange, body -> toOwner(exchange, chain, connection.get(), owner.get(), body));
         }
         if (!callRoute) {
             return chain.filter(exchange);
         }
         // The connection is named in the body: read it once, then send or serve those very bytes.
-        return HeldBody.read(exchange, peers, body -> {
+        return bodies.read(exchange, body -> {
             Optional<ConnectionKey> connection = calledConnection(body, caller(exchange));
             Optional<Peer> owner = connection.flatMap(owners::remoteOwner);
             return owner.isPresent() ? toOwner(exchange, chain, connection.get(), owner.get(), body) : HeldBody.here(exchange, chain, body);
@@ -87,14 +91,14 @@ final class OwnerForwarding implements WebFilter {
     }
 
     /**
-     * Forwards to {@code owner}, handing over as every route to an owner does ({@link PeerExchange#atOwner}); an owner
+     * Forwards to {@code owner}, handing over as every route to an owner does ({@link OwnerWork#atOwner}); an owner
      * that still did not take it is a 503 that names it. A client that leaves cancels all of it, so an abandoned
      * request is never sent again.
      */
     private Mono<Void> toOwner(ServerWebExchange exchange, WebFilterChain chain, ConnectionKey connection, Peer owner, byte[] body) {
-        return peers.atOwner(connection, owner, peer -> peers.forwardToOwner(exchange, peer, HeldBody.bytes(exchange, body), WHAT),
+        return work.atOwner(connection, owner, peer -> relay.forwardToOwner(exchange, peer, HeldBody.bytes(exchange, body), WHAT),
                         Mono.defer(() -> HeldBody.here(exchange, chain, body)))
-                .onErrorResume(OwnerLeftException.class, left -> peers.unreachable(exchange.getResponse(), left.peer(), WHAT, left.how()));
+                .onErrorResume(OwnerLeftException.class, left -> relay.unreachable(exchange.getResponse(), left.peer(), WHAT, left.how()));
     }
 
     /** Who asks, as the authentication filter found: a personal connection is the caller's own. */

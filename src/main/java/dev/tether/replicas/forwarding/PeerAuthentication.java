@@ -1,5 +1,6 @@
 package dev.tether.replicas.forwarding;
 
+import java.util.Objects;
 import java.util.Optional;
 
 import org.springframework.core.Ordered;
@@ -13,6 +14,7 @@ import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
+import dev.tether.identity.Principals;
 import dev.tether.replicas.ConnectionOwners;
 import dev.tether.replicas.PeerCredentials;
 import dev.tether.security.AuthenticatedPeer;
@@ -32,25 +34,42 @@ import dev.tether.security.HostOriginFilter;
 final class PeerAuthentication implements WebFilter {
 
     private final ConnectionOwners owners;
-    private final PeerExchange peers;
+    private final PeerCredentials credentials;
+    private final ErrorBodies errors;
 
-    PeerAuthentication(ConnectionOwners owners, PeerExchange peers) {
+    PeerAuthentication(ConnectionOwners owners, PeerCredentials credentials, ErrorBodies errors) {
         this.owners = owners;
-        this.peers = peers;
+        this.credentials = credentials;
+        this.errors = errors;
     }
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         ServerHttpRequest request = exchange.getRequest();
         if (owners.shared() && PeerExchange.markedAsPeers(request)) {
-            Optional<String> refusal = peers.refusal(request);
+            Optional<String> refusal = refusal(request);
             if (refusal.isPresent()) {
                 exchange.getResponse().getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, "TetherPeer");
-                return peers.refuse(exchange.getResponse(), HttpStatus.UNAUTHORIZED, "UnauthorizedError",
+                return errors.refuse(exchange.getResponse(), HttpStatus.UNAUTHORIZED, "UnauthorizedError",
                         "this request says a peer replica sent it, and does not prove it: " + refusal.get());
             }
             new AuthenticatedPeer(String.valueOf(request.getHeaders().getFirst(PeerExchange.FORWARDED))).mark(exchange);
         }
         return chain.filter(exchange);
+    }
+
+    /**
+     * Why {@code request}, marked as a peer's, is not proven to be one; empty when it is. A request marked by neither
+     * header is no peer's and not asked about.
+     */
+    private Optional<String> refusal(ServerHttpRequest request) {
+        HttpHeaders headers = request.getHeaders();
+        String sender = headers.getFirst(PeerExchange.FORWARDED);
+        String credential = headers.getFirst(PeerExchange.CREDENTIAL);
+        if (sender == null || credential == null) {
+            return Optional.of("a request from a peer carries both " + PeerExchange.FORWARDED + " and " + PeerExchange.CREDENTIAL);
+        }
+        return credentials.refusal(credential, PeerExchange.signed(request.getMethod(), request.getURI(), sender,
+                Objects.requireNonNullElse(headers.getFirst(PeerExchange.STORE_POSITION), ""), headers.getFirst(Principals.HEADER)));
     }
 }

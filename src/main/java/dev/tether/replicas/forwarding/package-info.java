@@ -1,6 +1,7 @@
 /**
  * How a request reaches the replica that should serve it, and how replicas serve one another: the peers' client
- * ({@link dev.tether.replicas.forwarding.PeerExchange}, which signs each request and relays the answer), the web
+ * ({@link dev.tether.replicas.forwarding.PeerExchange}, which signs each request), the reverse proxy
+ * ({@link dev.tether.replicas.forwarding.PeerRelay}) and tool calls at a peer, the web
  * filters that forward a request to its connection's owner or to the replica holding its execution or session, the
  * peers' authentication and store catch-up, the lease gate and fenced starts, and the adapters through which the
  * feature packages ask a connection's owner (tool calls, catalog syncs, health checks, resumes). It sits apart from

@@ -1,4 +1,4 @@
-package dev.tether.calls.builtin;
+package dev.tether.calls;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

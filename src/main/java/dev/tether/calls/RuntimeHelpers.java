@@ -1,4 +1,4 @@
-package dev.tether.calls.builtin;
+package dev.tether.calls;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -11,7 +11,11 @@ import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import dev.tether.calls.ToolAddress;
+import dev.tether.calls.builtin.BuiltinHandler;
+import dev.tether.calls.builtin.BuiltinHandlers;
+import dev.tether.calls.builtin.BuiltinTool;
+import dev.tether.calls.builtin.BuiltinTools;
+import dev.tether.calls.builtin.ToolDescriptions;
 import dev.tether.catalog.CatalogService;
 import dev.tether.identity.Principals;
 import dev.tether.store.CatalogStore;

@@ -1,7 +1,9 @@
-package dev.tether.calls.builtin;
+package dev.tether.calls;
 
 import java.util.Map;
 import java.util.Optional;
+
+import dev.tether.calls.builtin.InvalidToolArgumentsException;
 
 /**
  * The arguments of the code runtime's helpers, refused with the very messages Executor 1.5.9 throws into code, so

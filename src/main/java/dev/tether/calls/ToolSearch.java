@@ -1,4 +1,4 @@
-package dev.tether.calls.builtin;
+package dev.tether.calls;
 
 import java.util.ArrayList;
 import java.util.Arrays;
