@@ -21,7 +21,9 @@ import dev.tether.testsupport.PackagedDaemon;
 /**
  * Tether's start beside Executor 1.5.9's, alternated in one run so that both meet the same machine: {@code bin/tether}
  * on a kept data dir (the one its first, uncounted start made, as the daemon starts each day), Executor's
- * {@code executor web} on a kept scope, and {@code bin/tether} on a fresh data dir, {@code rounds} times in turn. Each
+ * {@code executor web} on a kept scope, {@code bin/tether} with C1 alone ({@code TETHER_JIT=c1}, as
+ * {@code bin/executor-sidecar} starts it for the desktop app) on a kept data dir of its own, and {@code bin/tether} on
+ * a fresh data dir, {@code rounds} times in turn. Each
  * is timed from launching the command to the first {@code 200} of {@code GET /api/integrations} (the desktop app's first call; Executor has no {@code /api/health}), with the CPU its process
  * used until then and its resident memory {@code settle} seconds later, idle. Executor is the platform binary of the npm
  * package of {@code src/test/clients}, started directly as the desktop app starts it; {@code bin/tether} execs its
@@ -32,6 +34,8 @@ import dev.tether.testsupport.PackagedDaemon;
 public final class ExecutorStartBenchmark {
 
     private static final Duration START_BOUND = Duration.ofSeconds(120);
+    /** How {@code bin/executor-sidecar} has {@code bin/tether} start the JVM for the desktop app: C1 alone. */
+    private static final Map<String, String> C1_ALONE = Map.of("TETHER_JIT", "c1");
 
     private final int rounds;
     private final Duration settle;
@@ -60,17 +64,21 @@ public final class ExecutorStartBenchmark {
         System.out.printf("Start beside Executor 1.5.9: %d rounds, %d cores, load average %s%n", rounds,
                 Runtime.getRuntime().availableProcessors(), Machine.loadAverage());
         Path kept = Files.createTempDirectory("tether-bench-start-kept");
+        Path keptC1 = Files.createTempDirectory("tether-bench-start-kept-c1");
         Path scope = Files.createTempDirectory("tether-bench-start-executor");
         // The first starts make the kept data dir and scope (and train the launcher's cache): not counted.
-        sample(tether(jar, kept));
+        sample(tether(jar, kept, Map.of()));
+        sample(tether(jar, keptC1, C1_ALONE));
         sample(executor(executor, scope));
 
         Map<String, List<Sample>> samples = new LinkedHashMap<>();
         for (int round = 0; round < rounds; round++) {
-            samples.computeIfAbsent("bin/tether, kept data dir", any -> new ArrayList<>()).add(sample(tether(jar, kept)));
+            samples.computeIfAbsent("bin/tether, kept data dir", any -> new ArrayList<>()).add(sample(tether(jar, kept, Map.of())));
             samples.computeIfAbsent("executor web 1.5.9, kept scope", any -> new ArrayList<>()).add(sample(executor(executor, scope)));
+            samples.computeIfAbsent("bin/tether, C1 alone (as the desktop app's sidecar), kept data dir", any -> new ArrayList<>())
+                    .add(sample(tether(jar, keptC1, C1_ALONE)));
             Path fresh = Files.createTempDirectory("tether-bench-start-fresh");
-            samples.computeIfAbsent("bin/tether, fresh data dir", any -> new ArrayList<>()).add(sample(tether(jar, fresh)));
+            samples.computeIfAbsent("bin/tether, fresh data dir", any -> new ArrayList<>()).add(sample(tether(jar, fresh, Map.of())));
             Samples.delete(fresh);
         }
         System.out.printf("%n| start | to first 200, p50 (min–max) | CPU to first 200 | idle RSS | load |%n|---|---|---|---|---|%n");
@@ -80,6 +88,7 @@ public final class ExecutorStartBenchmark {
                 Samples.max(list, Sample::startMillis) / 1000, Samples.p50(list, Sample::cpuMillis) / 1000,
                 Samples.p50(list, Sample::idleMiB), load));
         Samples.delete(kept);
+        Samples.delete(keptC1);
         Samples.delete(scope);
     }
 
@@ -87,12 +96,13 @@ public final class ExecutorStartBenchmark {
     private record Start(ProcessBuilder command, int port, String token) {
     }
 
-    private static Start tether(Path jar, Path dataDir) throws IOException {
+    private static Start tether(Path jar, Path dataDir, Map<String, String> environment) throws IOException {
         int port = Fixture.freeLoopbackPort();
         ProcessBuilder command = new ProcessBuilder(PackagedDaemon.launcher().toString(), "--server.port=" + port,
                 "--tether.api.token=bench").redirectErrorStream(true).redirectOutput(dataDir.resolveSibling(dataDir.getFileName() + ".log").toFile());
         command.environment().put("TETHER_JAR", jar.toString());
         command.environment().put("TETHER_DATA_DIR", dataDir.toString());
+        command.environment().putAll(environment);
         return new Start(command, port, "bench");
     }
 
