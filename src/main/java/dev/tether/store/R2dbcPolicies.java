@@ -79,9 +79,9 @@ final class R2dbcPolicies implements PolicyStore {
     }
 
     private static Policy policy(Readable row) {
-        return new Policy(row.get("id", String.class), Owner.parse(row.get("owner", String.class)).orElseThrow(),
-                row.get("subject", String.class), row.get("pattern", String.class), PolicyAction.parse(row.get("action", String.class)).orElseThrow(),
-                row.get("position", String.class), Instant.ofEpochMilli(row.get("created_at", Long.class)),
-                Instant.ofEpochMilli(row.get("updated_at", Long.class)));
+        return new Policy(Columns.required(row, "id", String.class), Owner.parse(Columns.required(row, "owner", String.class)).orElseThrow(),
+                Columns.required(row, "subject", String.class), Columns.required(row, "pattern", String.class), PolicyAction.parse(Columns.required(row, "action", String.class)).orElseThrow(),
+                Columns.required(row, "position", String.class), Instant.ofEpochMilli(Columns.required(row, "created_at", Long.class)),
+                Instant.ofEpochMilli(Columns.required(row, "updated_at", Long.class)));
     }
 }

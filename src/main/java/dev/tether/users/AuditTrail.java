@@ -32,6 +32,7 @@ import dev.tether.docker.InstanceId;
 import dev.tether.identity.Audit;
 import dev.tether.identity.AuditEvent;
 import dev.tether.identity.Principal;
+import dev.tether.store.Columns;
 
 /**
  * The audit trail: every event is a log line at once (logger {@code tether.audit}, its fields as key-value pairs for
@@ -235,10 +236,10 @@ public final class AuditTrail implements Audit, SmartLifecycle {
     }
 
     private static Stored stored(Readable row) {
-        return new Stored(row.get("seq", Long.class), Instant.ofEpochMilli(row.get("at", Long.class)), row.get("tenant", String.class),
-                row.get("subject", String.class), row.get("role", String.class), row.get("via", String.class),
-                row.get("credential", String.class), row.get("action", String.class), row.get("target", String.class),
-                row.get("outcome", String.class), row.get("status", Integer.class), row.get("replica", String.class),
+        return new Stored(Columns.required(row, "seq", Long.class), Instant.ofEpochMilli(Columns.required(row, "at", Long.class)), Columns.required(row, "tenant", String.class),
+                Columns.required(row, "subject", String.class), Columns.required(row, "role", String.class), Columns.required(row, "via", String.class),
+                row.get("credential", String.class), Columns.required(row, "action", String.class), Columns.required(row, "target", String.class),
+                Columns.required(row, "outcome", String.class), row.get("status", Integer.class), Columns.required(row, "replica", String.class),
                 row.get("detail", String.class));
     }
 
