@@ -3,6 +3,8 @@ package dev.tether.calls.builtin;
 import java.util.Map;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The arguments of the code runtime's helpers, refused with the very messages Executor 1.5.9 throws into code, so
  * an agent that learnt from one reads the same from the other.
@@ -53,7 +55,7 @@ final class RuntimeArguments {
         return path;
     }
 
-    private static Optional<String> text(Object value, String refusal) {
+    private static Optional<String> text(@Nullable Object value, String refusal) {
         if (value == null) {
             return Optional.empty();
         }
@@ -63,7 +65,7 @@ final class RuntimeArguments {
         return Optional.of(text);
     }
 
-    private static int limit(Object value, String name) {
+    private static int limit(@Nullable Object value, String name) {
         if (value == null) {
             return DEFAULT_LIMIT;
         }
@@ -73,7 +75,7 @@ final class RuntimeArguments {
         return (int) Math.min(Integer.MAX_VALUE, Math.floor(number.doubleValue()));
     }
 
-    private static int offset(Object value, String name) {
+    private static int offset(@Nullable Object value, String name) {
         if (value == null) {
             return 0;
         }
