@@ -203,7 +203,8 @@ final class OpenApiController implements BuiltinHandlers {
         SpecInput input = switch (String.valueOf(spec.get("kind"))) {
             case "url" -> new SpecInput(httpUrl(requiredText((Map<String, Object>) spec, "url", Bounds.PATH), "spec.url"), null);
             case "blob" -> new SpecInput(null, requiredText((Map<String, Object>) spec, "value", Integer.MAX_VALUE));
-            case "googleDiscovery" -> new SpecInput(httpUrl(requiredText((Map<String, Object>) spec, "url", Bounds.PATH), "spec.url"), null, true);
+            case "googleDiscovery" -> new SpecInput(httpUrl(requiredText((Map<String, Object>) spec, "url", Bounds.PATH), "spec.url"),
+                    null, true);
             case "googleDiscoveryBundle" -> throw new OpenApiParseException(
                     "Google Discovery bundles are not supported by Tether; add each API by its Discovery document's URL");
             default -> throw InvalidInputException.decode("`spec.kind` must be \"url\", \"blob\", \"googleDiscovery\" or \"googleDiscoveryBundle\"");

@@ -114,8 +114,9 @@ final class Execution {
             try {
                 // The code is the body of an async function, as in Executor; line 1 of the code is line 2 here.
                 // Each code is new: not worth a place in the engine's shared source cache.
-                body = Objects.requireNonNull(context, "opened").eval(Source.newBuilder("js", "'use strict'; (async () => {\n" + code + "\n})", "execution.js")
-                        .cached(false).buildLiteral());
+                body = Objects.requireNonNull(context, "opened")
+                        .eval(Source.newBuilder("js", "'use strict'; (async () => {\n" + code + "\n})", "execution.js")
+                                .cached(false).buildLiteral());
             }
             catch (PolyglotException ex) {
                 if (!ex.isSyntaxError()) {

@@ -34,8 +34,9 @@ final class ExecutionAnswers {
     ExecutionAnswer completed(List<String> logs, Settled settled) {
         String logPart = logs.isEmpty() ? "" : "\n\nLogs:\n" + String.join("\n", logs);
         if (!settled.ok()) {
-            return ExecutionAnswer.completed(truncate("Error: " + settled.error() + logPart),
-                    "{\"status\":\"error\",\"error\":" + JsJson.quote(Objects.requireNonNull(settled.error())) + ",\"logs\":" + JsJson.array(logs) + "}", true);
+            String error = Objects.requireNonNull(settled.error());
+            return ExecutionAnswer.completed(truncate("Error: " + error + logPart),
+                    "{\"status\":\"error\",\"error\":" + JsJson.quote(error) + ",\"logs\":" + JsJson.array(logs) + "}", true);
         }
         if (Objects.requireNonNull(settled.resultJson()).getBytes(StandardCharsets.UTF_8).length > maxOutputBytes) {
             return completed(logs, Settled.failed("Error: the result is larger than the output limit of " + maxOutputBytes + " bytes"));

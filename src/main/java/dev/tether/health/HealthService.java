@@ -215,7 +215,8 @@ public final class HealthService implements SmartLifecycle {
                 .then(Mono.fromSupplier(() -> HealthVerdict.healthy(clock.millis())))
                 // An HTTP source has no server to ping and no health probe in Executor either: its state is unknown.
                 .onErrorResume(NotAnMcpServerException.class,
-                        error -> Mono.fromSupplier(() -> new HealthVerdict("unknown", clock.millis(), Optional.of(Objects.requireNonNull(error.getMessage())))))
+                        error -> Mono.fromSupplier(() -> new HealthVerdict("unknown", clock.millis(),
+                                Optional.of(Objects.requireNonNull(error.getMessage())))))
                 .onErrorResume(error -> !isLookupFailure(error),
                         error -> Mono.fromSupplier(() -> verdict(error)))
                 .flatMap(verdict -> connections.saveHealth(key, verdict).thenReturn(verdict))

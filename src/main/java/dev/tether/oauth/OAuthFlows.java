@@ -297,7 +297,8 @@ public final class OAuthFlows {
             return new Outcome(state, Optional.empty(), "OAuth session expired or not found", Optional.of("State: " + state));
         }
         if (failure instanceof OAuthException oauth) {
-            return new Outcome(state, Optional.empty(), "Could not complete authentication", Optional.of(Objects.requireNonNull(oauth.getMessage())));
+            return new Outcome(state, Optional.empty(), "Could not complete authentication",
+                    Optional.of(Objects.requireNonNull(oauth.getMessage())));
         }
         log.error("OAuth callback failed for an unexpected reason", failure);
         return new Outcome(state, Optional.empty(), "Authentication failed", Optional.empty());

@@ -147,7 +147,8 @@ final class OpenApiTools implements SourceTools {
         byte @Nullable [] body = null;
         Map<String, Object> requestBody = (Map<String, Object>) binding.get("requestBody");
         if (requestBody != null && args.get("body") != null) {
-            String contentType = args.get("contentType") instanceof String chosen ? chosen : (String) Objects.requireNonNull(requestBody.get("contentType"));
+            String contentType = args.get("contentType") instanceof String chosen ? chosen
+                    : (String) Objects.requireNonNull(requestBody.get("contentType"));
             headers.put("Content-Type", contentType);
             body = body(contentType, args.get("body"));
         }
@@ -178,7 +179,8 @@ final class OpenApiTools implements SourceTools {
         }
         List<Map<String, Object>> servers = (List<Map<String, Object>>) Objects.requireNonNull(binding.get("servers"));
         Map<String, Object> choice = args.get("server") instanceof Map<?, ?> c ? (Map<String, Object>) c : Map.of();
-        Map<String, Object> server = servers.stream().filter(s -> Objects.requireNonNull(s.get("url")).equals(choice.get("url"))).findFirst()
+        Map<String, Object> server = servers.stream()
+                .filter(s -> Objects.requireNonNull(s.get("url")).equals(choice.get("url"))).findFirst()
                 .orElse(servers.isEmpty() ? null : servers.get(0));
         if (server == null) {
             String source = (String) config.settings().get("sourceUrl");

@@ -112,7 +112,8 @@ public final class ConnectionFence {
                     .repeatWhenEmpty(attempts -> attempts.concatMap(attempt -> Mono.delay(LOOK_AGAIN, clock)))
                     .timeout(properties.handoverWait(), clock)
                     .onErrorMap(TimeoutException.class,
-                            late -> new ConnectionHandoverException(connection, Objects.requireNonNull(holders.get()), properties.handoverWait()))
+                            late -> new ConnectionHandoverException(connection, Objects.requireNonNull(holders.get()),
+                                    properties.handoverWait()))
                     .map(clear -> found.get())
                     .doFinally(signal -> {
                         if (counted.get()) {

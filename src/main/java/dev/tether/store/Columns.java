@@ -11,7 +11,15 @@ public final class Columns {
     private Columns() {
     }
 
-    public static <T> T required(Readable row, String column, Class<T> type) {
+    public static String text(Readable row, String column) {
+        return required(row, column, String.class);
+    }
+
+    public static long number(Readable row, String column) {
+        return required(row, column, Long.class);
+    }
+
+    private static <T> T required(Readable row, String column, Class<T> type) {
         T value = row.get(column, type);
         if (value == null) {
             throw new IllegalStateException("column " + column + " is null, but the schema declares it NOT NULL");

@@ -89,18 +89,18 @@ final class R2dbcExecutionJournals implements ExecutionJournals {
     public Flux<String> segments(String journalId) {
         return db.sql("SELECT seq, entries FROM execution_journal_segment WHERE journal_id = :journal ORDER BY seq")
                 .bind("journal", journalId)
-                .map(segment -> secrets.open(Columns.required(segment, "entries", String.class),
+                .map(segment -> secrets.open(Columns.text(segment, "entries"),
                         SecretSlot.journal(journalId, "segment." + segment.get("seq", Integer.class))))
                 .all();
     }
 
     private StoredJournal row(Readable row) {
-        String journal = Columns.required(row, "journal_id", String.class);
+        String journal = Columns.text(row, "journal_id");
         return new StoredJournal(journal, row.get("pause_id", String.class), PAUSED.equals(row.get("state", String.class)),
-                Columns.required(row, "holder", String.class), Columns.required(row, "version", Long.class),
-                secrets.open(Columns.required(row, "code", String.class), SecretSlot.journal(journal, "code")),
+                Columns.text(row, "holder"), Columns.number(row, "version"),
+                secrets.open(Columns.text(row, "code"), SecretSlot.journal(journal, "code")),
                 secrets.open(row.get("pause", String.class), SecretSlot.journal(journal, "pause")),
-                row.get("origin", String.class), Columns.required(row, "bytes", Long.class), Columns.required(row, "expires_at", Long.class));
+                row.get("origin", String.class), Columns.number(row, "bytes"), Columns.number(row, "expires_at"));
     }
 
     @Override

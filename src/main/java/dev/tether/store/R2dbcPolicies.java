@@ -79,9 +79,9 @@ final class R2dbcPolicies implements PolicyStore {
     }
 
     private static Policy policy(Readable row) {
-        return new Policy(Columns.required(row, "id", String.class), Owner.parse(Columns.required(row, "owner", String.class)).orElseThrow(),
-                Columns.required(row, "subject", String.class), Columns.required(row, "pattern", String.class), PolicyAction.parse(Columns.required(row, "action", String.class)).orElseThrow(),
-                Columns.required(row, "position", String.class), Instant.ofEpochMilli(Columns.required(row, "created_at", Long.class)),
-                Instant.ofEpochMilli(Columns.required(row, "updated_at", Long.class)));
+        return new Policy(Columns.text(row, "id"), Owner.parse(Columns.text(row, "owner")).orElseThrow(),
+                Columns.text(row, "subject"), Columns.text(row, "pattern"), PolicyAction.parse(Columns.text(row, "action")).orElseThrow(),
+                Columns.text(row, "position"), Instant.ofEpochMilli(Columns.number(row, "created_at")),
+                Instant.ofEpochMilli(Columns.number(row, "updated_at")));
     }
 }

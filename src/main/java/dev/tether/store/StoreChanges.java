@@ -99,7 +99,7 @@ final class StoreChanges {
         }
         DatabaseClient.GenericExecuteSpec insert = db.sql(recordStatement)
                 .bind("kind", kind).bind("item", item).bind("origin", origin).bind("at", System.currentTimeMillis());
-        return announces ? insert.map(row -> Columns.required(row, "seq", Long.class)).one().doOnNext(seq -> written.accumulateAndGet(seq, Math::max))
+        return announces ? insert.map(row -> Columns.number(row, "seq")).one().doOnNext(seq -> written.accumulateAndGet(seq, Math::max))
                 .then() : insert.then();
     }
 
@@ -119,7 +119,7 @@ final class StoreChanges {
             return Mono.just(0L);
         }
         return db.sql("SELECT COALESCE(MAX(seq), 0) AS latest FROM store_change")
-                .map(row -> Columns.required(row, "latest", Long.class))
+                .map(row -> Columns.number(row, "latest"))
                 .one();
     }
 

@@ -284,11 +284,11 @@ public final class ApiTokens {
     private static Row row(Readable row) {
         Long revoked = row.get("revoked_at", Long.class);
         Long used = row.get("last_used_at", Long.class);
-        ApiToken token = new ApiToken(Columns.required(row, "id", String.class), Columns.required(row, "subject", String.class), Columns.required(row, "name", String.class),
-                Role.parse(Columns.required(row, "role", String.class)).orElse(Role.VIEWER), Columns.required(row, "created_by", String.class),
-                Instant.ofEpochMilli(Columns.required(row, "created_at", Long.class)), Instant.ofEpochMilli(Columns.required(row, "expires_at", Long.class)),
+        ApiToken token = new ApiToken(Columns.text(row, "id"), Columns.text(row, "subject"), Columns.text(row, "name"),
+                Role.parse(Columns.text(row, "role")).orElse(Role.VIEWER), Columns.text(row, "created_by"),
+                Instant.ofEpochMilli(Columns.number(row, "created_at")), Instant.ofEpochMilli(Columns.number(row, "expires_at")),
                 Optional.ofNullable(revoked).map(Instant::ofEpochMilli), Optional.ofNullable(used).map(Instant::ofEpochMilli));
-        return new Row(token, Columns.required(row, "secret_hash", String.class));
+        return new Row(token, Columns.text(row, "secret_hash"));
     }
 
     private static String hash(String token) {

@@ -236,10 +236,10 @@ public final class AuditTrail implements Audit, SmartLifecycle {
     }
 
     private static Stored stored(Readable row) {
-        return new Stored(Columns.required(row, "seq", Long.class), Instant.ofEpochMilli(Columns.required(row, "at", Long.class)), Columns.required(row, "tenant", String.class),
-                Columns.required(row, "subject", String.class), Columns.required(row, "role", String.class), Columns.required(row, "via", String.class),
-                row.get("credential", String.class), Columns.required(row, "action", String.class), Columns.required(row, "target", String.class),
-                Columns.required(row, "outcome", String.class), row.get("status", Integer.class), Columns.required(row, "replica", String.class),
+        return new Stored(Columns.number(row, "seq"), Instant.ofEpochMilli(Columns.number(row, "at")), Columns.text(row, "tenant"),
+                Columns.text(row, "subject"), Columns.text(row, "role"), Columns.text(row, "via"),
+                row.get("credential", String.class), Columns.text(row, "action"), Columns.text(row, "target"),
+                Columns.text(row, "outcome"), row.get("status", Integer.class), Columns.text(row, "replica"),
                 row.get("detail", String.class));
     }
 

@@ -130,10 +130,12 @@ final class SignInController {
                                 .header(HttpHeaders.CACHE_CONTROL, "no-store")
                                 .build();
                     }))
-                    .onErrorResume(OidcProvider.RefusedException.class, refused -> Mono.just(failed(HttpStatus.BAD_REQUEST, Objects.requireNonNull(refused.getMessage()))))
+                    .onErrorResume(OidcProvider.RefusedException.class, refused -> Mono.just(
+                            failed(HttpStatus.BAD_REQUEST, Objects.requireNonNull(refused.getMessage()))))
                     .onErrorResume(JwtException.class, refused -> Mono.just(failed(HttpStatus.BAD_REQUEST,
                             "the provider's ID token did not pass: " + refused.getMessage())))
-                    .onErrorResume(OidcProvider.UnavailableException.class, down -> Mono.just(failed(HttpStatus.BAD_GATEWAY, Objects.requireNonNull(down.getMessage()))));
+                    .onErrorResume(OidcProvider.UnavailableException.class, down -> Mono.just(
+                            failed(HttpStatus.BAD_GATEWAY, Objects.requireNonNull(down.getMessage()))));
         }).switchIfEmpty(Mono.fromSupplier(() -> failed(HttpStatus.NOT_FOUND,
                 "no sign-in is in flight with this state: it was used, it is older than ten minutes, or it was never started here")));
     }
@@ -174,8 +176,8 @@ final class SignInController {
     /** The sign-in of this state, removed: redeemable once, whichever replica the browser comes back to. */
     private Mono<Flight> take(String state) {
         return db.sql("SELECT nonce, verifier, return_to, redirect_uri, created_at FROM sign_in WHERE state = :state").bind("state", state)
-                .map(row -> new Object[] { new Flight(Columns.required(row, "nonce", String.class), Columns.required(row, "verifier", String.class),
-                        Columns.required(row, "return_to", String.class), Columns.required(row, "redirect_uri", String.class)), row.get("created_at", Long.class) })
+                .map(row -> new Object[] { new Flight(Columns.text(row, "nonce"), Columns.text(row, "verifier"),
+                        Columns.text(row, "return_to"), Columns.text(row, "redirect_uri")), row.get("created_at", Long.class) })
                 .one()
                 .flatMap(row -> db.sql("DELETE FROM sign_in WHERE state = :state").bind("state", state).fetch().rowsUpdated()
                         // Another request took it between the read and the delete: it is that one's.

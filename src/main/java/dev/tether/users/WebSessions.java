@@ -72,9 +72,9 @@ final class WebSessions {
             return Mono.just(now < cached.expiresAt() ? cached.principal() : Optional.empty());
         }
         return db.sql("SELECT subject, role, name, expires_at FROM web_session WHERE id_hash = :hash").bind("hash", hash)
-                .map(row -> new Known(Optional.of(new Principal(properties.tenant(), Columns.required(row, "subject", String.class),
-                        Role.parse(Columns.required(row, "role", String.class)).orElse(Role.VIEWER), Via.SESSION, null, row.get("name", String.class))),
-                        Columns.required(row, "expires_at", Long.class), now))
+                .map(row -> new Known(Optional.of(new Principal(properties.tenant(), Columns.text(row, "subject"),
+                        Role.parse(Columns.text(row, "role")).orElse(Role.VIEWER), Via.SESSION, null, row.get("name", String.class))),
+                        Columns.number(row, "expires_at"), now))
                 .one()
                 .defaultIfEmpty(new Known(Optional.empty(), 0, now))
                 .doOnNext(read -> {

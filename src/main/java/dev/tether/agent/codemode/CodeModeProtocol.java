@@ -100,7 +100,8 @@ final class CodeModeProtocol {
                     : resume(session, Objects.requireNonNull(asked));
         }
         return Mono.usingWhen(Mono.fromSupplier(() -> session.started(request.id())),
-                cancel -> result.onErrorResume(NotPermittedException.class, refused -> Mono.just(CodeModeTools.refused(Objects.requireNonNull(refused.getMessage()))))
+                cancel -> result.onErrorResume(NotPermittedException.class, refused -> Mono.just(
+                        CodeModeTools.refused(Objects.requireNonNull(refused.getMessage()))))
                         .onErrorResume(failed -> Mono.just(internalError(tool, failed)))
                         .map(text -> CodeModeJson.response(request.id(), text))
                         .takeUntilOther(cancel.asMono()),

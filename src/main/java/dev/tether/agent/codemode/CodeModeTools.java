@@ -98,7 +98,8 @@ final class CodeModeTools {
             issues.add(typeIssue("string", executionId, List.of("executionId")));
         }
         if (mode == ElicitationMode.BROWSER) {
-            return issues.isEmpty() ? Checked.ok(new ResumeArguments((String) Objects.requireNonNull(executionId), "accept", null)) : Checked.refused(RESUME, issues);
+            return issues.isEmpty() ? Checked.ok(new ResumeArguments((String) Objects.requireNonNull(executionId), "accept", null))
+                    : Checked.refused(RESUME, issues);
         }
         Object action = args.get("action");
         if (!(action instanceof String chosen) || !ACTIONS.contains(chosen)) {

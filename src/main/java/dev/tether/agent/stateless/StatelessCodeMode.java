@@ -150,7 +150,8 @@ final class StatelessCodeMode {
         return failSafe(resumes.resume(asked.executionId(), action, asked.content())
                 .map(answer -> outcome(context, answer))
                 .onErrorResume(ExecutionNotFoundException.class, gone -> Mono.just(result(CodeModeOffer.noPausedExecution(asked.executionId()))))
-                .onErrorResume(ResumeContentException.class, refused -> Mono.just(result(CodeModeOffer.error(Objects.requireNonNull(refused.getMessage()))))));
+                .onErrorResume(ResumeContentException.class, refused -> Mono.just(
+                        result(CodeModeOffer.error(Objects.requireNonNull(refused.getMessage()))))));
     }
 
     // ---- answers ---------------------------------------------------------------------------------

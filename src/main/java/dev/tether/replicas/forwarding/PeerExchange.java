@@ -280,7 +280,7 @@ public final class PeerExchange implements DisposableBean {
     Mono<CallToolResult> callTool(Peer peer, String address, Map<String, Object> arguments) {
         return Mono.deferContextual(context -> {
             ProgressListener progress = context.getOrDefault(ProgressListener.class, null);
-            ElicitationHandler questions = Objects.requireNonNull(context.getOrDefault(ElicitationHandler.class, ElicitationHandler.ACCEPT_ALL));
+            ElicitationHandler questions = ElicitationHandler.of(context);
             PeerCall call = new PeerCall(address, arguments, progress != null,
                     questions != ElicitationHandler.ACCEPT_ALL);
             return client.post().uri(URI.create("http://" + peer.address() + "/api/replicas/calls"))
