@@ -9,12 +9,14 @@ import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCNotification;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCRequest;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCResponse;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.codec.ServerSentEvent;
+import org.springframework.lang.Contract;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -145,7 +147,8 @@ public final class AgentEndpoint {
      * A session id as its caller's: another user naming the same id names another session, so it can neither cancel
      * this one's calls nor end its stream. A line break keeps subject and id apart; null stays null (no session).
      */
-    static String scoped(ServerWebExchange exchange, String session) {
+    @Contract("_, !null -> !null")
+    static @Nullable String scoped(ServerWebExchange exchange, @Nullable String session) {
         return session == null ? null : exchange.getAttributeOrDefault(Principals.ATTRIBUTE, Principal.DAEMON).subject() + "\n" + session;
     }
 

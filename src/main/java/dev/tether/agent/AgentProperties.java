@@ -2,6 +2,7 @@ package dev.tether.agent;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import dev.tether.daemon.PropertyChecks;
@@ -22,12 +23,17 @@ import dev.tether.daemon.PropertyChecks;
 public record AgentProperties(Integer maxSessions, Duration nativeElicitationTimeout, Duration browserApprovalWait,
         Duration listTtl) {
 
-    public AgentProperties {
+    public AgentProperties(@Nullable Integer maxSessions, @Nullable Duration nativeElicitationTimeout,
+            @Nullable Duration browserApprovalWait, @Nullable Duration listTtl) {
         maxSessions = PropertyChecks.atLeastOne("tether.agent.max-sessions", maxSessions, 1000);
         nativeElicitationTimeout = PropertyChecks.positive("tether.agent.native-elicitation-timeout", nativeElicitationTimeout,
                 Duration.ofSeconds(60));
         browserApprovalWait = PropertyChecks.positive("tether.agent.browser-approval-wait", browserApprovalWait, Duration.ofMinutes(10));
         listTtl = PropertyChecks.positive("tether.agent.list-ttl", listTtl, Duration.ofSeconds(10));
+        this.maxSessions = maxSessions;
+        this.nativeElicitationTimeout = nativeElicitationTimeout;
+        this.browserApprovalWait = browserApprovalWait;
+        this.listTtl = listTtl;
     }
 
     public static AgentProperties defaults() {

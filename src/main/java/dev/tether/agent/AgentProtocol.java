@@ -79,7 +79,7 @@ public final class AgentProtocol {
     }
 
     /** Reads one JSON-RPC message; fails with a message fit for the agent when {@code body} is none. */
-    public JSONRPCMessage read(String body) throws UnreadableMessageException {
+    public JSONRPCMessage read(@Nullable String body) throws UnreadableMessageException {
         try {
             return McpSchema.deserializeJsonRpcMessage(json, body == null ? "" : body);
         } catch (IOException | RuntimeException unreadable) { // Jackson 3 fails unchecked
@@ -223,9 +223,9 @@ public final class AgentProtocol {
 
     private Optional<Object> progressToken(JSONRPCRequest request) {
         return fields(request.params())
-                .map(params -> params.get("_meta"))
+                .flatMap(params -> Optional.ofNullable(params.get("_meta")))
                 .filter(Map.class::isInstance)
-                .<Object>map(meta -> ((Map<?, ?>) meta).get("progressToken"))
+                .<Object>flatMap(meta -> Optional.ofNullable(((Map<?, ?>) meta).get("progressToken")))
                 // MCP allows a string or a number, nothing else
                 .filter(token -> token instanceof String || token instanceof Number);
     }
@@ -289,7 +289,7 @@ public final class AgentProtocol {
     }
 
     /** A message's params as {@code type}; empty when there are none or they have another shape. */
-    private <T> Optional<T> params(Object params, TypeRef<T> type) {
+    private <T> Optional<T> params(@Nullable Object params, TypeRef<T> type) {
         if (params == null) {
             return Optional.empty();
         }

@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCNotification;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCRequest;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -103,7 +104,7 @@ public final class LegacySseEndpoint {
         return ResponseEntity.accepted().build();
     }
 
-    private static ResponseEntity<String> text(HttpStatus status, String message) {
+    private static ResponseEntity<String> text(HttpStatus status, @Nullable String message) {
         return ResponseEntity.status(status).contentType(MediaType.TEXT_PLAIN).body(message);
     }
 }

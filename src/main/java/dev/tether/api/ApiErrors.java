@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpMethod;
@@ -130,7 +131,7 @@ final class ApiErrors {
     }
 
     /** A 400 as the route declares it in Executor 1.5.9; an input error of Tether's own where the route declares none. */
-    private static ResponseEntity<Map<String, Object>> badRequest(ServerWebExchange exchange, String tag, String message) {
+    private static ResponseEntity<Map<String, Object>> badRequest(ServerWebExchange exchange, String tag, @Nullable String message) {
         if (!tag.equals(InvalidInputException.DECODE)) {
             return body(HttpStatus.BAD_REQUEST, tag, "message", message);
         }
@@ -148,7 +149,7 @@ final class ApiErrors {
     /** Names the field of a body whose JSON has the wrong shape, and says so when the body is no JSON at all. */
     private static String problem(Throwable cause) {
         if (!(cause instanceof JacksonException jackson)) {
-            return firstLine(cause.getMessage());
+            return firstLine(String.valueOf(cause.getMessage()));
         }
         String message = firstLine(String.valueOf(jackson.getOriginalMessage()));
         if (!jackson.getPath().isEmpty()) {
@@ -205,12 +206,13 @@ final class ApiErrors {
         return body(HttpStatus.INTERNAL_SERVER_ERROR, "InternalError", "traceId", traceId);
     }
 
-    private static ResponseEntity<Map<String, Object>> body(HttpStatusCode status, String tag, Object... fields) {
+    private static ResponseEntity<Map<String, Object>> body(HttpStatusCode status, String tag, @Nullable Object... fields) {
         return ResponseEntity.status(status).body(tagged(tag, fields));
     }
 
-    /** Executor's error body: {@code _tag}, then the fields in the order given (name, value, name, value…). */
-    private static Map<String, Object> tagged(String tag, Object... fields) {
+    /** Executor's error body: {@code _tag}, then the fields in the order given (name, value, name, value…); a value may
+     *  be null (an exception without a message), and is then written as JSON null. */
+    private static Map<String, Object> tagged(String tag, @Nullable Object... fields) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("_tag", tag);
         for (int i = 0; i < fields.length; i += 2) {

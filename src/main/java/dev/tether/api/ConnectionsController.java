@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -59,7 +60,7 @@ final class ConnectionsController {
     }
 
     /** Body of the batch health check: which connections; all when empty. */
-    public record CheckAllRequest(String integration, String owner) {
+    public record CheckAllRequest(@Nullable String integration, @Nullable String owner) {
     }
 
     record HealthEventView(String owner, String integration, String name, String address, HealthView health) {

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -34,7 +35,7 @@ import dev.tether.store.Integration;
 final class GraphqlController implements BuiltinHandlers {
 
     /** Body of {@code POST /api/graphql/integrations}. */
-    public record AddRequest(String endpoint, String slug, String name, String introspectionJson, Map<String, String> headers,
+    public record AddRequest(String endpoint, String slug, String name, @Nullable String introspectionJson, Map<String, String> headers,
             Map<String, String> queryParams, List<Object> authenticationTemplate) {
     }
 

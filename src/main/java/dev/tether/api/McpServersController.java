@@ -73,7 +73,7 @@ final class McpServersController {
     }
 
     record ProbeView(boolean connected, boolean requiresAuthentication, boolean requiresOAuth,
-            boolean supportsDynamicRegistration, String name, String slug, Integer toolCount, String serverName) {
+            boolean supportsDynamicRegistration, String name, String slug, @Nullable Integer toolCount, @Nullable String serverName) {
     }
 
     private final IntegrationStore integrations;

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.CacheControl;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -61,8 +62,8 @@ final class OAuthClientsController implements BuiltinHandlers {
     public record ProbeRequest(String url) {
     }
 
-    record ClientView(String owner, String slug, String grant, String authorizationUrl, String tokenUrl, String resource,
-            String clientId, @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, Object> origin) {
+    record ClientView(String owner, String slug, String grant, String authorizationUrl, String tokenUrl, @Nullable String resource,
+            String clientId, @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Map<String, Object> origin) {
 
         static ClientView of(OAuthClient client) {
             Map<String, Object> origin = new LinkedHashMap<>();
@@ -83,8 +84,8 @@ final class OAuthClientsController implements BuiltinHandlers {
         }
     }
 
-    record ProbeView(String authorizationUrl, String tokenUrl, String resource, List<String> scopesSupported,
-            String registrationEndpoint, List<String> tokenEndpointAuthMethodsSupported) {
+    record ProbeView(String authorizationUrl, String tokenUrl, @Nullable String resource, @Nullable List<String> scopesSupported,
+            @Nullable String registrationEndpoint, @Nullable List<String> tokenEndpointAuthMethodsSupported) {
 
         static ProbeView of(ProbeResult probe) {
             return new ProbeView(probe.authorizationUrl(), probe.tokenUrl(), probe.resource().orElse(null),

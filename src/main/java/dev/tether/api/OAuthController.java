@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -50,7 +51,7 @@ final class OAuthController implements BuiltinHandlers {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    record StartView(String status, ConnectionView connection, String authorizationUrl, String state) {
+    record StartView(String status, @Nullable ConnectionView connection, @Nullable String authorizationUrl, @Nullable String state) {
     }
 
     private static final String BUILTIN = "executor.coreTools.oauth.";

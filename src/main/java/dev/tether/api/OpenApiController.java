@@ -3,9 +3,11 @@ package dev.tether.api;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -92,7 +94,7 @@ final class OpenApiController implements BuiltinHandlers {
     }
 
     private Mono<Map<String, Object>> preview(Map<String, Object> body) {
-        return sources.preview(text(body, "spec", true, Integer.MAX_VALUE).strip());
+        return sources.preview(requiredText(body, "spec", Integer.MAX_VALUE).strip());
     }
 
     /**
@@ -199,14 +201,15 @@ final class OpenApiController implements BuiltinHandlers {
             throw InvalidInputException.decode("`spec` is required: {kind: \"url\", url} or {kind: \"blob\", value}");
         }
         SpecInput input = switch (String.valueOf(spec.get("kind"))) {
-            case "url" -> new SpecInput(httpUrl(text((Map<String, Object>) spec, "url", true, Bounds.PATH), "spec.url"), null);
-            case "blob" -> new SpecInput(null, text((Map<String, Object>) spec, "value", true, Integer.MAX_VALUE));
-            case "googleDiscovery" -> new SpecInput(httpUrl(text((Map<String, Object>) spec, "url", true, Bounds.PATH), "spec.url"), null, true);
+            case "url" -> new SpecInput(httpUrl(requiredText((Map<String, Object>) spec, "url", Bounds.PATH), "spec.url"), null);
+            case "blob" -> new SpecInput(null, requiredText((Map<String, Object>) spec, "value", Integer.MAX_VALUE));
+            case "googleDiscovery" -> new SpecInput(httpUrl(requiredText((Map<String, Object>) spec, "url", Bounds.PATH), "spec.url"),
+                    null, true);
             case "googleDiscoveryBundle" -> throw new OpenApiParseException(
                     "Google Discovery bundles are not supported by Tether; add each API by its Discovery document's URL");
             default -> throw InvalidInputException.decode("`spec.kind` must be \"url\", \"blob\", \"googleDiscovery\" or \"googleDiscoveryBundle\"");
         };
-        String slug = Slugs.check(text(body, "slug", true, Bounds.NAME));
+        String slug = Slugs.check(requiredText(body, "slug", Bounds.NAME));
         String baseUrl = text(body, "baseUrl", false, Bounds.PATH);
         // The UI sends "" when its "Base URL override" is left empty, which Executor reads as no override.
         if (baseUrl != null && baseUrl.isBlank()) {
@@ -235,7 +238,7 @@ final class OpenApiController implements BuiltinHandlers {
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, String> strings(Map<String, Object> body, String field) {
+    private static @Nullable Map<String, String> strings(Map<String, Object> body, String field) {
         Object value = body.get(field);
         if (value == null) {
             return null;
@@ -254,7 +257,11 @@ final class OpenApiController implements BuiltinHandlers {
         return strings;
     }
 
-    private static String text(Map<String, Object> body, String field, boolean required, int limit) {
+    private static String requiredText(Map<String, Object> body, String field, int limit) {
+        return Objects.requireNonNull(text(body, field, true, limit));
+    }
+
+    private static @Nullable String text(Map<String, Object> body, String field, boolean required, int limit) {
         Object value = body.get(field);
         if (value == null) {
             if (required) {

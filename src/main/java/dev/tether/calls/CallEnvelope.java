@@ -3,6 +3,8 @@ package dev.tether.calls;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.tether.http.ToolResults;
 
 /**
@@ -15,7 +17,7 @@ public final class CallEnvelope {
     private CallEnvelope() {
     }
 
-    public static Map<String, Object> ok(Object data) {
+    public static Map<String, Object> ok(@Nullable Object data) {
         Map<String, Object> ok = new LinkedHashMap<>();
         ok.put("ok", true);
         ok.put("data", data);
@@ -23,7 +25,7 @@ public final class CallEnvelope {
     }
 
     /** {@code details} is left out when null, as Executor leaves it out. */
-    public static Map<String, Object> failure(String code, String message, Object details) {
+    public static Map<String, Object> failure(String code, @Nullable String message, @Nullable Object details) {
         return ToolResults.fail(code, message, null, details);
     }
 }

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.tether.calls.builtin.InvalidToolArgumentsException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The arguments of the code runtime's helpers, refused with the very messages Executor 1.5.9 throws into code, so
@@ -55,7 +56,7 @@ final class RuntimeArguments {
         return path;
     }
 
-    private static Optional<String> text(Object value, String refusal) {
+    private static Optional<String> text(@Nullable Object value, String refusal) {
         if (value == null) {
             return Optional.empty();
         }
@@ -65,7 +66,7 @@ final class RuntimeArguments {
         return Optional.of(text);
     }
 
-    private static int limit(Object value, String name) {
+    private static int limit(@Nullable Object value, String name) {
         if (value == null) {
             return DEFAULT_LIMIT;
         }
@@ -75,7 +76,7 @@ final class RuntimeArguments {
         return (int) Math.min(Integer.MAX_VALUE, Math.floor(number.doubleValue()));
     }
 
-    private static int offset(Object value, String name) {
+    private static int offset(@Nullable Object value, String name) {
         if (value == null) {
             return 0;
         }

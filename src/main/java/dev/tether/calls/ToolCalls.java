@@ -3,6 +3,7 @@ package dev.tether.calls;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -15,6 +16,7 @@ import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.Content;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
@@ -227,7 +229,7 @@ public final class ToolCalls {
             text = json.writerWithDefaultPrettyPrinter().writeValueAsString(answer.get("data"));
         }
         else {
-            text = String.valueOf(((Map<?, ?>) answer.get("error")).get("message"));
+            text = String.valueOf(((Map<?, ?>) Objects.requireNonNull(answer.get("error"))).get("message"));
         }
         return ToolAnswer.of(CallToolResult.builder().content(List.of(new TextContent(text))).structuredContent(answer).isError(!ok).build());
     }
@@ -301,7 +303,7 @@ public final class ToolCalls {
     }
 
     /** A call's answer, or the timeout it ran into. */
-    private record Outcome(ToolAnswer answer, McpTimeoutException timeout) {
+    private record Outcome(@Nullable ToolAnswer answer, @Nullable McpTimeoutException timeout) {
 
         static Outcome answered(ToolAnswer answer) {
             return new Outcome(answer, null);
@@ -312,7 +314,7 @@ public final class ToolCalls {
         }
 
         Mono<ToolAnswer> result() {
-            return timeout == null ? Mono.just(answer) : Mono.error(timeout);
+            return timeout == null ? Mono.just(Objects.requireNonNull(answer)) : Mono.error(timeout);
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 import tools.jackson.core.type.TypeReference;
@@ -70,8 +71,8 @@ public final class ToolSchemas {
         return schema;
     }
 
-    private static Map<String, Object> view(String address, String name, String description, Map<String, Object> input,
-            Map<String, Object> output, boolean mcp) {
+    private static Map<String, Object> view(String address, String name, String description, @Nullable Map<String, Object> input,
+            @Nullable Map<String, Object> output, boolean mcp) {
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("address", address);
         view.put("name", name);

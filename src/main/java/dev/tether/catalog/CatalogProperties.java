@@ -2,6 +2,7 @@ package dev.tether.catalog;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import dev.tether.daemon.PropertyChecks;
@@ -17,10 +18,13 @@ import dev.tether.daemon.PropertyChecks;
 @ConfigurationProperties("tether.catalog")
 public record CatalogProperties(Duration ttl, Integer syncConcurrency, Duration grace) {
 
-    public CatalogProperties {
+    public CatalogProperties(@Nullable Duration ttl, @Nullable Integer syncConcurrency, @Nullable Duration grace) {
         ttl = PropertyChecks.positive("tether.catalog.ttl", ttl, Duration.ofMinutes(15));
         syncConcurrency = PropertyChecks.atLeastOne("tether.catalog.sync-concurrency", syncConcurrency, 4);
         grace = PropertyChecks.notNegative("tether.catalog.grace", grace, Duration.ofSeconds(2));
+        this.ttl = ttl;
+        this.syncConcurrency = syncConcurrency;
+        this.grace = grace;
     }
 
     public static CatalogProperties defaults() {

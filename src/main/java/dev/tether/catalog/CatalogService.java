@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,6 +14,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
 import dev.tether.metrics.OutcomeTimers;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -231,7 +233,7 @@ public final class CatalogService implements SmartLifecycle {
                     }
                     else if (signal.isOnError()) {
                         job.runningIn(syncing, syncingAtOwner).remove(key);
-                        job.outcome().tryEmitError(signal.getThrowable());
+                        job.outcome().tryEmitError(Objects.requireNonNull(signal.getThrowable()));
                     }
                 })
                 .onErrorResume(error -> Mono.empty());
@@ -286,7 +288,7 @@ public final class CatalogService implements SmartLifecycle {
         changes.emitNext(integration, Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofMillis(100)));
     }
 
-    private Mono<ConnectionTools> preserve(ConnectionKey key, String reason) {
+    private Mono<ConnectionTools> preserve(ConnectionKey key, @Nullable String reason) {
         log.warn("tool sync of {} preserved the stored catalog: {}", key, reason);
         return connections.saveHealth(key, HealthVerdict.degraded(clock.millis(), "tool sync failed, catalog preserved: " + reason))
                 .then(catalogs.catalog(key))

@@ -13,8 +13,11 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Stream;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tether's data dir holds its token, instance id, child ledger, store and store key: only its owner may enter it.
@@ -96,7 +99,7 @@ public final class DataDir {
 
     /** Writes {@code content} to {@code file} atomically, in a file only the owner can read. */
     public static void writeOwnerOnly(Path file, String content) throws IOException {
-        Path parent = file.toAbsolutePath().getParent();
+        Path parent = Objects.requireNonNull(file.toAbsolutePath().getParent(), "a file's parent");
         createDirectories(parent);
         Path next = Files.createTempFile(parent, file.getFileName() + ".", ".next", fileAttributes(parent));
         try {
@@ -136,7 +139,7 @@ public final class DataDir {
         }
     }
 
-    private static FileAttribute<?>[] directoryAttributes(Path near) {
+    private static FileAttribute<?>[] directoryAttributes(@Nullable Path near) {
         return near != null && posix(near) ? new FileAttribute<?>[] { PosixFilePermissions.asFileAttribute(DIRECTORY) }
                 : new FileAttribute<?>[0];
     }

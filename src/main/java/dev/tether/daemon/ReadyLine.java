@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Objects;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +46,7 @@ final class ReadyLine implements ApplicationListener<ApplicationReadyEvent> {
         if (!enabled || !(event.getApplicationContext() instanceof WebServerApplicationContext web)) {
             return;
         }
-        int port = web.getWebServer().getPort();
+        int port = Objects.requireNonNull(web.getWebServer(), "the web server").getPort();
         long deadline = System.nanoTime() + BOUND.toNanos();
         int status = probe(port);
         while (status != 200 && System.nanoTime() < deadline) {

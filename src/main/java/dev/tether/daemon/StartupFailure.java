@@ -2,6 +2,7 @@ package dev.tether.daemon;
 
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.web.server.PortInUseException;
 
 /**
@@ -11,7 +12,7 @@ import org.springframework.boot.web.server.PortInUseException;
  */
 public final class StartupFailure extends RuntimeException {
 
-    public StartupFailure(String message) {
+    public StartupFailure(@Nullable String message) {
         // No cause is kept: a wrapped exception could quote a value, and would bring its stack trace back.
         super(message, null, false, false);
     }

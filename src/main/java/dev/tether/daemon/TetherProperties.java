@@ -2,6 +2,7 @@ package dev.tether.daemon;
 
 import java.nio.file.Path;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.ConstructorBinding;
 
@@ -17,15 +18,17 @@ import org.springframework.boot.context.properties.bind.ConstructorBinding;
 public record TetherProperties(Path dataDir, Boolean readyLine) {
 
     @ConstructorBinding
-    public TetherProperties {
+    public TetherProperties(@Nullable Path dataDir, @Nullable Boolean readyLine) {
         if (dataDir == null) {
             dataDir = Path.of(System.getProperty("user.home"), ".tether");
         }
         readyLine = readyLine != null && readyLine;
+        this.dataDir = dataDir;
+        this.readyLine = readyLine;
     }
 
     /** For tests and tools that need only the data dir. */
-    public TetherProperties(Path dataDir) {
+    public TetherProperties(@Nullable Path dataDir) {
         this(dataDir, false);
     }
 }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -40,7 +41,7 @@ final class ExecutorDiscovery implements ApplicationListener<WebServerInitialize
     private final JsonMapper json;
     private final Clock clock;
     private final long pid = Pids.self();
-    private final AtomicReference<String> writtenOrigin = new AtomicReference<>();
+    private final AtomicReference<@Nullable String> writtenOrigin = new AtomicReference<>();
     /** Held from construction (before the port is bound) until the record is written, when exclusive. */
     private final @Nullable DataDirClaim claim;
 
@@ -50,7 +51,7 @@ final class ExecutorDiscovery implements ApplicationListener<WebServerInitialize
         this.json = json;
         this.clock = clock;
         this.claim = properties.enabled() && properties.exclusive()
-                ? DataDirClaim.take(manifest().getParent(), json, clock) : null;
+                ? DataDirClaim.take(Objects.requireNonNull(manifest().getParent()), json, clock) : null;
     }
 
     Path manifest() {

@@ -15,7 +15,7 @@ record LocalServerManifest(int version, String kind, long pid, String startedAt,
     record Auth(String kind, String token) {
     }
 
-    record Owner(String client, String version, String executablePath) {
+    record Owner(String client, String version, @Nullable String executablePath) {
     }
 
     static LocalServerManifest of(long pid, String startedAt, String dataDir, @Nullable String scopeDir, String origin,

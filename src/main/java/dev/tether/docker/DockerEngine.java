@@ -10,6 +10,7 @@ import java.util.Map;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -37,7 +38,7 @@ public final class DockerEngine implements ContainerRemover {
             return Instant.ofEpochSecond(created);
         }
 
-        public String label(String key) {
+        public @Nullable String label(String key) {
             return labels == null ? null : labels.get(key);
         }
     }

@@ -2,6 +2,8 @@ package dev.tether.execution;
 
 import java.lang.management.ManagementFactory;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What an execution's code allocated on the heap, counted by the JVM per thread: the entries that ended, plus the
  * one running now on whichever thread runs it. Garbage counts too: it is the measure of what the code asked of the
@@ -9,13 +11,13 @@ import java.lang.management.ManagementFactory;
  */
 final class Allocations {
 
-    private static final com.sun.management.ThreadMXBean THREADS = threads();
+    private static final com.sun.management.@Nullable ThreadMXBean THREADS = threads();
 
     private long ended;
     private long runner = -1;
     private long start;
 
-    private static com.sun.management.ThreadMXBean threads() {
+    private static com.sun.management.@Nullable ThreadMXBean threads() {
         if (ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean counted
                 && counted.isThreadAllocatedMemorySupported()) {
             counted.setThreadAllocatedMemoryEnabled(true);

@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -108,8 +109,8 @@ final class CallsFromCode {
                 .takeUntilOther(execution.closing())
                 .cache();
         handedOver.set(outcome.flatMap(result -> result.envelope() != null ? resolve(execution, call, result.envelope())
-                : execution.onLane(() -> execution.reject(call, result.rejection()))));
-        return handedOver.get();
+                : execution.onLane(() -> execution.reject(call, Objects.requireNonNull(result.rejection())))));
+        return Objects.requireNonNull(handedOver.get());
     }
 
     /** A tool call's answer for the code: an envelope it resolves to, or a message it rejects with. */

@@ -15,6 +15,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -182,7 +183,7 @@ final class CodeThreads implements Executor {
             }
         }
 
-        private ScheduledFuture<?> schedule() {
+        private @Nullable ScheduledFuture<?> schedule() {
             try {
                 return demoter.schedule(this::lower, demoteAfter.toNanos(), TimeUnit.NANOSECONDS);
             }

@@ -5,6 +5,7 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
@@ -29,7 +30,7 @@ import dev.tether.calls.ToolAddress;
 final class Execution {
 
     /** Where an execution stands after an entry. */
-    record Step(Settled settled, int inFlight, PendingCall parked) {
+    record Step(@Nullable Settled settled, int inFlight, @Nullable PendingCall parked) {
 
         boolean quiet() {
             return settled == null && inFlight == 0;
@@ -53,10 +54,14 @@ final class Execution {
     /** Calls refused for {@link #maxPendingCalls} since the code last started one or saw one end. */
     private int refusedInARow;
     private int inFlight;
-    private Settled settled;
-    private Sinks.Many<PendingCall> calls;
-    private volatile Context context;
-    private Value run;
+    /** How the code ended; null while it runs. */
+    private @Nullable Settled settled;
+    /** Null until {@link #attach}. */
+    private Sinks.@Nullable Many<PendingCall> calls;
+    /** Null until {@link #open}, and again once closed. */
+    private volatile @Nullable Context context;
+    /** Null until {@link #open}. */
+    private @Nullable Value run;
     private volatile boolean closed;
     private volatile String closedWhy = "the execution was closed";
     private volatile boolean pausedFor;
@@ -109,8 +114,9 @@ final class Execution {
             try {
                 // The code is the body of an async function, as in Executor; line 1 of the code is line 2 here.
                 // Each code is new: not worth a place in the engine's shared source cache.
-                body = context.eval(Source.newBuilder("js", "'use strict'; (async () => {\n" + code + "\n})", "execution.js")
-                        .cached(false).buildLiteral());
+                body = Objects.requireNonNull(context, "opened")
+                        .eval(Source.newBuilder("js", "'use strict'; (async () => {\n" + code + "\n})", "execution.js")
+                                .cached(false).buildLiteral());
             }
             catch (PolyglotException ex) {
                 if (!ex.isSyntaxError()) {
@@ -119,7 +125,7 @@ final class Execution {
                 settled = Settled.syntaxError(ex);
                 return;
             }
-            run.execute(body);
+            Objects.requireNonNull(run, "opened").execute(body);
         });
     }
 
@@ -161,7 +167,7 @@ final class Execution {
             inFlight--;
             parked.add(asking);
             journal.asked(asking.ordinal(), question(asking));
-            calls.tryEmitNext(asking);
+            Objects.requireNonNull(calls, "attached").tryEmitNext(asking);
         });
     }
 
@@ -211,7 +217,7 @@ final class Execution {
     Step dispatch(PendingCall call) {
         return enter(() -> {
             inFlight++;
-            calls.tryEmitNext(call);
+            Objects.requireNonNull(calls, "attached").tryEmitNext(call);
         });
     }
 
@@ -262,7 +268,7 @@ final class Execution {
             }
             if (!replayed.isEmpty()) {
                 int first = replayed.keySet().stream().min(Integer::compare).orElseThrow();
-                diverged = "the code made call #" + (first + 1) + ", " + replayed.get(first).address()
+                diverged = "the code made call #" + (first + 1) + ", " + Objects.requireNonNull(replayed.get(first)).address()
                         + ", which its journal does not have before the pause";
                 return;
             }
@@ -413,7 +419,7 @@ final class Execution {
     // ---- host functions, called by the prelude under the lock ----------------------------------------
 
     /** Starts a call; answers why not when the execution has too many started already (the prelude rejects it). */
-    private Object invoke(Value... args) {
+    private @Nullable Object invoke(Value... args) {
         if (inFlight + parked.size() >= maxPendingCalls) {
             // Code that goes on starting calls as many times again after being refused is not awaiting any: a loop
             // of 100,000 would build 100,000 promises and errors first. It is stopped (from another thread: this one
@@ -440,7 +446,7 @@ final class Execution {
             return null;
         }
         journal.called(call.ordinal(), call.address(), call.argsJson());
-        calls.tryEmitNext(call);
+        Objects.requireNonNull(calls, "attached").tryEmitNext(call);
         return null;
     }
 

@@ -3,6 +3,7 @@ package dev.tether.execution;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonRawValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Executor's answer to an execution: {@code completed {text, structured, isError}} or {@code paused {text,
@@ -12,7 +13,7 @@ import com.fasterxml.jackson.annotation.JsonRawValue;
  */
 @JsonPropertyOrder({"status", "text", "structured", "isError"})
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record ExecutionAnswer(String status, String text, @JsonRawValue String structured, Boolean isError) {
+public record ExecutionAnswer(String status, String text, @JsonRawValue @Nullable String structured, @Nullable Boolean isError) {
 
     static ExecutionAnswer completed(String text, String structured, boolean isError) {
         return new ExecutionAnswer("completed", text, structured, isError);

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import io.modelcontextprotocol.spec.McpSchema.ElicitFormRequest;
 import io.modelcontextprotocol.spec.McpSchema.ElicitUrlRequest;
@@ -33,10 +34,11 @@ final class ExecutionAnswers {
     ExecutionAnswer completed(List<String> logs, Settled settled) {
         String logPart = logs.isEmpty() ? "" : "\n\nLogs:\n" + String.join("\n", logs);
         if (!settled.ok()) {
-            return ExecutionAnswer.completed(truncate("Error: " + settled.error() + logPart),
-                    "{\"status\":\"error\",\"error\":" + JsJson.quote(settled.error()) + ",\"logs\":" + JsJson.array(logs) + "}", true);
+            String error = Objects.requireNonNull(settled.error());
+            return ExecutionAnswer.completed(truncate("Error: " + error + logPart),
+                    "{\"status\":\"error\",\"error\":" + JsJson.quote(error) + ",\"logs\":" + JsJson.array(logs) + "}", true);
         }
-        if (settled.resultJson().getBytes(StandardCharsets.UTF_8).length > maxOutputBytes) {
+        if (Objects.requireNonNull(settled.resultJson()).getBytes(StandardCharsets.UTF_8).length > maxOutputBytes) {
             return completed(logs, Settled.failed("Error: the result is larger than the output limit of " + maxOutputBytes + " bytes"));
         }
         String structured = "{\"status\":\"completed\",\"result\":" + settled.resultJson() + ",\"logs\":" + JsJson.array(logs) + "}";
@@ -69,7 +71,7 @@ final class ExecutionAnswers {
                 "\nexecutionId: " + id,
                 "\ninstructions: " + instructions);
         String structured = "{\"status\":\"waiting_for_interaction\",\"executionId\":" + JsJson.quote(id)
-                + ",\"interaction\":{\"kind\":\"form\",\"message\":" + JsJson.quote(call.approval())
+                + ",\"interaction\":{\"kind\":\"form\",\"message\":" + JsJson.quote(Objects.requireNonNull(call.approval()))
                 + ",\"instructions\":" + JsJson.quote(instructions)
                 + ",\"address\":" + JsJson.quote(call.address())
                 + (call.argsJson() == null ? "" : ",\"args\":" + call.argsJson())
@@ -100,7 +102,7 @@ final class ExecutionAnswers {
             lines.add("\nOpen this URL in a browser:\n" + url);
             lines.add("\nAfter the browser flow, call the resume tool with action \"accept\".");
         }
-        else if (hasSchema) {
+        else if (hasSchema && schema != null) {
             lines.add("\nAsk the user for a response matching the requested schema, then call the resume tool.");
             lines.add("\nRequested schema:\n" + JsJson.write(schema, "  ", ""));
         }

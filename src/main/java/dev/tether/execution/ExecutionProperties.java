@@ -2,6 +2,7 @@ package dev.tether.execution;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -35,7 +36,11 @@ public record ExecutionProperties(Duration timeout, DataSize maxOutput, Integer 
         Duration pausedExpiry, Integer maxConcurrent, Integer maxQueued, Integer maxPendingCalls, Integer maxParkedCalls,
         DataSize maxMemory, Integer nice, Boolean durable, DataSize maxJournal) {
 
-    public ExecutionProperties {
+    public ExecutionProperties(@Nullable Duration timeout, @Nullable DataSize maxOutput,
+            @Nullable Integer maxStringLength, @Nullable Integer maxPaused, @Nullable Duration pausedExpiry,
+            @Nullable Integer maxConcurrent, @Nullable Integer maxQueued, @Nullable Integer maxPendingCalls,
+            @Nullable Integer maxParkedCalls, @Nullable DataSize maxMemory, @Nullable Integer nice,
+            @Nullable Boolean durable, @Nullable DataSize maxJournal) {
         timeout = PropertyChecks.positive("tether.execution.timeout", timeout, Duration.ofMinutes(5));
         maxOutput = maxOutput == null ? DataSize.ofMegabytes(1) : maxOutput;
         if (maxOutput.toBytes() < 1 || maxOutput.toBytes() > Integer.MAX_VALUE) {
@@ -64,6 +69,19 @@ public record ExecutionProperties(Duration timeout, DataSize maxOutput, Integer 
         if (maxJournal.toBytes() < DataSize.ofKilobytes(1).toBytes()) {
             throw new IllegalArgumentException("tether.execution.max-journal must be at least 1KB, was " + maxJournal);
         }
+        this.timeout = timeout;
+        this.maxOutput = maxOutput;
+        this.maxStringLength = maxStringLength;
+        this.maxPaused = maxPaused;
+        this.pausedExpiry = pausedExpiry;
+        this.maxConcurrent = maxConcurrent;
+        this.maxQueued = maxQueued;
+        this.maxPendingCalls = maxPendingCalls;
+        this.maxParkedCalls = maxParkedCalls;
+        this.maxMemory = maxMemory;
+        this.nice = nice;
+        this.durable = durable;
+        this.maxJournal = maxJournal;
     }
 
     public static ExecutionProperties defaults() {

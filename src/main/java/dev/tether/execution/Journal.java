@@ -398,7 +398,7 @@ final class Journal {
         if (recorded == null) {
             return "the code made call #" + (call + 1) + ", " + described(address, arguments) + ", which its journal does not have";
         }
-        if (!recorded.text().equals(address) || !Objects.equals(recorded.more(), arguments)) {
+        if (!Objects.requireNonNull(recorded.text()).equals(address) || !Objects.equals(recorded.more(), arguments)) {
             return "call #" + (call + 1) + " is " + described(address, arguments) + " now, where the journal has "
                     + described(recorded.text(), recorded.more());
         }

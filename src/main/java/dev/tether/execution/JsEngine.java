@@ -7,6 +7,7 @@ import org.graalvm.polyglot.HostAccess;
 import org.graalvm.polyglot.PolyglotAccess;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.io.IOAccess;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.stereotype.Component;
 
@@ -18,8 +19,8 @@ import org.springframework.stereotype.Component;
 final class JsEngine implements DisposableBean {
 
     private final ExecutionProperties properties;
-    private volatile Engine engine;
-    private JsUnavailableException unavailable;
+    private volatile @Nullable Engine engine;
+    private @Nullable JsUnavailableException unavailable;
 
     JsEngine(ExecutionProperties properties) {
         this.properties = properties;

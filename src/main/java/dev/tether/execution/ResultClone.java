@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.graalvm.polyglot.Value;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The code's result taken out of the sandbox by Tether, never by the guest's own {@code JSON} functions: a structured
@@ -45,7 +46,7 @@ final class ResultClone {
     }
 
     /** The result as compact JSON, and as Executor's text: a string as it is, anything else as two-space JSON. */
-    record Written(String json, String text) {
+    record Written(String json, @Nullable String text) {
     }
 
     private final long limit;
@@ -67,7 +68,7 @@ final class ResultClone {
         return new Written(json.toString(), text);
     }
 
-    private Object clone(Value value, int depth) {
+    private @Nullable Object clone(@Nullable Value value, int depth) {
         if (value == null || value.isNull()) {
             // GraalJS shows undefined as null too; only its text tells them apart, and no code can change that text.
             return value != null && "undefined".equals(value.toString()) ? ABSENT : count(null, 4);
@@ -124,7 +125,7 @@ final class ResultClone {
         }
     }
 
-    private Object count(Object written, long chars) {
+    private @Nullable Object count(@Nullable Object written, long chars) {
         size += chars;
         if (size > limit) {
             throw new Refused("the result is larger than the output limit of " + limit + " bytes");
@@ -182,7 +183,7 @@ final class ResultClone {
         return sign + text;
     }
 
-    private static void compact(Object tree, StringBuilder out) {
+    private static void compact(@Nullable Object tree, StringBuilder out) {
         if (tree instanceof Map<?, ?> map) {
             out.append('{');
             boolean first = true;
@@ -244,7 +245,7 @@ final class ResultClone {
         }
     }
 
-    private static String scalar(Object tree) {
+    private static String scalar(@Nullable Object tree) {
         if (tree == null) {
             return "null";
         }

@@ -8,6 +8,7 @@ import dev.tether.calls.CallEnvelope;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@code await tools.…(args)} gives the code, as Executor gives it: what {@link dev.tether.calls.ToolCalls#invoke}
@@ -35,7 +36,7 @@ final class ToolEnvelopes {
         return failure("tool_not_found", "Tool not found: " + path, details);
     }
 
-    static String blocked(String path, String pattern) {
+    static String blocked(String path, @Nullable String pattern) {
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("address", "tools." + path);
         details.put("pattern", pattern);
@@ -47,7 +48,7 @@ final class ToolEnvelopes {
         return failure("invalid_tool_arguments", message, null);
     }
 
-    private static String failure(String code, String message, Object details) {
+    private static String failure(String code, String message, @Nullable Object details) {
         return write(CallEnvelope.failure(code, message, details));
     }
 

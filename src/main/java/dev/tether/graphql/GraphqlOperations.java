@@ -5,11 +5,13 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 import graphql.introspection.IntrospectionResultToSchema;
 import graphql.language.Document;
 import graphql.parser.Parser;
+import org.jspecify.annotations.Nullable;
 
 import dev.tether.store.StoredTool;
 
@@ -63,7 +65,7 @@ final class GraphqlOperations {
                     && operations.types.get(rootName) != null && operations.types.get(rootName).get("fields") instanceof List<?> fields) {
                 for (Object field : fields) {
                     Map<String, Object> f = (Map<String, Object>) field;
-                    if (!((String) f.get("name")).startsWith("__")) {
+                    if (!((String) Objects.requireNonNull(f.get("name"))).startsWith("__")) {
                         tools.add(operations.operation(kind, f));
                     }
                 }
@@ -77,7 +79,7 @@ final class GraphqlOperations {
 
     @SuppressWarnings("unchecked")
     private Operation operation(String kind, Map<String, Object> field) {
-        String name = (String) field.get("name");
+        String name = (String) Objects.requireNonNull(field.get("name"));
         List<Map<String, Object>> args = field.get("args") instanceof List<?> a ? (List<Map<String, Object>>) a : List.of();
         List<String> varDefs = new ArrayList<>();
         List<String> argPasses = new ArrayList<>();
@@ -86,7 +88,7 @@ final class GraphqlOperations {
         Set<String> defs = new java.util.LinkedHashSet<>();
         for (Map<String, Object> arg : args) {
             String argName = (String) arg.get("name");
-            Map<String, Object> type = (Map<String, Object>) arg.get("type");
+            Map<String, Object> type = (Map<String, Object>) Objects.requireNonNull(arg.get("type"));
             varDefs.add("$" + argName + ": " + format(type));
             argPasses.add(argName + ": $" + argName);
             Map<String, Object> schema = jsonSchema(type, defs);
@@ -141,7 +143,7 @@ final class GraphqlOperations {
     }
 
     @SuppressWarnings("unchecked")
-    private String selection(Map<String, Object> ref, int depth, Set<String> seen) {
+    private String selection(@Nullable Map<String, Object> ref, int depth, Set<String> seen) {
         if (depth > MAX_DEPTH) {
             return "";
         }
@@ -157,7 +159,7 @@ final class GraphqlOperations {
         List<String> sub = new ArrayList<>();
         for (Object raw : fields) {
             Map<String, Object> f = (Map<String, Object>) raw;
-            String name = (String) f.get("name");
+            String name = (String) Objects.requireNonNull(f.get("name"));
             if (name.startsWith("__")) {
                 continue;
             }
@@ -182,7 +184,7 @@ final class GraphqlOperations {
     }
 
     @SuppressWarnings("unchecked")
-    private static String leafName(Map<String, Object> ref) {
+    private static String leafName(@Nullable Map<String, Object> ref) {
         if (ref == null) {
             return "Unknown";
         }
@@ -256,7 +258,7 @@ final class GraphqlOperations {
             List<String> required = new ArrayList<>();
             for (Object raw : fields) {
                 Map<String, Object> field = (Map<String, Object>) raw;
-                Map<String, Object> fieldType = (Map<String, Object>) field.get("type");
+                Map<String, Object> fieldType = (Map<String, Object>) Objects.requireNonNull(field.get("type"));
                 Map<String, Object> schema = jsonSchema(fieldType, more);
                 if (field.get("description") instanceof String description) {
                     schema.put("description", description);

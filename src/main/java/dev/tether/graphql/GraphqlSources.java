@@ -81,8 +81,9 @@ public final class GraphqlSources {
         String name = request.name() != null && !request.name().isBlank() ? request.name().strip() : slugFor(request.endpoint());
         List<Map<String, Object>> templates = request.authenticationTemplate() == null ? List.of()
                 : AuthTemplates.normalize(request.authenticationTemplate(), OAUTH_KEYS);
-        Mono<Map<String, Object>> introspection = request.introspectionJson() != null
-                ? Mono.fromCallable(() -> parse(request.introspectionJson().getBytes(StandardCharsets.UTF_8), "the given introspection JSON"))
+        String introspectionJson = request.introspectionJson();
+        Mono<Map<String, Object>> introspection = introspectionJson != null
+                ? Mono.fromCallable(() -> parse(introspectionJson.getBytes(StandardCharsets.UTF_8), "the given introspection JSON"))
                 : introspect(request.endpoint(), request.headers(), request.queryParams());
         return introspection.publishOn(Schedulers.boundedElastic())
                 .map(GraphqlOperations::of)

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.StringJoiner;
 
 import org.springframework.http.HttpMethod;
@@ -50,7 +51,7 @@ final class GraphqlTools implements SourceTools {
         return Mono.defer(() -> {
             HttpSourceConfig config = (HttpSourceConfig) integration.config();
             Map<String, Object> variables = new LinkedHashMap<>();
-            for (Object name : (List<Object>) binding.get("variableNames")) {
+            for (Object name : (List<Object>) Objects.requireNonNull(binding.get("variableNames"))) {
                 if (arguments.get(name) != null) {
                     variables.put((String) name, arguments.get(name));
                 }

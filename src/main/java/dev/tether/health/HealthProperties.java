@@ -2,6 +2,7 @@ package dev.tether.health;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import dev.tether.daemon.PropertyChecks;
@@ -19,10 +20,13 @@ import dev.tether.daemon.PropertyChecks;
 @ConfigurationProperties("tether.health")
 public record HealthProperties(Duration timeout, Integer concurrency, Duration linger) {
 
-    public HealthProperties {
+    public HealthProperties(@Nullable Duration timeout, @Nullable Integer concurrency, @Nullable Duration linger) {
         timeout = PropertyChecks.positive("tether.health.timeout", timeout, Duration.ofSeconds(20));
         concurrency = PropertyChecks.atLeastOne("tether.health.concurrency", concurrency, 8);
         linger = PropertyChecks.notNegative("tether.health.linger", linger, Duration.ofMillis(250));
+        this.timeout = timeout;
+        this.concurrency = concurrency;
+        this.linger = linger;
     }
 
     public static HealthProperties defaults() {

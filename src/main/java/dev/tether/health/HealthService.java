@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
@@ -12,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -74,7 +76,7 @@ public final class HealthService implements SmartLifecycle {
     private final Sinks.Many<Generation> generations = Sinks.many().unicast().onBackpressureBuffer();
     private final AtomicLong generationIds = new AtomicLong();
     private final Map<String, Counter> checks = new ConcurrentHashMap<>();
-    private volatile Disposable generationRunner;
+    private volatile @Nullable Disposable generationRunner;
 
     public HealthService(SessionPool sessions, ConnectionStore connections, HealthProperties properties, Clock clock,
             MeterRegistry registry, OwnerChecks owners) {
@@ -213,7 +215,8 @@ public final class HealthService implements SmartLifecycle {
                 .then(Mono.fromSupplier(() -> HealthVerdict.healthy(clock.millis())))
                 // An HTTP source has no server to ping and no health probe in Executor either: its state is unknown.
                 .onErrorResume(NotAnMcpServerException.class,
-                        error -> Mono.fromSupplier(() -> new HealthVerdict("unknown", clock.millis(), Optional.of(error.getMessage()))))
+                        error -> Mono.fromSupplier(() -> new HealthVerdict("unknown", clock.millis(),
+                                Optional.of(Objects.requireNonNull(error.getMessage())))))
                 .onErrorResume(error -> !isLookupFailure(error),
                         error -> Mono.fromSupplier(() -> verdict(error)))
                 .flatMap(verdict -> connections.saveHealth(key, verdict).thenReturn(verdict))
@@ -238,13 +241,13 @@ public final class HealthService implements SmartLifecycle {
     private HealthVerdict verdict(Throwable error) {
         for (Throwable e = error; e != null; e = e.getCause() == e ? null : e.getCause()) {
             if (e instanceof AuthorizationExpiredException expired) {
-                return HealthVerdict.expired(clock.millis(), expired.getMessage());
+                return HealthVerdict.expired(clock.millis(), Objects.requireNonNull(expired.getMessage()));
             }
         }
-        return HealthVerdict.degraded(clock.millis(), describe(error));
+        return HealthVerdict.degraded(clock.millis(), Objects.requireNonNull(describe(error)));
     }
 
-    private String describe(Throwable error) {
+    private @Nullable String describe(Throwable error) {
         return error instanceof TimeoutException
                 ? "health check timed out after " + properties.timeout().toMillis() + "ms waiting for the server to start"
                 : error.getMessage();

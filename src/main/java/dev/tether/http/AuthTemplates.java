@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
@@ -49,7 +50,7 @@ public final class AuthTemplates {
                 method.put("placements", placements);
             }
             else if ("oauth2".equals(fields.get("kind")) || "none".equals(fields.get("kind"))) {
-                kind = (String) fields.get("kind");
+                kind = (String) Objects.requireNonNull(fields.get("kind"));
                 method.put("kind", kind);
                 if (kind.equals("oauth2")) {
                     for (String key : oauthKeys) {
@@ -83,7 +84,7 @@ public final class AuthTemplates {
         for (Map<String, Object> method : incoming) {
             int at = -1;
             for (int i = 0; i < merged.size(); i++) {
-                if (merged.get(i).get("slug").equals(method.get("slug"))) {
+                if (Objects.requireNonNull(merged.get(i).get("slug")).equals(method.get("slug"))) {
                     at = i;
                 }
             }
@@ -148,7 +149,7 @@ public final class AuthTemplates {
             throw new InvalidTemplateException("connection_template_unknown", "Source \"" + source
                     + "\" has no authentication method \"" + template + "\"");
         }
-        switch ((String) method.get("kind")) {
+        switch ((String) Objects.requireNonNull(method.get("kind"))) {
             case "none" -> {
             }
             case "oauth2" -> {
@@ -157,7 +158,7 @@ public final class AuthTemplates {
                 return new Rendered(headers, query, new BearerPlacement(header, prefix));
             }
             default -> {
-                for (Map<String, Object> placement : (List<Map<String, Object>>) method.get("placements")) {
+                for (Map<String, Object> placement : (List<Map<String, Object>>) Objects.requireNonNull(method.get("placements"))) {
                     String rendered;
                     if (placement.get("literal") instanceof String literal) {
                         rendered = literal;
@@ -181,7 +182,7 @@ public final class AuthTemplates {
         return new Rendered(headers, query);
     }
 
-    private static void placements(List<Map<String, Object>> placements, String carrier, Object entries, String at) {
+    private static void placements(List<Map<String, Object>> placements, String carrier, @Nullable Object entries, String at) {
         if (entries == null) {
             return;
         }

@@ -2,6 +2,7 @@ package dev.tether.http;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -24,7 +25,9 @@ public record HttpProperties(Duration connectTimeout, Duration responseTimeout, 
         DataSize maxResponseSize, DataSize maxDocumentSize, Integer maxRedirects, Integer maxConnections,
         Duration maxIdleTime) {
 
-    public HttpProperties {
+    public HttpProperties(@Nullable Duration connectTimeout, @Nullable Duration responseTimeout,
+            @Nullable Duration callTimeout, @Nullable DataSize maxResponseSize, @Nullable DataSize maxDocumentSize,
+            @Nullable Integer maxRedirects, @Nullable Integer maxConnections, @Nullable Duration maxIdleTime) {
         connectTimeout = PropertyChecks.positive("tether.http.connect-timeout", connectTimeout, Duration.ofSeconds(10));
         responseTimeout = PropertyChecks.positive("tether.http.response-timeout", responseTimeout, Duration.ofSeconds(30));
         callTimeout = PropertyChecks.positive("tether.http.call-timeout", callTimeout, Duration.ofSeconds(60));
@@ -36,13 +39,21 @@ public record HttpProperties(Duration connectTimeout, Duration responseTimeout, 
         }
         maxConnections = PropertyChecks.atLeastOne("tether.http.max-connections", maxConnections, 64);
         maxIdleTime = PropertyChecks.positive("tether.http.max-idle-time", maxIdleTime, Duration.ofSeconds(20));
+        this.connectTimeout = connectTimeout;
+        this.responseTimeout = responseTimeout;
+        this.callTimeout = callTimeout;
+        this.maxResponseSize = maxResponseSize;
+        this.maxDocumentSize = maxDocumentSize;
+        this.maxRedirects = maxRedirects;
+        this.maxConnections = maxConnections;
+        this.maxIdleTime = maxIdleTime;
     }
 
     public static HttpProperties defaults() {
         return new HttpProperties(null, null, null, null, null, null, null, null);
     }
 
-    private static DataSize size(String property, DataSize value, DataSize fallback) {
+    private static DataSize size(String property, @Nullable DataSize value, DataSize fallback) {
         DataSize setting = value == null ? fallback : value;
         if (setting.toBytes() < 1 || setting.toBytes() > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException(property + " must be between 1 byte and 2 GB, was " + setting);

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.TimeoutException;
 
 import io.netty.channel.ChannelOption;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpMethod;
@@ -55,7 +56,7 @@ public final class HttpSourceClient implements DisposableBean {
      * Sends a request and reads its answer whole, at most {@code max-response-size} bytes. Fails with
      * {@link UpstreamException} when there is no answer in time, no connection, or too large an answer.
      */
-    public Mono<HttpAnswer> exchange(HttpMethod method, URI uri, Map<String, String> headers, byte[] body) {
+    public Mono<HttpAnswer> exchange(HttpMethod method, URI uri, Map<String, String> headers, byte @Nullable [] body) {
         return exchange(method, uri, headers, body, (int) properties.maxResponseSize().toBytes());
     }
 
@@ -82,7 +83,7 @@ public final class HttpSourceClient implements DisposableBean {
         return (int) properties.maxDocumentSize().toBytes();
     }
 
-    private Mono<HttpAnswer> exchange(HttpMethod method, URI uri, Map<String, String> headers, byte[] body, int maxBytes) {
+    private Mono<HttpAnswer> exchange(HttpMethod method, URI uri, Map<String, String> headers, byte @Nullable [] body, int maxBytes) {
         WebClient.RequestBodySpec request = web.method(method).uri(uri).headers(h -> headers.forEach(h::set));
         WebClient.RequestHeadersSpec<?> sent = body == null ? request : request.bodyValue(body);
         return sent.exchangeToMono(response -> read(response, maxBytes))

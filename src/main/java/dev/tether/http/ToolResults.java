@@ -3,13 +3,15 @@ package dev.tether.http;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /** Executor's {@code ToolResult} shapes, as code sees them. */
 public final class ToolResults {
 
     private ToolResults() {
     }
 
-    public static Map<String, Object> ok(Object data, HttpAnswer answer) {
+    public static Map<String, Object> ok(@Nullable Object data, HttpAnswer answer) {
         Map<String, Object> http = new LinkedHashMap<>();
         http.put("status", answer.status());
         http.put("headers", answer.headers());
@@ -20,7 +22,7 @@ public final class ToolResults {
         return ok;
     }
 
-    public static Map<String, Object> fail(String code, String message, Integer status, Object details) {
+    public static Map<String, Object> fail(String code, @Nullable String message, @Nullable Integer status, @Nullable Object details) {
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("code", code);
         error.put("message", message);
@@ -37,7 +39,7 @@ public final class ToolResults {
     }
 
     /** Executor's pick of a message from an error body: its {@code message}, {@code error}, {@code detail}, ... */
-    public static String upstreamMessage(Object body, int status) {
+    public static String upstreamMessage(@Nullable Object body, int status) {
         if (body instanceof String text && !text.isEmpty()) {
             return text;
         }

@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Executor's HTTP auth methods of an integration ({@code authenticationTemplate}), as JSON maps in Executor's shapes:
  * {@code {slug, kind: "none"}}, {@code {slug, kind: "oauth2"}} and {@code {slug, kind: "apikey", label?, placements}}
@@ -170,7 +172,7 @@ public final class AuthMethods {
         return canonical;
     }
 
-    private static List<Map<String, Object>> placements(String carrier, Object values, String where) {
+    private static List<Map<String, Object>> placements(String carrier, @Nullable Object values, String where) {
         if (values == null) {
             return List.of();
         }

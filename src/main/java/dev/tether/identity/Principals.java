@@ -43,7 +43,7 @@ public final class Principals {
     }
 
     public static Principal of(ContextView context) {
-        return context.getOrDefault(KEY, Principal.DAEMON);
+        return Objects.requireNonNull(context.getOrDefault(KEY, Principal.DAEMON));
     }
 
     /** For {@code contextWrite}: runs what is upstream as {@code principal}. */

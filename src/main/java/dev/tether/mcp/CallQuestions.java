@@ -13,6 +13,7 @@ import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.ElicitRequest;
 import io.modelcontextprotocol.spec.McpSchema.ElicitResult;
 import io.modelcontextprotocol.spec.McpSchema.ElicitUrlRequest;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -110,7 +111,7 @@ final class CallQuestions {
         }
     }
 
-    private static String host(String url) {
+    private static @Nullable String host(String url) {
         try {
             return URI.create(url).getHost();
         }

@@ -50,7 +50,7 @@ final class ChildProcessTransport implements McpClientTransport {
     /** The server's failure once known, for the calls that start after it. */
     private volatile @Nullable McpServerException failed;
     private volatile boolean closed;
-    private volatile Disposable inbound;
+    private volatile @Nullable Disposable inbound;
     /** {@code tools/call}s sent by {@link #callTool} and not answered yet, by request id. */
     private final Map<String, MonoSink<ToolAnswer>> calls = new ConcurrentHashMap<>();
     private final AtomicLong callIds = new AtomicLong();
@@ -132,7 +132,10 @@ final class ChildProcessTransport implements McpClientTransport {
             return false;
         }
         ResponseScan scan = ResponseScan.of(line);
-        MonoSink<ToolAnswer> call = scan == null || scan.id() == null ? null : calls.remove(scan.id());
+        if (scan == null || scan.id() == null) {
+            return false;
+        }
+        MonoSink<ToolAnswer> call = calls.remove(scan.id());
         if (call == null) {
             return false;
         }

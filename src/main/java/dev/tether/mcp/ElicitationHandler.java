@@ -1,11 +1,13 @@
 package dev.tether.mcp;
 
+import java.util.Objects;
 import java.util.function.Function;
 
 import io.modelcontextprotocol.spec.McpSchema.ElicitRequest;
 import io.modelcontextprotocol.spec.McpSchema.ElicitResult;
 import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
+import reactor.util.context.ContextView;
 
 /**
  * Answers a server's {@code elicitation/create} (a form to fill in, or a URL to visit) asked during a tool call.
@@ -21,6 +23,11 @@ public interface ElicitationHandler {
 
     /** Accepts with no content, as Executor does where no user can be asked. */
     ElicitationHandler ACCEPT_ALL = request -> Mono.just(new ElicitResult(ElicitResult.Action.ACCEPT, null));
+
+    /** The handler a subscriber put in its context; {@link #ACCEPT_ALL} when it put none. */
+    static ElicitationHandler of(ContextView context) {
+        return Objects.requireNonNull(context.getOrDefault(ElicitationHandler.class, ACCEPT_ALL));
+    }
 
     /**
      * The user's answer. The URL of a URL elicitation is http or https (others never get here); the call's timeout

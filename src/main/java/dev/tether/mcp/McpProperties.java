@@ -2,6 +2,7 @@ package dev.tether.mcp;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import dev.tether.daemon.PropertyChecks;
@@ -20,12 +21,18 @@ import dev.tether.daemon.PropertyChecks;
 public record McpProperties(Duration discoveryTimeout, Duration pingTimeout, Duration callTimeout, Integer maxToolPages,
         Duration closeTimeout) {
 
-    public McpProperties {
+    public McpProperties(@Nullable Duration discoveryTimeout, @Nullable Duration pingTimeout,
+            @Nullable Duration callTimeout, @Nullable Integer maxToolPages, @Nullable Duration closeTimeout) {
         discoveryTimeout = PropertyChecks.positive("tether.mcp.discovery-timeout", discoveryTimeout, Duration.ofSeconds(15));
         pingTimeout = PropertyChecks.positive("tether.mcp.ping-timeout", pingTimeout, Duration.ofSeconds(10));
         callTimeout = PropertyChecks.positive("tether.mcp.call-timeout", callTimeout, Duration.ofSeconds(60));
         maxToolPages = PropertyChecks.atLeastOne("tether.mcp.max-tool-pages", maxToolPages, 100);
         closeTimeout = PropertyChecks.positive("tether.mcp.close-timeout", closeTimeout, Duration.ofSeconds(5));
+        this.discoveryTimeout = discoveryTimeout;
+        this.pingTimeout = pingTimeout;
+        this.callTimeout = callTimeout;
+        this.maxToolPages = maxToolPages;
+        this.closeTimeout = closeTimeout;
     }
 
     public static McpProperties defaults() {

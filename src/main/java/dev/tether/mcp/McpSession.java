@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -172,7 +173,7 @@ public final class McpSession {
         if (stateless != null) {
             StatelessServerClient modern = stateless;
             return masked(renewingOnRefusal(() -> Mono.deferContextual(context -> questions.during(
-                    context.<ElicitationHandler>getOrDefault(ElicitationHandler.class, ElicitationHandler.ACCEPT_ALL),
+                    ElicitationHandler.of(context),
                     asker -> limited(watched(modern.callTool(tool, arguments, asker::ask,
                                     context.<ProgressListener>getOrEmpty(ProgressListener.class).orElse(null))),
                             "tools/call " + tool, properties.callTimeout(), asker.deadline(properties.callTimeout(), RequestTimer.SHARED)))))
@@ -223,7 +224,7 @@ public final class McpSession {
      */
     private Mono<ToolAnswer> call(String tool, Map<String, Object> arguments, @Nullable String progressToken) {
         return Mono.deferContextual(context -> {
-            ElicitationHandler handler = context.getOrDefault(ElicitationHandler.class, ElicitationHandler.ACCEPT_ALL);
+            ElicitationHandler handler = ElicitationHandler.of(context);
             return handler == ElicitationHandler.ACCEPT_ALL ? call(tool, arguments, progressToken, null)
                     : questions.during(handler, asker -> call(tool, arguments, progressToken, asker));
         });
@@ -248,7 +249,8 @@ public final class McpSession {
                             .map(ToolAnswer::of);
                 },
                 slot -> Mono.empty(),
-                (slot, error) -> error instanceof McpTimeoutException ? abandon(slot, error.getMessage()) : Mono.empty(),
+                (slot, error) -> error instanceof McpTimeoutException
+                        ? abandon(slot, Objects.requireNonNull(error.getMessage())) : Mono.empty(),
                 slot -> abandon(slot, "cancelled by the client"));
     }
 

@@ -8,6 +8,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Takes out of a text every value Tether itself handed a server: the environment values of a stdio child, the
  * header and query values of a remote server. A child that prints its environment on stderr, or an HTTP error
@@ -96,7 +98,7 @@ final class Redaction {
         return scrubbed;
     }
 
-    boolean changes(String text) {
+    boolean changes(@Nullable String text) {
         return text != null && values.stream().anyMatch(text::contains);
     }
 

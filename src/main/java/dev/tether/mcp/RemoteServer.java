@@ -8,6 +8,7 @@ import java.util.regex.Pattern;
 
 import io.modelcontextprotocol.client.transport.McpHttpClientTransportAuthorizationException;
 import io.modelcontextprotocol.modern.client.transport.McpHttpStatusException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An MCP server reached over HTTP.
@@ -45,7 +46,7 @@ public record RemoteServer(String name, URI endpoint, Transport transport, Map<S
      * Whether a failure to talk to a remote server means it answered, but wants credentials first (401, 403): in the
      * handshake era's transports, and in MCP 2026-07-28's, which reports the status as {@link McpHttpStatusException}.
      */
-    public static boolean wantsCredentials(Throwable failure) {
+    public static boolean wantsCredentials(@Nullable Throwable failure) {
         for (Throwable e = failure; e != null; e = e.getCause() == e ? null : e.getCause()) {
             if (e instanceof McpHttpClientTransportAuthorizationException || e instanceof AuthorizationExpiredException
                     || e instanceof McpHttpStatusException status && (status.statusCode() == 401 || status.statusCode() == 403)

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
 
@@ -50,7 +51,7 @@ public final class RequestTimer implements Scheduler {
      */
     @Override
     public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
-        AtomicReference<Runnable> armed = new AtomicReference<>(task);
+        AtomicReference<@Nullable Runnable> armed = new AtomicReference<>(task);
         Timeout timeout = wheel.newTimeout(ignored -> {
             Runnable due = armed.getAndSet(null);
             if (due != null) {

@@ -1,5 +1,6 @@
 package dev.tether.mcp;
 
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -46,7 +47,7 @@ final class SentBearer {
 
     /** Which renewal a request about to be sent gets its token from. */
     long generation() {
-        return current.get().generation();
+        return Objects.requireNonNull(current.get()).generation();
     }
 
     /**
@@ -58,7 +59,7 @@ final class SentBearer {
             return Mono.just(false);
         }
         BearerToken tokens = source.get();
-        Renewal now = current.get();
+        Renewal now = Objects.requireNonNull(current.get());
         if (now.generation() > sentUnder) {
             return now.done();
         }
@@ -67,6 +68,6 @@ final class SentBearer {
             String refused = lastSent.get();
             return refused == null ? tokens.token() : tokens.renewed(refused);
         }).thenReturn(true).cache());
-        return current.compareAndSet(now, next) ? next.done() : current.get().done();
+        return current.compareAndSet(now, next) ? next.done() : Objects.requireNonNull(current.get()).done();
     }
 }

@@ -2,6 +2,8 @@ package dev.tether.oauth;
 
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An OAuth operation failed in a way the user can act on, tagged as Executor tags it: {@code OAuthProbeError},
  * {@code OAuthRegisterDynamicError}, {@code OAuthStartError}, {@code OAuthCompleteError}. The message never
@@ -17,11 +19,11 @@ public final class OAuthException extends RuntimeException {
     private final String tag;
     private final Optional<Boolean> restartRequired;
 
-    OAuthException(String tag, String message) {
+    OAuthException(String tag, @Nullable String message) {
         this(tag, message, Optional.empty());
     }
 
-    OAuthException(String tag, String message, Optional<Boolean> restartRequired) {
+    OAuthException(String tag, @Nullable String message, Optional<Boolean> restartRequired) {
         super(message);
         this.tag = tag;
         this.restartRequired = restartRequired;

@@ -9,6 +9,7 @@ import java.time.Clock;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -253,13 +254,13 @@ public final class OAuthFlows {
             boolean known = session != null;
             String why = error.map(e -> "the authorization server answered " + e + errorDescription.map(d -> ": " + d).orElse(""))
                     .orElse("the authorization server sent no code");
-            if (known) {
+            if (session != null) {
                 // An error from another issuer is a mix-up's, and its text the attacker's: the mismatch is what to tell.
                 try {
                     session.checkIssuer(iss);
                 }
                 catch (IssuerMismatchException ex) {
-                    why = ex.getMessage();
+                    why = Objects.requireNonNull(ex.getMessage());
                 }
             }
             Outcome outcome = new Outcome(state, Optional.empty(), known ? "Could not complete authentication"
@@ -296,7 +297,8 @@ public final class OAuthFlows {
             return new Outcome(state, Optional.empty(), "OAuth session expired or not found", Optional.of("State: " + state));
         }
         if (failure instanceof OAuthException oauth) {
-            return new Outcome(state, Optional.empty(), "Could not complete authentication", Optional.of(oauth.getMessage()));
+            return new Outcome(state, Optional.empty(), "Could not complete authentication",
+                    Optional.of(Objects.requireNonNull(oauth.getMessage())));
         }
         log.error("OAuth callback failed for an unexpected reason", failure);
         return new Outcome(state, Optional.empty(), "Authentication failed", Optional.empty());

@@ -30,7 +30,9 @@ import dev.tether.daemon.PropertyChecks;
 public record OAuthProperties(@Nullable String webBaseUrl, Duration sessionTtl, Duration resultTtl, Duration timeout,
         DataSize maxResponseSize, Duration refreshSkew, @Nullable String publicBaseUrl) {
 
-    public OAuthProperties {
+    public OAuthProperties(@Nullable String webBaseUrl, @Nullable Duration sessionTtl, @Nullable Duration resultTtl,
+            @Nullable Duration timeout, @Nullable DataSize maxResponseSize, @Nullable Duration refreshSkew,
+            @Nullable String publicBaseUrl) {
         webBaseUrl = webBaseUrl == null || webBaseUrl.isBlank() ? System.getenv("EXECUTOR_WEB_BASE_URL") : webBaseUrl;
         webBaseUrl = webBaseUrl == null || webBaseUrl.isBlank() ? null : webBaseUrl.strip().replaceAll("/+$", "");
         sessionTtl = PropertyChecks.positive("tether.oauth.session-ttl", sessionTtl, Duration.ofMinutes(15));
@@ -42,6 +44,13 @@ public record OAuthProperties(@Nullable String webBaseUrl, Duration sessionTtl, 
         }
         refreshSkew = PropertyChecks.notNegative("tether.oauth.refresh-skew", refreshSkew, Duration.ofSeconds(60));
         publicBaseUrl = publicBaseUrl == null || publicBaseUrl.isBlank() ? null : checkPublicBase(publicBaseUrl.strip().replaceAll("/+$", ""));
+        this.webBaseUrl = webBaseUrl;
+        this.sessionTtl = sessionTtl;
+        this.resultTtl = resultTtl;
+        this.timeout = timeout;
+        this.maxResponseSize = maxResponseSize;
+        this.refreshSkew = refreshSkew;
+        this.publicBaseUrl = publicBaseUrl;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.tether.onepassword;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether the configured 1Password binding answers, as Executor reports it.
@@ -10,7 +11,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param error     why not, when not
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record ConnectionStatus(boolean connected, String vaultName, String error) {
+public record ConnectionStatus(boolean connected, @Nullable String vaultName, @Nullable String error) {
 
     static ConnectionStatus notConfigured() {
         return new ConnectionStatus(false, null, "Not configured");

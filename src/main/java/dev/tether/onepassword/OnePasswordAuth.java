@@ -4,6 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * How to reach 1Password, as Executor's plugin takes it: the desktop app signed in to an account, or a service
  * account's token.
@@ -12,13 +14,13 @@ import java.util.Optional;
  * @param accountName the desktop app's account (e.g. {@code my.1password.com}); null for a service account
  * @param token       the service account's token; null for the desktop app. Never shown back.
  */
-public record OnePasswordAuth(String kind, String accountName, String token) {
+public record OnePasswordAuth(String kind, @Nullable String accountName, @Nullable String token) {
 
     public static final String DESKTOP_APP = "desktop-app";
     public static final String SERVICE_ACCOUNT = "service-account";
 
     /** Reads Executor's JSON shape; empty when it is not one of the two kinds with its one field a string. */
-    static Optional<OnePasswordAuth> of(Object value) {
+    static Optional<OnePasswordAuth> of(@Nullable Object value) {
         if (!(value instanceof Map<?, ?> auth)) {
             return Optional.empty();
         }

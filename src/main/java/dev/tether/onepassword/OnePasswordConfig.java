@@ -4,6 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The 1Password binding Executor keeps: how to reach it, the vault to use and a label.
  *
@@ -14,7 +16,7 @@ import java.util.Optional;
 public record OnePasswordConfig(OnePasswordAuth auth, String vaultId, String name) {
 
     /** Reads Executor's JSON shape ({@code {auth, vaultId, name}}); empty when it is not that. */
-    public static Optional<OnePasswordConfig> of(Object value) {
+    public static Optional<OnePasswordConfig> of(@Nullable Object value) {
         if (!(value instanceof Map<?, ?> config) || !(config.get("vaultId") instanceof String vaultId)
                 || !(config.get("name") instanceof String name)) {
             return Optional.empty();

@@ -81,7 +81,8 @@ final class GoogleDiscovery {
         }
         String servicePath = document.path("servicePath").isTextual() ? document.get("servicePath").asText().strip() : "";
         String baseUrl = baseUrl(rootUrl, servicePath);
-        String title = trimmed(document.get("title")) != null ? trimmed(document.get("title")) : service + " " + version;
+        String givenTitle = trimmed(document.get("title"));
+        String title = givenTitle != null ? givenTitle : service + " " + version;
 
         Map<String, Map<String, Object>> paths = new LinkedHashMap<>();
         for (JsonNode method : methods(document)) {

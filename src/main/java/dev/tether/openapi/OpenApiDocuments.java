@@ -15,6 +15,7 @@ import io.swagger.v3.core.util.Yaml;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.parser.core.models.ParseOptions;
 import io.swagger.v3.parser.core.models.SwaggerParseResult;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads specs with swagger-parser: OpenAPI 3.0 and 3.1, and Swagger 2.0 converted to OpenAPI 3. A spec never makes
@@ -107,7 +108,7 @@ final class OpenApiDocuments {
         }
     }
 
-    private static String firstLine(String message) {
+    private static String firstLine(@Nullable String message) {
         if (message == null) {
             return "unreadable";
         }

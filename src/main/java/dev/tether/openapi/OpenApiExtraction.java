@@ -7,7 +7,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.tether.store.StoredTool;
 
@@ -25,12 +28,12 @@ final class OpenApiExtraction {
     private static final Set<String> LOCATIONS = Set.of("path", "query", "header", "cookie");
 
     /** One operation: its tool and what its request needs. */
-    record Operation(String operationId, String method, String path, String summary, List<String> tags,
+    record Operation(String operationId, String method, String path, @Nullable String summary, List<String> tags,
             boolean deprecated, StoredTool tool, Map<String, Object> binding) {
     }
 
     /** A document's title, version, servers and operations, in Executor's order: by path, then by method. */
-    record Extracted(String title, String version, List<Map<String, Object>> servers, List<Operation> operations) {
+    record Extracted(@Nullable String title, @Nullable String version, List<Map<String, Object>> servers, List<Operation> operations) {
 
         /** The operations by tool path, as their tools are listed. */
         List<Operation> byToolPath() {
@@ -85,15 +88,15 @@ final class OpenApiExtraction {
         final Map<String, Object> operation;
         final List<String> tags;
         final Map<String, Object> inputSchema;
-        final Map<String, Object> outputSchema;
+        final @Nullable Map<String, Object> outputSchema;
         final Map<String, Object> binding;
-        String group;
-        String leaf;
-        String version;
-        String toolPath;
+        String group = "";
+        String leaf = "";
+        @Nullable String version;
+        String toolPath = "";
 
         Draft(String path, String method, String operationId, Map<String, Object> operation, List<String> tags,
-                Map<String, Object> inputSchema, Map<String, Object> outputSchema, Map<String, Object> binding) {
+                Map<String, Object> inputSchema, @Nullable Map<String, Object> outputSchema, Map<String, Object> binding) {
             this.path = path;
             this.method = method;
             this.operationId = operationId;
@@ -151,7 +154,7 @@ final class OpenApiExtraction {
             }
             Object schema = parameter.get("schema") instanceof Map<?, ?> s ? s : Map.of("type", "string");
             properties.put(name, schema);
-            boolean mandatory = in.equals("path") || Boolean.TRUE.equals(parameter.get("required"));
+            boolean mandatory = Objects.requireNonNull(in).equals("path") || Boolean.TRUE.equals(parameter.get("required"));
             if (mandatory) {
                 required.add(name);
             }
@@ -207,7 +210,8 @@ final class OpenApiExtraction {
         }
         inputSchema.put("additionalProperties", false);
 
-        String pathTemplate = text(operation.get("x-executor-pathTemplate")) != null ? text(operation.get("x-executor-pathTemplate")).strip() : path;
+        String givenTemplate = text(operation.get("x-executor-pathTemplate"));
+        String pathTemplate = givenTemplate != null ? givenTemplate.strip() : path;
         Map<String, Object> binding = new LinkedHashMap<>();
         binding.put("method", method);
         binding.put("pathTemplate", pathTemplate);
@@ -238,7 +242,7 @@ final class OpenApiExtraction {
     }
 
     @SuppressWarnings("unchecked")
-    private Map<String, Object> outputSchema(Map<String, Object> operation) {
+    private @Nullable Map<String, Object> outputSchema(Map<String, Object> operation) {
         if (!(operation.get("responses") instanceof Map<?, ?> responses)) {
             return null;
         }
@@ -258,7 +262,7 @@ final class OpenApiExtraction {
         return null;
     }
 
-    private static Object preferred(Map<String, Object> content) {
+    private static @Nullable Object preferred(Map<String, Object> content) {
         for (String type : content.keySet()) {
             if (type.equals("application/json")) {
                 return content.get(type);
@@ -305,7 +309,7 @@ final class OpenApiExtraction {
         }
     }
 
-    private static String text(Object value) {
+    private static @Nullable String text(@Nullable Object value) {
         return value instanceof String text ? text : null;
     }
 }

@@ -5,8 +5,11 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@code previewSpec} answers, as Executor 1.5.9: title, version, servers, operations, tags, security schemes,
@@ -56,9 +59,9 @@ final class OpenApiPreview {
         List<Map<String, Object>> presets = headerPresets(schemes, strategies(doc, schemes));
         for (int i = 0; i < presets.size(); i++) {
             Map<String, Object> preset = presets.get(i);
-            String label = ((String) preset.get("label")).toLowerCase(java.util.Locale.ROOT);
+            String label = ((String) Objects.requireNonNull(preset.get("label"))).toLowerCase(java.util.Locale.ROOT);
             List<Map<String, Object>> placements = new ArrayList<>();
-            for (String header : (List<String>) preset.get("secretHeaders")) {
+            for (String header : (List<String>) Objects.requireNonNull(preset.get("secretHeaders"))) {
                 Map<String, Object> placement = new LinkedHashMap<>();
                 placement.put("carrier", "header");
                 placement.put("name", header);
@@ -73,7 +76,7 @@ final class OpenApiPreview {
             templates.add(new LinkedHashMap<>(Map.of("slug", "apikey-" + i, "kind", "apikey", "placements", placements)));
         }
         for (Map<String, Object> preset : oauth2Presets(schemes)) {
-            Set<String> scopes = new LinkedHashSet<>(((Map<String, Object>) preset.get("scopes")).keySet());
+            Set<String> scopes = new LinkedHashSet<>(((Map<String, Object>) Objects.requireNonNull(preset.get("scopes"))).keySet());
             if ("auto".equals(preset.get("identityScopes"))) {
                 scopes.addAll(List.of("openid", "email", "profile"));
             }
@@ -99,7 +102,8 @@ final class OpenApiPreview {
                 Map<String, Object> shown = new LinkedHashMap<>();
                 shown.put("name", name);
                 shown.put("type", type);
-                shown.put("scheme", text(scheme.get("scheme")) == null ? null : text(scheme.get("scheme")).toLowerCase(java.util.Locale.ROOT));
+                String httpScheme = text(scheme.get("scheme"));
+                shown.put("scheme", httpScheme == null ? null : httpScheme.toLowerCase(java.util.Locale.ROOT));
                 shown.put("bearerFormat", text(scheme.get("bearerFormat")));
                 shown.put("in", text(scheme.get("in")));
                 shown.put("headerName", type.equals("apiKey") && "header".equals(scheme.get("in")) ? text(scheme.get("name")) : null);
@@ -113,7 +117,7 @@ final class OpenApiPreview {
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> flows(Object raw) {
+    private static @Nullable Map<String, Object> flows(@Nullable Object raw) {
         if (!(raw instanceof Map<?, ?> flows)) {
             return null;
         }
@@ -160,7 +164,7 @@ final class OpenApiPreview {
         List<Map<String, Object>> presets = new ArrayList<>();
         strategies:
         for (Map<String, Object> strategy : strategies) {
-            List<Map<String, Object>> resolved = ((List<String>) strategy.get("schemes")).stream().map(byName::get)
+            List<Map<String, Object>> resolved = ((List<String>) Objects.requireNonNull(strategy.get("schemes"))).stream().map(byName::get)
                     .filter(java.util.Objects::nonNull).toList();
             if (resolved.isEmpty()) {
                 continue;
@@ -171,7 +175,7 @@ final class OpenApiPreview {
             for (Map<String, Object> scheme : resolved) {
                 String type = (String) scheme.get("type");
                 String kind = scheme.get("scheme") == null ? "" : (String) scheme.get("scheme");
-                if (type.equals("http") && kind.equals("bearer")) {
+                if (Objects.requireNonNull(type).equals("http") && kind.equals("bearer")) {
                     headers.put("Authorization", null);
                     secretHeaders.add("Authorization");
                     labels.add("Bearer Token");
@@ -243,7 +247,7 @@ final class OpenApiPreview {
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, String> scopes(Object raw) {
+    private static Map<String, String> scopes(@Nullable Object raw) {
         Map<String, String> scopes = new LinkedHashMap<>();
         if (raw instanceof Map<?, ?> map) {
             ((Map<String, Object>) map).forEach((scope, description) -> {
@@ -255,7 +259,7 @@ final class OpenApiPreview {
         return scopes;
     }
 
-    private static String text(Object value) {
+    private static @Nullable String text(@Nullable Object value) {
         return value instanceof String text ? text : null;
     }
 }

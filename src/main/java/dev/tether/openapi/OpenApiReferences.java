@@ -27,7 +27,7 @@ final class OpenApiReferences {
     }
 
     /** An object with its {@code $ref} followed inside the document (a schema's references stay references). */
-    @Nullable Object resolve(Object value) {
+    @Nullable Object resolve(@Nullable Object value) {
         Object current = value;
         for (int depth = 0; depth < MAX_REF_DEPTH; depth++) {
             if (!(current instanceof Map<?, ?> map) || !(map.get("$ref") instanceof String ref)) {

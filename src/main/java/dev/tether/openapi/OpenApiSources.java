@@ -50,9 +50,16 @@ public final class OpenApiSources {
     public record AddSpec(SpecInput spec, String slug, @Nullable String description, @Nullable String baseUrl,
             Map<String, String> headers, Map<String, String> queryParams, @Nullable List<?> authenticationTemplate) {
 
-        public AddSpec {
-            headers = headers == null ? Map.of() : headers;
-            queryParams = queryParams == null ? Map.of() : queryParams;
+        public AddSpec(SpecInput spec, String slug, @Nullable String description, @Nullable String baseUrl,
+                @Nullable Map<String, String> headers, @Nullable Map<String, String> queryParams,
+                @Nullable List<?> authenticationTemplate) {
+            this.spec = spec;
+            this.slug = slug;
+            this.description = description;
+            this.baseUrl = baseUrl;
+            this.headers = headers == null ? Map.of() : headers;
+            this.queryParams = queryParams == null ? Map.of() : queryParams;
+            this.authenticationTemplate = authenticationTemplate;
         }
     }
 

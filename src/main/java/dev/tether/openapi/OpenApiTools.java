@@ -7,10 +7,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.StringJoiner;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpMethod;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
@@ -74,22 +76,22 @@ final class OpenApiTools implements SourceTools {
         });
     }
 
-    private record Request(HttpMethod method, URI uri, Map<String, String> headers, byte[] body) {
+    private record Request(HttpMethod method, URI uri, Map<String, String> headers, byte @Nullable [] body) {
     }
 
     @SuppressWarnings("unchecked")
     private Request request(HttpSourceConfig config, Map<String, Object> binding, Map<String, Object> args,
             AuthTemplates.Rendered auth) {
-        String method = (String) binding.get("method");
-        List<Map<String, Object>> parameters = (List<Map<String, Object>>) binding.get("parameters");
-        String path = (String) binding.get("pathTemplate");
+        String method = (String) Objects.requireNonNull(binding.get("method"));
+        List<Map<String, Object>> parameters = (List<Map<String, Object>>) Objects.requireNonNull(binding.get("parameters"));
+        String path = (String) Objects.requireNonNull(binding.get("pathTemplate"));
         Map<String, String> headers = new LinkedHashMap<>(config.headers());
         StringJoiner query = new StringJoiner("&");
         config.queryParams().forEach((name, value) -> query.add(encode(name) + "=" + encode(value)));
         StringJoiner cookies = new StringJoiner("; ");
         for (Map<String, Object> parameter : parameters) {
-            String name = (String) parameter.get("name");
-            String in = (String) parameter.get("in");
+            String name = (String) Objects.requireNonNull(parameter.get("name"));
+            String in = (String) Objects.requireNonNull(parameter.get("in"));
             Object value = value(args, name, in);
             if (value == null) {
                 if (Boolean.TRUE.equals(parameter.get("required")) && in.equals("path")) {
@@ -142,10 +144,11 @@ final class OpenApiTools implements SourceTools {
         headers.putAll(auth.headers());
         auth.queryParams().forEach((name, value) -> query.add(encode(name) + "=" + encode(value)));
 
-        byte[] body = null;
+        byte @Nullable [] body = null;
         Map<String, Object> requestBody = (Map<String, Object>) binding.get("requestBody");
         if (requestBody != null && args.get("body") != null) {
-            String contentType = args.get("contentType") instanceof String chosen ? chosen : (String) requestBody.get("contentType");
+            String contentType = args.get("contentType") instanceof String chosen ? chosen
+                    : (String) Objects.requireNonNull(requestBody.get("contentType"));
             headers.put("Content-Type", contentType);
             body = body(contentType, args.get("body"));
         }
@@ -174,9 +177,10 @@ final class OpenApiTools implements SourceTools {
         if (config.settings().get("baseUrl") instanceof String baseUrl && !baseUrl.isBlank()) {
             return baseUrl;
         }
-        List<Map<String, Object>> servers = (List<Map<String, Object>>) binding.get("servers");
+        List<Map<String, Object>> servers = (List<Map<String, Object>>) Objects.requireNonNull(binding.get("servers"));
         Map<String, Object> choice = args.get("server") instanceof Map<?, ?> c ? (Map<String, Object>) c : Map.of();
-        Map<String, Object> server = servers.stream().filter(s -> s.get("url").equals(choice.get("url"))).findFirst()
+        Map<String, Object> server = servers.stream()
+                .filter(s -> Objects.requireNonNull(s.get("url")).equals(choice.get("url"))).findFirst()
                 .orElse(servers.isEmpty() ? null : servers.get(0));
         if (server == null) {
             String source = (String) config.settings().get("sourceUrl");
@@ -185,7 +189,7 @@ final class OpenApiTools implements SourceTools {
             }
             return URI.create(source).resolve("/").toString();
         }
-        String url = (String) server.get("url");
+        String url = (String) Objects.requireNonNull(server.get("url"));
         Map<String, Object> variables = server.get("variables") instanceof Map<?, ?> v ? (Map<String, Object>) v : Map.of();
         Map<String, Object> given = choice.get("variables") instanceof Map<?, ?> g ? (Map<String, Object>) g : Map.of();
         for (Map.Entry<String, Object> variable : variables.entrySet()) {
@@ -204,7 +208,7 @@ final class OpenApiTools implements SourceTools {
     }
 
     @SuppressWarnings("unchecked")
-    private static Object value(Map<String, Object> args, String name, String in) {
+    private static @Nullable Object value(Map<String, Object> args, String name, String in) {
         if (args.get(name) != null) {
             return args.get(name);
         }
@@ -243,7 +247,7 @@ final class OpenApiTools implements SourceTools {
         return ToolResults.fail("upstream_http_error", ToolResults.upstreamMessage(data, answer.status()), answer.status(), data);
     }
 
-    private Object data(HttpAnswer answer) {
+    private @Nullable Object data(HttpAnswer answer) {
         if (answer.body().length == 0) {
             return null;
         }

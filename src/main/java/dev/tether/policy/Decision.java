@@ -1,5 +1,7 @@
 package dev.tether.policy;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.tether.store.PolicyAction;
 
 /**
@@ -8,7 +10,7 @@ import dev.tether.store.PolicyAction;
  * @param action  the effective action
  * @param pattern the pattern of the policy that decided, or null when the tool's own annotations did
  */
-public record Decision(PolicyAction action, String pattern) {
+public record Decision(PolicyAction action, @Nullable String pattern) {
 
     public boolean blocked() {
         return action == PolicyAction.BLOCK;

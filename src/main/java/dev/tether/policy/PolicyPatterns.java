@@ -1,5 +1,7 @@
 package dev.tether.policy;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Executor's policy pattern grammar over tool paths {@code <integration>.<owner>.<connection>.<tool>}: {@code *}
  * alone matches everything, a trailing {@code *} segment a whole subtree, any other {@code *} segment exactly
@@ -34,7 +36,7 @@ final class PolicyPatterns {
     }
 
     /** Why the pattern is invalid, or null when it is valid. */
-    static String problem(String pattern) {
+    static @Nullable String problem(String pattern) {
         if (pattern == null || pattern.isEmpty()) {
             return "`pattern` must not be empty";
         }

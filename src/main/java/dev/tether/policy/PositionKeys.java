@@ -1,5 +1,7 @@
 package dev.tether.policy;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The fractional-index keys Executor gives policies (the {@code fractional-indexing} scheme, base 62): a new
  * policy without a position goes above its owner's first one, so {@code a0}, then {@code Zz}, {@code Zy}, …
@@ -42,7 +44,7 @@ final class PositionKeys {
         return -1;
     }
 
-    private static String decrement(String integer) {
+    private static @Nullable String decrement(String integer) {
         char head = integer.charAt(0);
         StringBuilder digits = new StringBuilder(integer.substring(1));
         boolean borrow = true;

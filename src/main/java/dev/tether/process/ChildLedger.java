@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.scheduler.Scheduler;
@@ -28,7 +29,7 @@ final class ChildLedger {
 
     private static final Logger log = LoggerFactory.getLogger(ChildLedger.class);
 
-    record Entry(String childId, long pid, Instant startedAt, String containerName) {
+    record Entry(String childId, long pid, Instant startedAt, @Nullable String containerName) {
 
         String line() {
             return childId + "\t" + pid + "\t" + startedAt.toEpochMilli() + "\t" + (containerName == null ? "-" : containerName);

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -140,7 +141,7 @@ public final class ChildProcess implements Disposable {
             throw new IllegalStateException("child " + id() + " (pid " + pid() + ") was not torn down within " + timeout);
         }
         catch (ExecutionException ex) {
-            throw Exceptions.propagate(ex.getCause());
+            throw Exceptions.propagate(Objects.requireNonNull(ex.getCause()));
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();

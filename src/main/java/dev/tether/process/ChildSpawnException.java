@@ -1,5 +1,7 @@
 package dev.tether.process;
 
+import org.jspecify.annotations.Nullable;
+
 /** The operating system refused to start a child, e.g. because its command does not exist. */
 public final class ChildSpawnException extends RuntimeException {
 
@@ -14,7 +16,7 @@ public final class ChildSpawnException extends RuntimeException {
         return childId;
     }
 
-    private static String rootMessage(Throwable error) {
+    private static @Nullable String rootMessage(Throwable error) {
         Throwable root = error;
         while (root.getCause() != null) {
             root = root.getCause();

@@ -3,6 +3,7 @@ package dev.tether.process;
 import java.time.Duration;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.ConstructorBinding;
 
@@ -35,7 +36,9 @@ public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration 
         DataSize stdoutBuffer) {
 
     @ConstructorBinding
-    public ProcessProperties {
+    public ProcessProperties(@Nullable Duration eofGrace, @Nullable Duration termGrace, @Nullable Duration killGrace,
+            @Nullable DataSize stderrTail, @Nullable Duration shutdownTimeout, @Nullable List<String> passEnv,
+            @Nullable Duration dockerStopGrace, @Nullable Integer stdoutBufferLines, @Nullable DataSize stdoutBuffer) {
         passEnv = passEnv == null ? List.of() : List.copyOf(passEnv);
         passEnv.stream().filter(ChildEnvironment::forbidden).findFirst().ifPresent(name -> {
             throw new IllegalArgumentException("tether.process.pass-env must not list " + name
@@ -55,11 +58,20 @@ public record ProcessProperties(Duration eofGrace, Duration termGrace, Duration 
         if (stderrTail.toBytes() < 256 || stderrTail.toBytes() > DataSize.ofMegabytes(1).toBytes()) {
             throw new IllegalArgumentException("tether.process.stderr-tail must be between 256B and 1MB, was " + stderrTail);
         }
+        this.eofGrace = eofGrace;
+        this.termGrace = termGrace;
+        this.killGrace = killGrace;
+        this.stderrTail = stderrTail;
+        this.shutdownTimeout = shutdownTimeout;
+        this.passEnv = passEnv;
+        this.dockerStopGrace = dockerStopGrace;
+        this.stdoutBufferLines = stdoutBufferLines;
+        this.stdoutBuffer = stdoutBuffer;
     }
 
     /** The graces and bounds of any child, with no inherited names and the defaults of the rest. */
-    public ProcessProperties(Duration eofGrace, Duration termGrace, Duration killGrace, DataSize stderrTail,
-            Duration shutdownTimeout) {
+    public ProcessProperties(@Nullable Duration eofGrace, @Nullable Duration termGrace, @Nullable Duration killGrace,
+            @Nullable DataSize stderrTail, @Nullable Duration shutdownTimeout) {
         this(eofGrace, termGrace, killGrace, stderrTail, shutdownTimeout, null, null, null, null);
     }
 

@@ -6,6 +6,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -111,7 +112,8 @@ public final class ConnectionFence {
                     .repeatWhenEmpty(attempts -> attempts.concatMap(attempt -> Mono.delay(LOOK_AGAIN, clock)))
                     .timeout(properties.handoverWait(), clock)
                     .onErrorMap(TimeoutException.class,
-                            late -> new ConnectionHandoverException(connection, holders.get(), properties.handoverWait()))
+                            late -> new ConnectionHandoverException(connection, Objects.requireNonNull(holders.get()),
+                                    properties.handoverWait()))
                     .map(clear -> found.get())
                     .doFinally(signal -> {
                         if (counted.get()) {

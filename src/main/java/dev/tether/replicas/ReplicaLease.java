@@ -2,6 +2,7 @@ package dev.tether.replicas;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -177,7 +178,7 @@ public final class ReplicaLease implements SmartLifecycle {
 
     /** Whether the lease ran out unrenewed, or was taken, after this replica had held it: requests then wait. */
     public boolean lapsed() {
-        return shared && held.get() && !holdsByTime() && !heldUntil.get().equals(Instant.MIN);
+        return shared && held.get() && !holdsByTime() && !Objects.requireNonNull(heldUntil.get()).equals(Instant.MIN);
     }
 
     @Override

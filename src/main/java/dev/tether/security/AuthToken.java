@@ -10,6 +10,7 @@ import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -41,7 +42,7 @@ public final class AuthToken {
     }
 
     /** Compares in constant time, so the response time says nothing about how much of a guess was right. */
-    public boolean matches(String candidate) {
+    public boolean matches(@Nullable String candidate) {
         return candidate != null && MessageDigest.isEqual(token, candidate.getBytes(StandardCharsets.UTF_8));
     }
 

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
@@ -85,7 +86,7 @@ public final class HostOriginFilter implements WebFilter {
     }
 
     /** Unknown counts as loopback: the stricter check. */
-    private static boolean overLoopback(InetSocketAddress local) {
+    private static boolean overLoopback(@Nullable InetSocketAddress local) {
         return local == null || local.getAddress() == null || local.getAddress().isLoopbackAddress();
     }
 
@@ -101,7 +102,7 @@ public final class HostOriginFilter implements WebFilter {
     }
 
     /** {@code name}, {@code name:port}, {@code [v6]} or {@code [v6]:port} without the port; null when malformed. */
-    private static String hostPart(String host) {
+    private static @Nullable String hostPart(String host) {
         int end = host.startsWith("[") ? host.indexOf(']') + 1 : host.indexOf(':');
         if (end == 0) {
             return null;
@@ -137,7 +138,7 @@ public final class HostOriginFilter implements WebFilter {
      * An origin as browsers send it, {@code http(s)://host[:port]} and nothing else; null for anything else, {@code
      * null} (sandboxed frames, files) included.
      */
-    public static URI parseOrigin(String origin) {
+    public static @Nullable URI parseOrigin(String origin) {
         try {
             URI uri = new URI(origin);
             boolean web = "http".equals(uri.getScheme()) || "https".equals(uri.getScheme());

@@ -2,6 +2,7 @@ package dev.tether.session;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.ConstructorBinding;
 
@@ -28,7 +29,9 @@ public record SessionProperties(Duration idleTtl, Integer maxSessions, Integer m
         Integer maxLeaseWaiters, Duration abandonedStartLinger, Duration startWait, Integer maxPendingStarts) {
 
     @ConstructorBinding
-    public SessionProperties {
+    public SessionProperties(@Nullable Duration idleTtl, @Nullable Integer maxSessions,
+            @Nullable Integer maxLeasesPerSession, @Nullable Duration leaseWait, @Nullable Integer maxLeaseWaiters,
+            @Nullable Duration abandonedStartLinger, @Nullable Duration startWait, @Nullable Integer maxPendingStarts) {
         leaseWait = PropertyChecks.notNegative("tether.session.lease-wait", leaseWait, Duration.ofSeconds(5));
         maxLeaseWaiters = PropertyChecks.atLeastOne("tether.session.max-lease-waiters", maxLeaseWaiters, 1024);
         idleTtl = PropertyChecks.positive("tether.session.idle-ttl", idleTtl, Duration.ofMinutes(5));
@@ -38,16 +41,26 @@ public record SessionProperties(Duration idleTtl, Integer maxSessions, Integer m
                 Duration.ofSeconds(15));
         startWait = PropertyChecks.notNegative("tether.session.start-wait", startWait, Duration.ofSeconds(30));
         maxPendingStarts = PropertyChecks.atLeastOne("tether.session.max-pending-starts", maxPendingStarts, 1024);
+        this.idleTtl = idleTtl;
+        this.maxSessions = maxSessions;
+        this.maxLeasesPerSession = maxLeasesPerSession;
+        this.leaseWait = leaseWait;
+        this.maxLeaseWaiters = maxLeaseWaiters;
+        this.abandonedStartLinger = abandonedStartLinger;
+        this.startWait = startWait;
+        this.maxPendingStarts = maxPendingStarts;
     }
 
     /** The pool's caps, the lease queue and the linger, with the defaults of the start queue. */
-    public SessionProperties(Duration idleTtl, Integer maxSessions, Integer maxLeasesPerSession, Duration leaseWait,
-            Integer maxLeaseWaiters, Duration abandonedStartLinger) {
+    public SessionProperties(@Nullable Duration idleTtl, @Nullable Integer maxSessions,
+            @Nullable Integer maxLeasesPerSession, @Nullable Duration leaseWait, @Nullable Integer maxLeaseWaiters,
+            @Nullable Duration abandonedStartLinger) {
         this(idleTtl, maxSessions, maxLeasesPerSession, leaseWait, maxLeaseWaiters, abandonedStartLinger, null, null);
     }
 
     /** The pool's caps, with the defaults of the lease queue and the linger. */
-    public SessionProperties(Duration idleTtl, Integer maxSessions, Integer maxLeasesPerSession) {
+    public SessionProperties(@Nullable Duration idleTtl, @Nullable Integer maxSessions,
+            @Nullable Integer maxLeasesPerSession) {
         this(idleTtl, maxSessions, maxLeasesPerSession, null, null, null);
     }
 

@@ -2,6 +2,7 @@ package dev.tether.store;
 
 import io.r2dbc.spi.ConnectionFactoryOptions;
 import io.r2dbc.spi.Option;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.r2dbc.autoconfigure.ConnectionFactoryOptionsBuilderCustomizer;
 import org.springframework.boot.r2dbc.autoconfigure.R2dbcProperties;
 import org.springframework.stereotype.Component;
@@ -37,7 +38,7 @@ final class EmbeddedStoreDurability implements ConnectionFactoryOptionsBuilderCu
     }
 
     /** H2's {@code ;}-separated options with {@code WRITE_DELAY=0} last, so that it wins over a value given before. */
-    static String options(String given) {
+    static String options(@Nullable String given) {
         return given == null || given.isBlank() ? NO_WRITE_DELAY : given + ";" + NO_WRITE_DELAY;
     }
 }

@@ -4,6 +4,7 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -69,7 +70,7 @@ final class EmbeddedStoreThreads implements BeanPostProcessor {
         return Proxy.newProxyInstance(EmbeddedStoreThreads.class.getClassLoader(), interfaces, new OnOwnThreads(target));
     }
 
-    private static @Nullable Object wrapped(@Nullable Object value) {
+    private static Object wrapped(Object value) {
         return value instanceof Connection || value instanceof Statement || value instanceof Batch || value instanceof Result
                 ? wrap(value) : value;
     }
@@ -80,7 +81,7 @@ final class EmbeddedStoreThreads implements BeanPostProcessor {
         public @Nullable Object invoke(Object proxy, Method method, Object @Nullable [] args) throws Throwable {
             if (method.getDeclaringClass() == Object.class) {
                 return switch (method.getName()) {
-                    case "equals" -> proxy == args[0];
+                    case "equals" -> proxy == Objects.requireNonNull(args)[0];
                     case "hashCode" -> System.identityHashCode(proxy);
                     default -> method.invoke(target, args);
                 };

@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An integration whose tools are HTTP requests described by a document: an OpenAPI spec or a GraphQL schema. Its
  * tools are the same for every connection, so they are kept here, made once when the source was added; a
@@ -24,7 +26,9 @@ public record HttpSourceConfig(String kind, Map<String, Object> settings, Map<St
     public static final String OPENAPI = "openapi";
     public static final String GRAPHQL = "graphql";
 
-    public HttpSourceConfig {
+    public HttpSourceConfig(@Nullable String kind, @Nullable Map<String, Object> settings,
+            @Nullable Map<String, String> headers, @Nullable Map<String, String> queryParams,
+            @Nullable List<StoredTool> tools, @Nullable Map<String, Map<String, Object>> operations) {
         Objects.requireNonNull(kind, "kind");
         if (!kind.equals(OPENAPI) && !kind.equals(GRAPHQL)) {
             throw new IllegalArgumentException("kind must be openapi or graphql, was " + kind);
@@ -34,6 +38,12 @@ public record HttpSourceConfig(String kind, Map<String, Object> settings, Map<St
         queryParams = queryParams == null ? Map.of() : Map.copyOf(queryParams);
         tools = tools == null ? List.of() : List.copyOf(tools);
         operations = operations == null ? Map.of() : Map.copyOf(operations);
+        this.kind = kind;
+        this.settings = settings;
+        this.headers = headers;
+        this.queryParams = queryParams;
+        this.tools = tools;
+        this.operations = operations;
     }
 
     /** The kind is the transport: nothing reaches these sources over MCP. */

@@ -1,6 +1,7 @@
 package dev.tether.store;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
@@ -41,9 +42,9 @@ final class OwnConnection {
 
     private <T> Mono<T> run(Function<Connection, Mono<T>> statement) {
         return Mono.defer(() -> {
-            Mono<Connection> connection = current.updateAndGet(open -> open != null ? open
+            Mono<Connection> connection = Objects.requireNonNull(current.updateAndGet(open -> open != null ? open
                     : Mono.<Connection>from(factory.create()).cache(opened -> Duration.ofMillis(Long.MAX_VALUE), failed -> Duration.ZERO,
-                            () -> Duration.ZERO));
+                            () -> Duration.ZERO)));
             // A statement that failed, or that its caller gave up on (no answer: the network lost the server), leaves
             // the connection in a state nobody knows: it goes, and the next statement opens another.
             return Mono.usingWhen(connection, statement, open -> Mono.empty(), (open, error) -> drop(connection),

@@ -3,6 +3,8 @@ package dev.tether.store;
 import java.util.Arrays;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.tether.identity.NotPermittedException;
 import dev.tether.identity.Principal;
 
@@ -14,7 +16,7 @@ public enum Owner {
         return name().toLowerCase();
     }
 
-    public static Optional<Owner> parse(String text) {
+    public static Optional<Owner> parse(@Nullable String text) {
         return Arrays.stream(values()).filter(owner -> owner.wire().equals(text)).findFirst();
     }
 

@@ -89,18 +89,18 @@ final class R2dbcExecutionJournals implements ExecutionJournals {
     public Flux<String> segments(String journalId) {
         return db.sql("SELECT seq, entries FROM execution_journal_segment WHERE journal_id = :journal ORDER BY seq")
                 .bind("journal", journalId)
-                .map(segment -> secrets.open(segment.get("entries", String.class),
+                .map(segment -> secrets.open(Columns.text(segment, "entries"),
                         SecretSlot.journal(journalId, "segment." + segment.get("seq", Integer.class))))
                 .all();
     }
 
     private StoredJournal row(Readable row) {
-        String journal = row.get("journal_id", String.class);
+        String journal = Columns.text(row, "journal_id");
         return new StoredJournal(journal, row.get("pause_id", String.class), PAUSED.equals(row.get("state", String.class)),
-                row.get("holder", String.class), row.get("version", Long.class),
-                secrets.open(row.get("code", String.class), SecretSlot.journal(journal, "code")),
+                Columns.text(row, "holder"), Columns.number(row, "version"),
+                secrets.open(Columns.text(row, "code"), SecretSlot.journal(journal, "code")),
                 secrets.open(row.get("pause", String.class), SecretSlot.journal(journal, "pause")),
-                row.get("origin", String.class), row.get("bytes", Long.class), row.get("expires_at", Long.class));
+                row.get("origin", String.class), Columns.number(row, "bytes"), Columns.number(row, "expires_at"));
     }
 
     @Override

@@ -39,7 +39,7 @@ final class R2dbcInstanceLeases implements InstanceLeases, DisposableBean {
 
     @Override
     public Mono<String> storeIdentity() {
-        return db.sql("SELECT id FROM store_identity").map(row -> row.get("id", String.class)).first();
+        return db.sql("SELECT id FROM store_identity").map(row -> Columns.text(row, "id")).first();
     }
 
     @Override
@@ -146,8 +146,8 @@ final class R2dbcInstanceLeases implements InstanceLeases, DisposableBean {
     @Override
     public Flux<Tombstone> tombstones() {
         return db.sql("SELECT instance_id, tombstone_until FROM instance_lease WHERE tombstone_until IS NOT NULL")
-                .map(row -> new Tombstone(row.get("instance_id", String.class),
-                        Instant.ofEpochMilli(row.get("tombstone_until", Long.class))))
+                .map(row -> new Tombstone(Columns.text(row, "instance_id"),
+                        Instant.ofEpochMilli(Columns.number(row, "tombstone_until"))))
                 .all();
     }
 
@@ -170,8 +170,8 @@ final class R2dbcInstanceLeases implements InstanceLeases, DisposableBean {
     }
 
     private static Lease lease(Readable row) {
-        return new Lease(row.get("instance_id", String.class), row.get("address", String.class),
-                Instant.ofEpochMilli(row.get("started_at", Long.class)), Instant.ofEpochMilli(row.get("expires_at", Long.class)),
+        return new Lease(Columns.text(row, "instance_id"), Columns.text(row, "address"),
+                Instant.ofEpochMilli(Columns.number(row, "started_at")), Instant.ofEpochMilli(Columns.number(row, "expires_at")),
                 Boolean.TRUE.equals(row.get("draining", Boolean.class)), row.get("claimed_by", String.class) != null);
     }
 }

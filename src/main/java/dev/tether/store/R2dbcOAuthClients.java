@@ -95,12 +95,12 @@ final class R2dbcOAuthClients implements OAuthClientStore {
     }
 
     private OAuthClient oauthClient(Readable row) {
-        Owner owner = Owner.parse(row.get("owner", String.class)).orElseThrow();
-        String subject = row.get("subject", String.class);
-        return new OAuthClient(owner, subject, row.get("slug", String.class),
-                row.get("grant_type", String.class), row.get("authorization_url", String.class), row.get("token_url", String.class),
-                row.get("client_id", String.class), Optional.ofNullable(row.get("client_secret", String.class)).map(secret -> json.open(
-                        SecretSlot.oauthClient(owner, subject, row.get("slug", String.class)), secret)),
+        Owner owner = Owner.parse(Columns.text(row, "owner")).orElseThrow();
+        String subject = Columns.text(row, "subject");
+        return new OAuthClient(owner, subject, Columns.text(row, "slug"),
+                Columns.text(row, "grant_type"), Columns.text(row, "authorization_url"), Columns.text(row, "token_url"),
+                Columns.text(row, "client_id"), Optional.ofNullable(row.get("client_secret", String.class)).map(secret -> json.open(
+                        SecretSlot.oauthClient(owner, subject, Columns.text(row, "slug")), secret)),
                 Optional.ofNullable(row.get("resource", String.class)),
                 "dynamic_client_registration".equals(row.get("origin_kind", String.class)),
                 Optional.ofNullable(row.get("origin_integration", String.class)));

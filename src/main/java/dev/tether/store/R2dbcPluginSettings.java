@@ -33,8 +33,8 @@ final class R2dbcPluginSettings implements PluginSettings {
                 .bind("plugin", plugin)
                 .bind("name", name)
                 .bind("subject", caller.daemon() ? "" : caller.subject())
-                .map(row -> secrets.open(row.get("setting", String.class), SecretSlot.pluginSetting(plugin,
-                        Owner.parse(row.get("owner", String.class)).orElseThrow(), row.get("subject", String.class), name)))
+                .map(row -> secrets.open(Columns.text(row, "setting"), SecretSlot.pluginSetting(plugin,
+                        Owner.parse(Columns.text(row, "owner")).orElseThrow(), Columns.text(row, "subject"), name)))
                 .all()
                 .next());
     }

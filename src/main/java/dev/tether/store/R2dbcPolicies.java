@@ -79,9 +79,9 @@ final class R2dbcPolicies implements PolicyStore {
     }
 
     private static Policy policy(Readable row) {
-        return new Policy(row.get("id", String.class), Owner.parse(row.get("owner", String.class)).orElseThrow(),
-                row.get("subject", String.class), row.get("pattern", String.class), PolicyAction.parse(row.get("action", String.class)).orElseThrow(),
-                row.get("position", String.class), Instant.ofEpochMilli(row.get("created_at", Long.class)),
-                Instant.ofEpochMilli(row.get("updated_at", Long.class)));
+        return new Policy(Columns.text(row, "id"), Owner.parse(Columns.text(row, "owner")).orElseThrow(),
+                Columns.text(row, "subject"), Columns.text(row, "pattern"), PolicyAction.parse(Columns.text(row, "action")).orElseThrow(),
+                Columns.text(row, "position"), Instant.ofEpochMilli(Columns.number(row, "created_at")),
+                Instant.ofEpochMilli(Columns.number(row, "updated_at")));
     }
 }

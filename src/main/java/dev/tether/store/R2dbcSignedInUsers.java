@@ -64,7 +64,7 @@ final class R2dbcSignedInUsers implements SignedInUsers {
         return db.sql("SELECT subject, refresh_token, checked_at FROM identity_user WHERE disabled_at IS NULL "
                         + "AND refresh_token IS NOT NULL AND checked_at < :before ORDER BY checked_at LIMIT " + limit)
                 .bind("before", now - interval.toMillis())
-                .map(row -> new Object[] { row.get("subject", String.class), row.get("refresh_token", String.class),
+                .map(row -> new Object[] { row.get("subject", String.class), Columns.text(row, "refresh_token"),
                         row.get("checked_at", Long.class) })
                 .all()
                 // Claimed by the replica whose update finds the check time it read: any other read a later one.
@@ -96,9 +96,9 @@ final class R2dbcSignedInUsers implements SignedInUsers {
 
     private static User user(Readable row) {
         Long disabled = row.get("disabled_at", Long.class);
-        return new User(row.get("subject", String.class), Optional.ofNullable(row.get("name", String.class)),
-                Optional.ofNullable(row.get("email", String.class)), Role.parse(row.get("role", String.class)).orElse(Role.VIEWER),
-                Instant.ofEpochMilli(row.get("signed_in_at", Long.class)), Instant.ofEpochMilli(row.get("checked_at", Long.class)),
+        return new User(Columns.text(row, "subject"), Optional.ofNullable(row.get("name", String.class)),
+                Optional.ofNullable(row.get("email", String.class)), Role.parse(Columns.text(row, "role")).orElse(Role.VIEWER),
+                Instant.ofEpochMilli(Columns.number(row, "signed_in_at")), Instant.ofEpochMilli(Columns.number(row, "checked_at")),
                 Optional.ofNullable(disabled).map(Instant::ofEpochMilli), Optional.ofNullable(row.get("disabled_reason", String.class)),
                 row.get("refresh_token", String.class) != null);
     }

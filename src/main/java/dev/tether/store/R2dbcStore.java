@@ -160,7 +160,7 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
         return bindKey(db.sql("SELECT name, secret FROM credential WHERE owner = :owner AND subject = :subject "
                 + "AND integration = :integration AND connection = :name ORDER BY name"), key)
                 .map(row -> Map.entry(row.get("name", String.class),
-                        json.open(key, row.get("name", String.class), row.get("secret", String.class))))
+                        json.open(key, Columns.text(row, "name"), Columns.text(row, "secret"))))
                 .all()
                 .collect(LinkedHashMap<String, String>::new, (values, entry) -> values.put(entry.getKey(), entry.getValue()))
                 .map(Map::copyOf);
@@ -170,9 +170,9 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
     public Flux<CredentialName> names() {
         return db.sql("SELECT owner, subject, integration, connection, name FROM credential "
                         + "ORDER BY owner, subject, integration, connection, name")
-                .map(row -> new CredentialName(new ConnectionKey(Owner.parse(row.get("owner", String.class)).orElseThrow(),
-                        row.get("integration", String.class), row.get("connection", String.class), row.get("subject", String.class)),
-                        row.get("name", String.class)))
+                .map(row -> new CredentialName(new ConnectionKey(Owner.parse(Columns.text(row, "owner")).orElseThrow(),
+                        Columns.text(row, "integration"), Columns.text(row, "connection"), Columns.text(row, "subject")),
+                        Columns.text(row, "name")))
                 .all();
     }
 
@@ -182,8 +182,8 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
     public Mono<StoredCatalog> catalog(ConnectionKey key) {
         return bindKey(db.sql("SELECT synced_at, tools FROM catalog WHERE owner = :owner AND subject = :subject "
                 + "AND integration = :integration AND connection = :name"), key)
-                .map(row -> new StoredCatalog(json.tools(row.get("tools", String.class)),
-                        Instant.ofEpochMilli(row.get("synced_at", Long.class))))
+                .map(row -> new StoredCatalog(json.tools(Columns.text(row, "tools")),
+                        Instant.ofEpochMilli(Columns.number(row, "synced_at"))))
                 .one();
     }
 
@@ -246,23 +246,24 @@ final class R2dbcStore implements IntegrationStore, ConnectionStore, CredentialS
     }
 
     private Integration integration(Readable row) {
-        return new Integration(row.get("slug", String.class), row.get("name", String.class), row.get("description", String.class),
-                json.config(row.get("slug", String.class), row.get("config", String.class)), Instant.ofEpochMilli(row.get("config_changed_at", Long.class)));
+        return new Integration(Columns.text(row, "slug"), Columns.text(row, "name"), Columns.text(row, "description"),
+                json.config(Columns.text(row, "slug"), Columns.text(row, "config")),
+                Instant.ofEpochMilli(Columns.number(row, "config_changed_at")));
     }
 
     private static Connection connection(Readable row) {
-        ConnectionKey key = new ConnectionKey(Owner.parse(row.get("owner", String.class)).orElseThrow(),
-                row.get("integration", String.class), row.get("name", String.class), row.get("subject", String.class));
+        ConnectionKey key = new ConnectionKey(Owner.parse(Columns.text(row, "owner")).orElseThrow(),
+                Columns.text(row, "integration"), Columns.text(row, "name"), Columns.text(row, "subject"));
         String status = row.get("health_status", String.class);
         Optional<HealthVerdict> health = status == null ? Optional.empty()
-                : Optional.of(new HealthVerdict(status, row.get("health_checked_at", Long.class),
+                : Optional.of(new HealthVerdict(status, Columns.number(row, "health_checked_at"),
                         Optional.ofNullable(row.get("health_detail", String.class))));
         String label = row.get("identity_label", String.class);
         String client = row.get("oauth_client", String.class);
         Optional<OAuthGrant> oauth = client == null ? Optional.empty()
                 : Optional.of(new OAuthGrant(client, Owner.parse(row.get("oauth_client_owner", String.class)).orElse(Owner.ORG),
                         Optional.ofNullable(row.get("oauth_scope", String.class)), Optional.ofNullable(row.get("expires_at", Long.class))));
-        return new Connection(key, row.get("template", String.class), Optional.ofNullable(label).filter(l -> !l.isEmpty()), health,
+        return new Connection(key, Columns.text(row, "template"), Optional.ofNullable(label).filter(l -> !l.isEmpty()), health,
                 oauth);
     }
 

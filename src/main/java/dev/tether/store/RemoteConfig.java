@@ -42,12 +42,14 @@ public record RemoteConfig(String endpoint, RemoteTransport remoteTransport, Map
             return wire;
         }
 
-        public static Optional<RemoteTransport> parse(String text) {
+        public static Optional<RemoteTransport> parse(@Nullable String text) {
             return Arrays.stream(values()).filter(t -> t.wire.equals(text)).findFirst();
         }
     }
 
-    public RemoteConfig {
+    public RemoteConfig(@Nullable String endpoint, @Nullable RemoteTransport remoteTransport,
+            @Nullable Map<String, String> queryParams, @Nullable Map<String, String> headers,
+            @Nullable List<Map<String, Object>> authenticationTemplate, Set<String> omitted) {
         Objects.requireNonNull(endpoint, "endpoint");
         remoteTransport = remoteTransport == null ? RemoteTransport.AUTO : remoteTransport;
         Set<String> left = new TreeSet<>(omitted);
@@ -62,10 +64,16 @@ public record RemoteConfig(String endpoint, RemoteTransport remoteTransport, Map
         headers = headers == null ? Map.of() : Map.copyOf(headers);
         authenticationTemplate = authenticationTemplate == null ? List.of() : List.copyOf(authenticationTemplate);
         omitted = Set.copyOf(left);
+        this.endpoint = endpoint;
+        this.remoteTransport = remoteTransport;
+        this.queryParams = queryParams;
+        this.headers = headers;
+        this.authenticationTemplate = authenticationTemplate;
+        this.omitted = omitted;
     }
 
     /** A config whose {@code null} maps were left out. */
-    public RemoteConfig(String endpoint, @Nullable RemoteTransport remoteTransport, @Nullable Map<String, String> queryParams,
+    public RemoteConfig(@Nullable String endpoint, @Nullable RemoteTransport remoteTransport, @Nullable Map<String, String> queryParams,
             @Nullable Map<String, String> headers, @Nullable List<Map<String, Object>> authenticationTemplate) {
         this(endpoint, remoteTransport, queryParams, headers, authenticationTemplate, Set.of());
     }

@@ -18,6 +18,7 @@ import javax.crypto.spec.SecretKeySpec;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.lang.Contract;
 import org.springframework.stereotype.Component;
 
 import dev.tether.daemon.DataDir;
@@ -104,6 +105,7 @@ final class SecretBox {
     }
 
     /** Seals any value, one that looks sealed too: the user's value is whatever the user gave. */
+    @Contract("!null, _ -> !null")
     @Nullable String seal(@Nullable String plain, SecretSlot slot) {
         if (plain == null) {
             return null;
@@ -128,6 +130,7 @@ final class SecretBox {
      * @throws WrongKeyException when the value was sealed with another key, for another slot, or altered
      * @throws UnsealedSecretException when the value is not sealed at all (or sealed the old, unbound way)
      */
+    @Contract("!null, _ -> !null")
     @Nullable String open(@Nullable String stored, SecretSlot slot) {
         if (stored == null) {
             return null;

@@ -21,7 +21,8 @@ public record StdioConfig(String command, List<String> args, Map<String, String>
     /** The fields a client may leave out, in Executor's order. */
     public static final List<String> OPTIONAL = List.of("args", "env", "cwd");
 
-    public StdioConfig {
+    public StdioConfig(@Nullable String command, @Nullable List<String> args, @Nullable Map<String, String> env,
+            @Nullable String cwd, Set<String> omitted) {
         Objects.requireNonNull(command, "command");
         Set<String> left = new TreeSet<>(omitted);
         if (args == null) {
@@ -37,10 +38,15 @@ public record StdioConfig(String command, List<String> args, Map<String, String>
         args = args == null ? List.of() : List.copyOf(args);
         env = env == null ? Map.of() : Map.copyOf(env);
         omitted = Set.copyOf(left);
+        this.command = command;
+        this.args = args;
+        this.env = env;
+        this.cwd = cwd;
+        this.omitted = omitted;
     }
 
     /** A config whose {@code null} fields were left out. */
-    public StdioConfig(String command, @Nullable List<String> args, @Nullable Map<String, String> env, @Nullable String cwd) {
+    public StdioConfig(@Nullable String command, @Nullable List<String> args, @Nullable Map<String, String> env, @Nullable String cwd) {
         this(command, args, env, cwd, Set.of());
     }
 

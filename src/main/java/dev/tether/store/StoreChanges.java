@@ -15,6 +15,8 @@ import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import dev.tether.store.Columns;
+
 /**
  * The {@code store_change} log: one row per write, so that a replica holding the store in memory finds what
  * another one changed by reading a few rows of one table. Rows this replica wrote itself are skipped.
@@ -97,7 +99,7 @@ final class StoreChanges {
         }
         DatabaseClient.GenericExecuteSpec insert = db.sql(recordStatement)
                 .bind("kind", kind).bind("item", item).bind("origin", origin).bind("at", System.currentTimeMillis());
-        return announces ? insert.map(row -> row.get("seq", Long.class)).one().doOnNext(seq -> written.accumulateAndGet(seq, Math::max))
+        return announces ? insert.map(row -> Columns.number(row, "seq")).one().doOnNext(seq -> written.accumulateAndGet(seq, Math::max))
                 .then() : insert.then();
     }
 
@@ -117,7 +119,7 @@ final class StoreChanges {
             return Mono.just(0L);
         }
         return db.sql("SELECT COALESCE(MAX(seq), 0) AS latest FROM store_change")
-                .map(row -> row.get("latest", Long.class))
+                .map(row -> Columns.number(row, "latest"))
                 .one();
     }
 

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -78,7 +79,7 @@ final class StoreJson {
                 (List<Map<String, Object>>) fields.get("authenticationTemplate"));
     }
 
-    private static void putIfGiven(Map<String, Object> fields, boolean given, String field, Object value) {
+    private static void putIfGiven(Map<String, Object> fields, boolean given, String field, @Nullable Object value) {
         if (given) {
             fields.put(field, value);
         }
@@ -108,7 +109,7 @@ final class StoreJson {
         return sealed;
     }
 
-    private Map<String, String> opened(String slug, String map, Map<String, String> values) {
+    private @Nullable Map<String, String> opened(String slug, String map, @Nullable Map<String, String> values) {
         if (values == null) {
             return null;
         }

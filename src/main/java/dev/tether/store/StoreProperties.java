@@ -2,6 +2,7 @@ package dev.tether.store;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import dev.tether.daemon.PropertyChecks;
@@ -19,12 +20,17 @@ import dev.tether.daemon.PropertyChecks;
  *                      Kubernetes: the key must never live in the database it protects.
  */
 @ConfigurationProperties("tether.store")
-public record StoreProperties(Duration writeBehind, Duration changePoll, Duration flushTimeout, String secretKey) {
+public record StoreProperties(Duration writeBehind, Duration changePoll, Duration flushTimeout, @Nullable String secretKey) {
 
-    public StoreProperties {
+    public StoreProperties(@Nullable Duration writeBehind, @Nullable Duration changePoll,
+            @Nullable Duration flushTimeout, @Nullable String secretKey) {
         writeBehind = PropertyChecks.positive("tether.store.write-behind", writeBehind, Duration.ofMillis(500));
         changePoll = PropertyChecks.positive("tether.store.change-poll", changePoll, Duration.ofSeconds(1));
         flushTimeout = PropertyChecks.positive("tether.store.flush-timeout", flushTimeout, Duration.ofSeconds(5));
+        this.writeBehind = writeBehind;
+        this.changePoll = changePoll;
+        this.flushTimeout = flushTimeout;
+        this.secretKey = secretKey;
     }
 
     public static StoreProperties defaults() {

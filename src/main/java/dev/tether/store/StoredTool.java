@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * @param approvalDescription why it needs approval, as Executor words it for its plugin; absent for MCP tools
  */
 public record StoredTool(String name, String serverName, String description, boolean requiresApproval,
-        Map<String, Object> inputSchema, @Nullable Map<String, Object> outputSchema, @Nullable String pluginId,
+        @Nullable Map<String, Object> inputSchema, @Nullable Map<String, Object> outputSchema, @Nullable String pluginId,
         @Nullable String approvalDescription) {
 
     /** An MCP tool. */

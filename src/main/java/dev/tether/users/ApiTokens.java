@@ -28,6 +28,7 @@ import dev.tether.identity.NotPermittedException;
 import dev.tether.identity.Principal;
 import dev.tether.identity.Role;
 import dev.tether.identity.Via;
+import dev.tether.store.Columns;
 
 /**
  * Personal API tokens: issued to a user (by that user, or by an admin), at most that user's role, expiring, revocable.
@@ -283,11 +284,11 @@ public final class ApiTokens {
     private static Row row(Readable row) {
         Long revoked = row.get("revoked_at", Long.class);
         Long used = row.get("last_used_at", Long.class);
-        ApiToken token = new ApiToken(row.get("id", String.class), row.get("subject", String.class), row.get("name", String.class),
-                Role.parse(row.get("role", String.class)).orElse(Role.VIEWER), row.get("created_by", String.class),
-                Instant.ofEpochMilli(row.get("created_at", Long.class)), Instant.ofEpochMilli(row.get("expires_at", Long.class)),
+        ApiToken token = new ApiToken(Columns.text(row, "id"), Columns.text(row, "subject"), Columns.text(row, "name"),
+                Role.parse(Columns.text(row, "role")).orElse(Role.VIEWER), Columns.text(row, "created_by"),
+                Instant.ofEpochMilli(Columns.number(row, "created_at")), Instant.ofEpochMilli(Columns.number(row, "expires_at")),
                 Optional.ofNullable(revoked).map(Instant::ofEpochMilli), Optional.ofNullable(used).map(Instant::ofEpochMilli));
-        return new Row(token, row.get("secret_hash", String.class));
+        return new Row(token, Columns.text(row, "secret_hash"));
     }
 
     private static String hash(String token) {

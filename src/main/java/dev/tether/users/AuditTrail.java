@@ -32,6 +32,7 @@ import dev.tether.docker.InstanceId;
 import dev.tether.identity.Audit;
 import dev.tether.identity.AuditEvent;
 import dev.tether.identity.Principal;
+import dev.tether.store.Columns;
 
 /**
  * The audit trail: every event is a log line at once (logger {@code tether.audit}, its fields as key-value pairs for
@@ -235,10 +236,10 @@ public final class AuditTrail implements Audit, SmartLifecycle {
     }
 
     private static Stored stored(Readable row) {
-        return new Stored(row.get("seq", Long.class), Instant.ofEpochMilli(row.get("at", Long.class)), row.get("tenant", String.class),
-                row.get("subject", String.class), row.get("role", String.class), row.get("via", String.class),
-                row.get("credential", String.class), row.get("action", String.class), row.get("target", String.class),
-                row.get("outcome", String.class), row.get("status", Integer.class), row.get("replica", String.class),
+        return new Stored(Columns.number(row, "seq"), Instant.ofEpochMilli(Columns.number(row, "at")), Columns.text(row, "tenant"),
+                Columns.text(row, "subject"), Columns.text(row, "role"), Columns.text(row, "via"),
+                row.get("credential", String.class), Columns.text(row, "action"), Columns.text(row, "target"),
+                Columns.text(row, "outcome"), row.get("status", Integer.class), Columns.text(row, "replica"),
                 row.get("detail", String.class));
     }
 

@@ -35,7 +35,9 @@ public record IdentityProperties(Mode mode, String tenant, Duration tokenRecheck
         LOCAL, OIDC
     }
 
-    public IdentityProperties {
+    public IdentityProperties(@Nullable Mode mode, @Nullable String tenant, @Nullable Duration tokenRecheck,
+            @Nullable Duration tokenLifetime, @Nullable Duration tokenMaxLifetime, @Nullable Duration auditRetention,
+            @Nullable Oidc oidc) {
         mode = mode == null ? Mode.LOCAL : mode;
         tenant = tenant == null || tenant.isBlank() ? Principal.DEFAULT_TENANT : tenant.strip();
         tokenRecheck = PropertyChecks.positive("tether.identity.token-recheck", tokenRecheck, Duration.ofSeconds(5));
@@ -50,6 +52,13 @@ public record IdentityProperties(Mode mode, String tenant, Duration tokenRecheck
         if (mode == Mode.OIDC) {
             oidc.requireComplete();
         }
+        this.mode = mode;
+        this.tenant = tenant;
+        this.tokenRecheck = tokenRecheck;
+        this.tokenLifetime = tokenLifetime;
+        this.tokenMaxLifetime = tokenMaxLifetime;
+        this.auditRetention = auditRetention;
+        this.oidc = oidc;
     }
 
     /**
@@ -74,7 +83,11 @@ public record IdentityProperties(Mode mode, String tenant, Duration tokenRecheck
             String rolesClaim, String adminRole, String memberRole, String viewerRole, Role defaultRole, List<String> scopes,
             Duration revalidate, Duration sessionTtl, @Nullable URI publicUrl) {
 
-        public Oidc {
+        public Oidc(@Nullable URI issuer, @Nullable String clientId, @Nullable String clientSecret,
+                @Nullable String audience, @Nullable String rolesClaim, @Nullable String adminRole,
+                @Nullable String memberRole, @Nullable String viewerRole, @Nullable Role defaultRole,
+                @Nullable List<String> scopes, @Nullable Duration revalidate, @Nullable Duration sessionTtl,
+                @Nullable URI publicUrl) {
             clientSecret = clientSecret == null || clientSecret.isBlank() ? null : clientSecret;
             audience = audience == null || audience.isBlank() ? clientId : audience;
             rolesClaim = rolesClaim == null || rolesClaim.isBlank() ? "realm_access.roles" : rolesClaim;
@@ -88,6 +101,19 @@ public record IdentityProperties(Mode mode, String tenant, Duration tokenRecheck
             if (issuer != null && !"https".equals(issuer.getScheme()) && !loopback(issuer)) {
                 throw new IllegalArgumentException("tether.identity.oidc.issuer must be https (or http on a loopback host), was " + issuer);
             }
+            this.issuer = issuer;
+            this.clientId = clientId;
+            this.clientSecret = clientSecret;
+            this.audience = audience;
+            this.rolesClaim = rolesClaim;
+            this.adminRole = adminRole;
+            this.memberRole = memberRole;
+            this.viewerRole = viewerRole;
+            this.defaultRole = defaultRole;
+            this.scopes = scopes;
+            this.revalidate = revalidate;
+            this.sessionTtl = sessionTtl;
+            this.publicUrl = publicUrl;
         }
 
         void requireComplete() {

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
@@ -37,6 +38,7 @@ import dev.tether.identity.NotPermittedException;
 import dev.tether.identity.Principal;
 import dev.tether.identity.Principals;
 import dev.tether.identity.Via;
+import dev.tether.store.Columns;
 import dev.tether.store.SignedInUsers;
 
 /**
@@ -95,7 +97,7 @@ final class SignInController {
                         .then(db.sql("DELETE FROM sign_in WHERE created_at < :before").bind("before", clock.millis() - IN_FLIGHT.toMillis())
                                 .fetch().rowsUpdated())
                         .thenReturn(URI.create(published.authorization() + (published.authorization().getRawQuery() == null ? "?" : "&")
-                                + "response_type=code&client_id=" + encode(properties.oidc().clientId())
+                                + "response_type=code&client_id=" + encode(Objects.requireNonNull(properties.oidc().clientId()))
                                 + "&redirect_uri=" + encode(redirectUri)
                                 + "&scope=" + encode(String.join(" ", properties.oidc().scopes()))
                                 + "&state=" + state + "&nonce=" + nonce
@@ -128,10 +130,12 @@ final class SignInController {
                                 .header(HttpHeaders.CACHE_CONTROL, "no-store")
                                 .build();
                     }))
-                    .onErrorResume(OidcProvider.RefusedException.class, refused -> Mono.just(failed(HttpStatus.BAD_REQUEST, refused.getMessage())))
+                    .onErrorResume(OidcProvider.RefusedException.class, refused -> Mono.just(
+                            failed(HttpStatus.BAD_REQUEST, Objects.requireNonNull(refused.getMessage()))))
                     .onErrorResume(JwtException.class, refused -> Mono.just(failed(HttpStatus.BAD_REQUEST,
                             "the provider's ID token did not pass: " + refused.getMessage())))
-                    .onErrorResume(OidcProvider.UnavailableException.class, down -> Mono.just(failed(HttpStatus.BAD_GATEWAY, down.getMessage())));
+                    .onErrorResume(OidcProvider.UnavailableException.class, down -> Mono.just(
+                            failed(HttpStatus.BAD_GATEWAY, Objects.requireNonNull(down.getMessage()))));
         }).switchIfEmpty(Mono.fromSupplier(() -> failed(HttpStatus.NOT_FOUND,
                 "no sign-in is in flight with this state: it was used, it is older than ten minutes, or it was never started here")));
     }
@@ -172,8 +176,8 @@ final class SignInController {
     /** The sign-in of this state, removed: redeemable once, whichever replica the browser comes back to. */
     private Mono<Flight> take(String state) {
         return db.sql("SELECT nonce, verifier, return_to, redirect_uri, created_at FROM sign_in WHERE state = :state").bind("state", state)
-                .map(row -> new Object[] { new Flight(row.get("nonce", String.class), row.get("verifier", String.class),
-                        row.get("return_to", String.class), row.get("redirect_uri", String.class)), row.get("created_at", Long.class) })
+                .map(row -> new Object[] { new Flight(Columns.text(row, "nonce"), Columns.text(row, "verifier"),
+                        Columns.text(row, "return_to"), Columns.text(row, "redirect_uri")), row.get("created_at", Long.class) })
                 .one()
                 .flatMap(row -> db.sql("DELETE FROM sign_in WHERE state = :state").bind("state", state).fetch().rowsUpdated()
                         // Another request took it between the read and the delete: it is that one's.

@@ -3,6 +3,7 @@ package dev.tether.users;
 import java.time.Duration;
 import java.time.Instant;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -40,7 +41,7 @@ final class UserRevalidation implements SmartLifecycle {
     private final OidcPrincipals principals;
     private final SignedInUsers users;
     private final Audit audit;
-    private volatile Disposable running;
+    private volatile @Nullable Disposable running;
 
     UserRevalidation(IdentityProperties properties, OidcProvider provider, OidcPrincipals principals, SignedInUsers users, Audit audit) {
         this.properties = properties;

@@ -18,6 +18,7 @@ import reactor.core.publisher.Mono;
 import dev.tether.identity.Principal;
 import dev.tether.identity.Role;
 import dev.tether.identity.Via;
+import dev.tether.store.Columns;
 
 /**
  * The web UI's sessions after a sign-in: the cookie {@value #COOKIE} holds 256 random bits, the {@code web_session} table
@@ -71,9 +72,9 @@ final class WebSessions {
             return Mono.just(now < cached.expiresAt() ? cached.principal() : Optional.empty());
         }
         return db.sql("SELECT subject, role, name, expires_at FROM web_session WHERE id_hash = :hash").bind("hash", hash)
-                .map(row -> new Known(Optional.of(new Principal(properties.tenant(), row.get("subject", String.class),
-                        Role.parse(row.get("role", String.class)).orElse(Role.VIEWER), Via.SESSION, null, row.get("name", String.class))),
-                        row.get("expires_at", Long.class), now))
+                .map(row -> new Known(Optional.of(new Principal(properties.tenant(), Columns.text(row, "subject"),
+                        Role.parse(Columns.text(row, "role")).orElse(Role.VIEWER), Via.SESSION, null, row.get("name", String.class))),
+                        Columns.number(row, "expires_at"), now))
                 .one()
                 .defaultIfEmpty(new Known(Optional.empty(), 0, now))
                 .doOnNext(read -> {

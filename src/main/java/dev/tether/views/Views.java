@@ -47,7 +47,7 @@ public final class Views {
         }
     }
 
-    public record HealthView(String status, long checkedAt, @JsonInclude(JsonInclude.Include.NON_NULL) String detail) {
+    public record HealthView(String status, long checkedAt, @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String detail) {
 
         public static HealthView of(HealthVerdict verdict) {
             return new HealthView(verdict.status(), verdict.checkedAt(), verdict.detail().orElse(null));
@@ -55,8 +55,9 @@ public final class Views {
     }
 
     public record ConnectionView(String owner, String name, String integration, String template, String provider,
-            String address, String identityLabel, Double expiresAt, String oauthClient, String oauthClientOwner,
-            String oauthScope, @JsonInclude(JsonInclude.Include.NON_NULL) HealthView lastHealth) {
+            String address, @Nullable String identityLabel, @Nullable Double expiresAt, @Nullable String oauthClient,
+            @Nullable String oauthClientOwner, @Nullable String oauthScope,
+            @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable HealthView lastHealth) {
 
         public static ConnectionView of(Connection connection) {
             return of(connection, connection.lastHealth().map(HealthView::of).orElse(null));

@@ -1,6 +1,7 @@
 package dev.tether.agent.codemode;
 
 import java.util.Map;
+import java.util.Objects;
 
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
@@ -120,7 +121,8 @@ final class CodeModeEndpoint {
         boolean form = elicitation instanceof Map<?, ?> modes && (modes.isEmpty() || modes.containsKey("form"));
         boolean url = elicitation instanceof Map<?, ?> modes && modes.containsKey("url");
         Object asked = params.get("protocolVersion");
-        String version = CodeModeProtocol.versions().contains(asked) ? (String) asked : CodeModeProtocol.versions().get(0);
+        String version = CodeModeProtocol.versions().contains(asked) ? (String) Objects.requireNonNull(asked)
+                : CodeModeProtocol.versions().get(0);
         CodeModeSession session = new CodeModeSession(names.session(), mode, form, url, http.getURI());
         return sessions.add(session, subject).then(Mono.fromSupplier(() -> json(HttpStatus.OK, protocol.initialize(request, version), session.id())));
     }

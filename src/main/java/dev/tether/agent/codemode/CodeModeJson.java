@@ -104,7 +104,7 @@ final class CodeModeJson {
         return write(error);
     }
 
-    private static Map<String, Object> parseObject(String text) {
+    private static Map<String, Object> parseObject(@Nullable String text) {
         try {
             return JSON.readValue(text, OBJECT);
         } catch (IOException | RuntimeException unreadable) {

@@ -3,6 +3,7 @@ package dev.tether.agent.codemode;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
@@ -87,16 +88,20 @@ final class CodeModeProtocol {
         }
         else if (CodeModeTools.EXECUTE.equals(tool)) {
             Checked<String> code = CodeModeTools.code(arguments);
-            result = code.refusal() != null ? Mono.just(code.refusal()) : execute(session, code.value());
+            String refusal = code.refusal();
+            result = refusal != null ? Mono.just(refusal) : execute(session, Objects.requireNonNull(code.value()));
         }
         else {
             Checked<ResumeArguments> resume = CodeModeTools.resume(session.mode(), arguments);
-            result = resume.refusal() != null ? Mono.just(resume.refusal())
-                    : session.mode() == ElicitationMode.BROWSER ? resumeAfterApproval(session, resume.value().executionId())
-                    : resume(session, resume.value());
+            String refusal = resume.refusal();
+            ResumeArguments asked = resume.value();
+            result = refusal != null ? Mono.just(refusal)
+                    : session.mode() == ElicitationMode.BROWSER ? resumeAfterApproval(session, Objects.requireNonNull(asked).executionId())
+                    : resume(session, Objects.requireNonNull(asked));
         }
         return Mono.usingWhen(Mono.fromSupplier(() -> session.started(request.id())),
-                cancel -> result.onErrorResume(NotPermittedException.class, refused -> Mono.just(CodeModeTools.refused(refused.getMessage())))
+                cancel -> result.onErrorResume(NotPermittedException.class, refused -> Mono.just(
+                        CodeModeTools.refused(Objects.requireNonNull(refused.getMessage()))))
                         .onErrorResume(failed -> Mono.just(internalError(tool, failed)))
                         .map(text -> CodeModeJson.response(request.id(), text))
                         .takeUntilOther(cancel.asMono()),
@@ -175,7 +180,7 @@ final class CodeModeProtocol {
                 .onErrorResume(ExecutionNotFoundException.class, gone -> Mono.just(CodeModeTools.noPausedExecution(id)))
                 .onErrorResume(ResumeContentException.class, refused -> {
                     session.paused(id);
-                    return Mono.just(CodeModeTools.error(refused.getMessage()));
+                    return Mono.just(CodeModeTools.error(Objects.requireNonNull(refused.getMessage())));
                 });
     }
 

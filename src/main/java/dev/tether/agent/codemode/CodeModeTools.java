@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
@@ -97,7 +98,8 @@ final class CodeModeTools {
             issues.add(typeIssue("string", executionId, List.of("executionId")));
         }
         if (mode == ElicitationMode.BROWSER) {
-            return issues.isEmpty() ? Checked.ok(new ResumeArguments((String) executionId, "accept", null)) : Checked.refused(RESUME, issues);
+            return issues.isEmpty() ? Checked.ok(new ResumeArguments((String) Objects.requireNonNull(executionId), "accept", null))
+                    : Checked.refused(RESUME, issues);
         }
         Object action = args.get("action");
         if (!(action instanceof String chosen) || !ACTIONS.contains(chosen)) {
@@ -112,7 +114,8 @@ final class CodeModeTools {
         if (!(content instanceof String)) {
             issues.add(typeIssue("string", content, List.of("content")));
         }
-        return issues.isEmpty() ? Checked.ok(new ResumeArguments((String) executionId, (String) action, (String) content))
+        return issues.isEmpty() ? Checked.ok(new ResumeArguments((String) Objects.requireNonNull(executionId),
+                (String) Objects.requireNonNull(action), (String) content))
                 : Checked.refused(RESUME, issues);
     }
 

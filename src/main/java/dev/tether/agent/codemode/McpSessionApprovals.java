@@ -3,6 +3,7 @@ package dev.tether.agent.codemode;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
@@ -69,9 +70,9 @@ final class McpSessionApprovals {
         session.approved(executionId, answer);
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("status", "completed");
-        result.put("text", SAID.get(answer.action())[0]);
+        result.put("text", Objects.requireNonNull(SAID.get(answer.action()))[0]);
         Map<String, Object> structured = new LinkedHashMap<>();
-        structured.put("status", SAID.get(answer.action())[1]);
+        structured.put("status", Objects.requireNonNull(SAID.get(answer.action()))[1]);
         structured.put("executionId", executionId);
         result.put("structured", structured);
         result.put("isError", false);

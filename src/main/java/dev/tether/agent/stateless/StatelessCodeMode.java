@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.modelcontextprotocol.json.McpJsonMapper;
@@ -107,10 +108,11 @@ final class StatelessCodeMode {
             return retried(context, request);
         }
         Argument<String> code = CodeModeOffer.code(request.arguments());
-        if (code.refusal() != null) {
-            return Mono.just(result(code.refusal()));
+        String refusal = code.refusal();
+        if (refusal != null) {
+            return Mono.just(result(refusal));
         }
-        return failSafe(executions.execute(code.value()).map(answer -> outcome(context, answer)));
+        return failSafe(executions.execute(Objects.requireNonNull(code.value())).map(answer -> outcome(context, answer)));
     }
 
     /**
@@ -148,7 +150,8 @@ final class StatelessCodeMode {
         return failSafe(resumes.resume(asked.executionId(), action, asked.content())
                 .map(answer -> outcome(context, answer))
                 .onErrorResume(ExecutionNotFoundException.class, gone -> Mono.just(result(CodeModeOffer.noPausedExecution(asked.executionId()))))
-                .onErrorResume(ResumeContentException.class, refused -> Mono.just(result(CodeModeOffer.error(refused.getMessage())))));
+                .onErrorResume(ResumeContentException.class, refused -> Mono.just(
+                        result(CodeModeOffer.error(Objects.requireNonNull(refused.getMessage()))))));
     }
 
     // ---- answers ---------------------------------------------------------------------------------

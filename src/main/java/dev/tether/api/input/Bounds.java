@@ -4,6 +4,9 @@ import java.lang.reflect.RecordComponent;
 import java.util.Collection;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+import org.springframework.lang.Contract;
+
 /**
  * The length bounds of every string a request carries, checked before anything is stored or started: an over-long
  * value is a 400 naming the field, never a database error. Names and identifiers match the store's
@@ -38,7 +41,8 @@ public final class Bounds {
     }
 
     /** Checks a path variable or query parameter. */
-    public static String check(String field, String value) {
+    @Contract("_, !null -> !null")
+    public static @Nullable String check(String field, @Nullable String value) {
         if (value != null && value.length() > of(field)) {
             throw tooLong(field, of(field), value.length());
         }

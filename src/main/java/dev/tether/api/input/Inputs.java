@@ -3,6 +3,9 @@ package dev.tether.api.input;
 import java.util.Map;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+import org.springframework.lang.Contract;
+
 import dev.tether.identity.Principal;
 import dev.tether.store.ConnectionKey;
 import dev.tether.store.Owner;
@@ -13,24 +16,25 @@ public final class Inputs {
     private Inputs() {
     }
 
-    public static String requireText(String value, String field) {
+    public static String requireText(@Nullable String value, String field) {
         if (value == null || value.isBlank()) {
             throw InvalidInputException.decode("`" + field + "` is required and must be a non-empty string");
         }
         return value;
     }
 
-    public static Owner owner(String value, String field) {
+    public static Owner owner(@Nullable String value, String field) {
         return Owner.parse(requireText(value, field)).orElseThrow(() -> InvalidInputException.decode(
                 "`" + field + "` must be \"org\" or \"user\", was \"" + value + "\""));
     }
 
-    public static Optional<Owner> optionalOwner(String value) {
+    public static Optional<Owner> optionalOwner(@Nullable String value) {
         return value == null || value.isEmpty() ? Optional.empty() : Optional.of(owner(value, "owner"));
     }
 
     /** The connection {@code caller} names so: the organisation's, or for {@code user} its own. */
-    public static ConnectionKey connectionKey(String owner, String integration, String name, Principal caller) {
+    public static ConnectionKey connectionKey(@Nullable String owner, @Nullable String integration, @Nullable String name,
+            Principal caller) {
         Bounds.check("owner", owner);
         Bounds.check("integration", integration);
         Bounds.check("name", name);
@@ -38,7 +42,8 @@ public final class Inputs {
     }
 
     /** A map of strings whose keys and values are all present; null stays null. */
-    public static Map<String, String> stringMap(Map<String, String> values, String field) {
+    @Contract("!null, _ -> !null")
+    public static @Nullable Map<String, String> stringMap(@Nullable Map<String, String> values, String field) {
         if (values == null) {
             return null;
         }
@@ -54,7 +59,8 @@ public final class Inputs {
      * Environment variables: a name holding {@code =} or NUL, or a value holding NUL, cannot be passed to a child at
      * all; refused here rather than failing at spawn, after it was stored.
      */
-    public static Map<String, String> envMap(Map<String, String> values, String field) {
+    @Contract("!null, _ -> !null")
+    public static @Nullable Map<String, String> envMap(@Nullable Map<String, String> values, String field) {
         stringMap(values, field);
         if (values != null) {
             values.forEach((name, value) -> {
@@ -70,7 +76,8 @@ public final class Inputs {
     }
 
     /** Request headers: names are HTTP tokens, values hold no line breaks or NUL (no header injection). */
-    public static Map<String, String> headerMap(Map<String, String> values, String field) {
+    @Contract("!null, _ -> !null")
+    public static @Nullable Map<String, String> headerMap(@Nullable Map<String, String> values, String field) {
         stringMap(values, field);
         if (values != null) {
             values.forEach((name, value) -> {
@@ -85,11 +92,11 @@ public final class Inputs {
         return values;
     }
 
-    public static boolean flag(String value) {
+    public static boolean flag(@Nullable String value) {
         return value != null && (value.isEmpty() || value.equalsIgnoreCase("true") || value.equals("1"));
     }
 
-    public static Optional<String> optional(String value) {
+    public static Optional<String> optional(@Nullable String value) {
         return value == null || value.isEmpty() ? Optional.empty() : Optional.of(value);
     }
 }

@@ -1,5 +1,7 @@
 package dev.tether.api.input;
 
+import org.jspecify.annotations.Nullable;
+
 /** A request that cannot be served as sent; the message names the offending field. */
 public final class InvalidInputException extends RuntimeException {
 
@@ -8,12 +10,12 @@ public final class InvalidInputException extends RuntimeException {
 
     private final String tag;
 
-    InvalidInputException(String tag, String message) {
+    InvalidInputException(String tag, @Nullable String message) {
         super(message);
         this.tag = tag;
     }
 
-    public static InvalidInputException decode(String message) {
+    public static InvalidInputException decode(@Nullable String message) {
         return new InvalidInputException(DECODE, message);
     }
 

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.tether.store.RemoteConfig;
 import dev.tether.store.RemoteConfig.RemoteTransport;
 import dev.tether.store.ServerConfig;
@@ -85,7 +87,7 @@ public final class ServerConfigs {
         return shown;
     }
 
-    private static void putIfGiven(Map<String, Object> shown, boolean given, String field, Object value) {
+    private static void putIfGiven(Map<String, Object> shown, boolean given, String field, @Nullable Object value) {
         if (given) {
             shown.put(field, value);
         }

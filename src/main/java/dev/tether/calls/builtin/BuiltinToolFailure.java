@@ -1,5 +1,7 @@
 package dev.tether.calls.builtin;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A listed built-in that ran and failed in a way Executor names: code receives {@code {ok: false, error: {code,
  * message}}} (e.g. {@code openapi_parse_failed}), not a thrown "Internal tool error". Failures Executor does not name
@@ -9,7 +11,7 @@ public final class BuiltinToolFailure extends RuntimeException {
 
     private final String code;
 
-    public BuiltinToolFailure(String code, String message) {
+    public BuiltinToolFailure(String code, @Nullable String message) {
         super(message);
         this.code = code;
     }

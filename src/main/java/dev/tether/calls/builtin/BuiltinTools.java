@@ -7,10 +7,12 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -33,7 +35,7 @@ public final class BuiltinTools implements SmartInitializingSingleton {
     private final Map<String, BuiltinTool> tools = new LinkedHashMap<>();
     private final List<BuiltinTool> listed;
     private final Supplier<Stream<BuiltinHandlers>> contributions;
-    private volatile Map<String, BuiltinHandler> handlers;
+    private volatile @Nullable Map<String, BuiltinHandler> handlers;
 
     @Autowired
     public BuiltinTools(JsonMapper json, ObjectProvider<BuiltinHandlers> contributions) {
@@ -46,7 +48,7 @@ public final class BuiltinTools implements SmartInitializingSingleton {
         this.listed = listedTools(json);
         listed.forEach(tool -> tools.put(tool.path(), tool));
         ToolDescriptions.RUNTIME.forEach((path, described) -> tools.put(path, new BuiltinTool(path, path, BuiltinTool.INTEGRATION,
-                (String) described.get("description"), null, null, null, null, true)));
+                (String) Objects.requireNonNull(described.get("description")), null, null, null, null, true)));
     }
 
     @Override
@@ -119,8 +121,9 @@ public final class BuiltinTools implements SmartInitializingSingleton {
                 throw new IllegalStateException("executor-tools.json is missing beside " + BuiltinTools.class.getName());
             }
             List<Map<String, Object>> rows = json.readValue(in, new TypeReference<>() { });
-            return rows.stream().map(row -> new BuiltinTool((String) row.get("path"), (String) row.get("name"),
-                    (String) row.get("pluginId"), (String) row.get("description"), (Boolean) row.get("requiresApproval"),
+            return rows.stream().map(row -> new BuiltinTool((String) Objects.requireNonNull(row.get("path")),
+                    (String) Objects.requireNonNull(row.get("name")), (String) Objects.requireNonNull(row.get("pluginId")),
+                    (String) Objects.requireNonNull(row.get("description")), (Boolean) row.get("requiresApproval"),
                     (String) row.get("approvalDescription"), schema(row.get("inputSchema")), schema(row.get("outputSchema")), false))
                     .toList();
         }
@@ -130,7 +133,7 @@ public final class BuiltinTools implements SmartInitializingSingleton {
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> schema(Object schema) {
+    private static @Nullable Map<String, Object> schema(@Nullable Object schema) {
         return (Map<String, Object>) schema;
     }
 }

@@ -3,6 +3,8 @@ package dev.tether.calls.builtin;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.tether.store.StoredTool;
 
 /**
@@ -39,7 +41,8 @@ public final class ToolDescriptions {
                 CALL_TOOL_RESULT.formatted(tool.outputSchema() == null ? "{ [k: string]: unknown; }" : TypeScriptShapes.of(tool.outputSchema())));
     }
 
-    private static Map<String, Object> described(String path, String name, String description, String input, String output) {
+    private static Map<String, Object> described(String path, String name, @Nullable String description, @Nullable String input,
+            @Nullable String output) {
         Map<String, Object> described = new LinkedHashMap<>();
         described.put("path", path);
         described.put("name", name);

@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+import org.springframework.lang.Contract;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -31,7 +33,8 @@ public final class TypeScriptShapes {
     }
 
     /** The type of a value that matches {@code schema}; null for a null schema. */
-    public static String of(Map<String, Object> schema) {
+    @Contract("!null -> !null")
+    public static @Nullable String of(@Nullable Map<String, Object> schema) {
         return schema == null ? null : stripRedundantParentheses(render(schema, 0));
     }
 

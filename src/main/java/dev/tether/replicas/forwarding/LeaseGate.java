@@ -1,5 +1,7 @@
 package dev.tether.replicas.forwarding;
 
+import java.util.Objects;
+
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
@@ -39,6 +41,6 @@ final class LeaseGate implements WebFilter {
         return lease.serving()
                 .then(Mono.defer(() -> chain.filter(exchange)))
                 .onErrorResume(LeaseLostException.class, lost -> errors.refuse(exchange.getResponse(), HttpStatus.SERVICE_UNAVAILABLE,
-                        "ReplicaUnavailableError", lost.getMessage()));
+                        "ReplicaUnavailableError", Objects.requireNonNull(lost.getMessage())));
     }
 }

@@ -1,6 +1,7 @@
 package dev.tether.replicas.forwarding;
 
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -28,7 +29,7 @@ public final class PeerQuestions {
                     waiting.put(id, Sinks.one());
                     return id;
                 },
-                id -> waiting.get(id).asMono().doOnSubscribe(subscribed -> announce.accept(id)),
+                id -> Objects.requireNonNull(waiting.get(id)).asMono().doOnSubscribe(subscribed -> announce.accept(id)),
                 waiting::remove);
     }
 

@@ -60,7 +60,7 @@ final class PeerToolCalls {
     Mono<CallToolResult> callTool(Peer peer, String address, Map<String, Object> arguments) {
         return Mono.deferContextual(context -> {
             ProgressListener progress = context.getOrDefault(ProgressListener.class, null);
-            ElicitationHandler questions = context.getOrDefault(ElicitationHandler.class, ElicitationHandler.ACCEPT_ALL);
+            ElicitationHandler questions = ElicitationHandler.of(context);
             PeerCall call = new PeerCall(address, arguments, progress != null,
                     questions != ElicitationHandler.ACCEPT_ALL);
             return peers.client().post().uri(URI.create("http://" + peer.address() + "/api/replicas/calls"))
