@@ -26,8 +26,10 @@ import dev.tether.daemon.HealthProbes;
  * connections to this replica alive closes each one after its answer instead of sending the next request on it. An
  * idle kept-alive connection that the replica closes when it stops listening can cross a request the balancer has just
  * sent on it, which the balancer can only answer 502: it cannot know whether the replica took it.</li>
- * <li>It notes when the last request other than a health probe arrived, so that the drain lasts until the balancer has
- * stopped sending work here ({@link #quiet}), however late its health checks notice that this replica is unready.</li>
+ * <li>It notes when a request other than a health probe last arrived or was answered, so that the drain lasts until the
+ * balancer has stopped sending work here ({@link #quiet}), however late its health checks notice that this replica is
+ * unready. An answer counts too: a client that sends its next request once the last is answered, slowly on a busy
+ * host, is still sending.</li>
  * </ul>
  * Runs first, so that it sees every request, a refused one included.
  */
@@ -38,8 +40,8 @@ public final class DrainTraffic implements WebFilter {
     private final HealthProbes probes;
     private final Scheduler clock;
     private volatile boolean draining;
-    /** When the last request other than a probe arrived since the drain began, on {@link #clock}, in milliseconds. */
-    private volatile long lastArrival;
+    /** When a request other than a probe last arrived or was answered since the drain began, on {@link #clock}, in ms. */
+    private volatile long lastActivity;
 
     @Autowired
     DrainTraffic(HealthProbes probes) {
@@ -53,8 +55,9 @@ public final class DrainTraffic implements WebFilter {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        if (draining && !probes.matches(exchange.getRequest())) {
-            lastArrival = now();
+        boolean work = !probes.matches(exchange.getRequest());
+        if (work && draining) {
+            lastActivity = now();
         }
         ServerHttpResponse response = exchange.getResponse();
         // Checked as the answer goes out, so that a request that arrived before the drain closes its connection too.
@@ -64,22 +67,26 @@ public final class DrainTraffic implements WebFilter {
             }
             return Mono.empty();
         });
-        return chain.filter(exchange);
+        return work ? chain.filter(exchange).doFinally(done -> {
+            if (draining) {
+                lastActivity = now();
+            }
+        }) : chain.filter(exchange);
     }
 
-    /** Begins the drain: from now on connections are closed after their answer, and arrivals are noted. */
+    /** Begins the drain: from now on connections are closed after their answer, and requests are noted. */
     void drain() {
-        lastArrival = now();
+        lastActivity = now();
         draining = true;
     }
 
     /**
-     * Completes once {@code quiet} has passed without a request other than a health probe, counted from the drain's
-     * start: a balancer that still sends work here keeps the replica listening and serving.
+     * Completes once {@code quiet} has passed without a request other than a health probe arriving or being answered,
+     * counted from the drain's start: a balancer that still sends work here keeps the replica listening and serving.
      */
     Mono<Void> quiet(Duration quiet) {
         return Mono.defer(() -> {
-            Duration left = quiet.minusMillis(now() - lastArrival);
+            Duration left = quiet.minusMillis(now() - lastActivity);
             return left.compareTo(Duration.ZERO) > 0 ? Mono.delay(left, clock).then(quiet(quiet)) : Mono.empty();
         });
     }

@@ -60,9 +60,9 @@ public final class GracefulDrain implements SmartLifecycle {
     }
 
     /**
-     * Drains: completes once the lease is marked and the delay has passed without a request other than a probe (or the
-     * limit has passed). Ownership leaves this replica only after the store has the mark, so that a peer this replica
-     * then refuses finds the new owner when it reads the leases.
+     * Drains: completes once the lease is marked and the delay has passed without a request other than a probe arriving
+     * or being answered (or the limit has passed). Ownership leaves this replica only after the store has the mark, so
+     * that a peer this replica then refuses finds the new owner when it reads the leases.
      */
     Mono<Void> drain() {
         if (!shared) {
@@ -78,7 +78,7 @@ public final class GracefulDrain implements SmartLifecycle {
                 .then(Mono.fromRunnable(owners::leave))
                 .then(Mono.firstWithSignal(traffic.quiet(delay), outwaited))
                 .doOnSubscribe(started -> log.info("stopping: handing connections to the other replicas, listening until no"
-                        + " request has arrived for {}", delay))
+                        + " request has come for {}", delay))
                 .doOnSuccess(done -> log.info("stopping: drained, the web server stops listening"))
                 .then();
     }
