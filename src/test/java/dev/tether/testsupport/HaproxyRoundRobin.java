@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -50,18 +49,6 @@ public final class HaproxyRoundRobin implements AutoCloseable {
      * stop, and a request whose connection a replica refused tried again on another replica).
      */
     public static HaproxyRoundRobin startForRollingRestarts(Path dir, List<Integer> backends) throws IOException {
-        return startDocumented(dir, backends, UnaryOperator.identity());
-    }
-
-    /**
-     * As {@link #startForRollingRestarts}, with the checks of every server ({@code default-server}) set to
-     * {@code checks} instead: a load balancer that notices a stopping replica later than the documented one.
-     */
-    public static HaproxyRoundRobin startForRollingRestarts(Path dir, List<Integer> backends, String checks) throws IOException {
-        return startDocumented(dir, backends, line -> line.strip().startsWith("default-server ") ? "    default-server " + checks : line);
-    }
-
-    private static HaproxyRoundRobin startDocumented(Path dir, List<Integer> backends, UnaryOperator<String> edit) throws IOException {
         Prerequisites.require(Files.isExecutable(BINARY), "no HAProxy at " + BINARY, ".ci/run installs Debian's haproxy");
         int port = Fixture.freeLoopbackPort();
         List<String> lines = new ArrayList<>();
@@ -77,7 +64,7 @@ public final class HaproxyRoundRobin implements AutoCloseable {
                 }
             }
             else {
-                lines.add(edit.apply(line));
+                lines.add(line);
             }
         }
         return run(dir, port, String.join("\n", lines) + "\n");
