@@ -19,7 +19,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.core.env.Environment;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -29,11 +28,10 @@ import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
-import org.springframework.web.util.pattern.PathPattern;
-import org.springframework.web.util.pattern.PathPatternParser;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.tether.daemon.HealthProbes;
 import dev.tether.security.AuthenticatedPeer;
 
 /**
@@ -68,7 +66,7 @@ final class Admission implements WebFilter {
     private final ServerLimitsProperties limits;
     private final BufferMemory memory;
     private final JsonMapper json;
-    private final List<PathPattern> probes;
+    private final HealthProbes probes;
     private final AtomicInteger inFlight = new AtomicInteger();
     /** Requests in flight per counted client; a client leaves the map with its last request. */
     private final Map<String, Integer> perClient = new ConcurrentHashMap<>();
@@ -77,12 +75,9 @@ final class Admission implements WebFilter {
     private final Counter shedClient;
     private final Counter shedMemory;
 
-    Admission(ServerLimitsProperties limits, BufferMemory memory, JsonMapper json, MeterRegistry registry, Environment environment) {
+    Admission(ServerLimitsProperties limits, BufferMemory memory, JsonMapper json, MeterRegistry registry, HealthProbes probes) {
         this.limits = limits;
-        String actuator = environment.getProperty("management.endpoints.web.base-path", "/actuator");
-        this.probes = List.of(PathPatternParser.defaultInstance.parse("/api/health"),
-                PathPatternParser.defaultInstance.parse(actuator + "/health"),
-                PathPatternParser.defaultInstance.parse(actuator + "/health/**"));
+        this.probes = probes;
         this.memory = memory;
         this.json = json;
         Gauge.builder("tether.server.requests", inFlight, AtomicInteger::get)
@@ -101,26 +96,14 @@ final class Admission implements WebFilter {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        if (probe(exchange.getRequest())) {
+        // A probe is cheap, and one refused under load would have Kubernetes restart a pod that is only busy, or a
+        // load balancer take every busy replica out at once.
+        if (probes.matches(exchange.getRequest())) {
             return chain.filter(exchange);
         }
         return Mono.using(() -> admit(exchange),
                 ticket -> ticket.refusal() == null ? chain.filter(exchange) : shed(exchange.getResponse(), ticket.refusal()),
                 this::release);
-    }
-
-    /**
-     * Whether {@code request} is a health probe ({@code /api/health}, Actuator's health and its groups, on either port),
-     * which is never counted nor shed: it is cheap, and a probe refused under load would have Kubernetes restart a pod
-     * that is only busy, or a load balancer take every busy replica out at once.
-     */
-    private boolean probe(ServerHttpRequest request) {
-        for (PathPattern probe : probes) {
-            if (probe.matches(request.getPath().pathWithinApplication())) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** A request's place, or why it has none; released once whatever happens to the request. */

@@ -49,11 +49,12 @@ import dev.tether.testsupport.RunsAlone;
 
 /**
  * A rolling restart under load: three packaged daemons on one PostgreSQL and one Docker engine behind Debian's HAProxy,
- * round robin, configured as docs/kubernetes.md tells an operator (health checks on readiness, a refused connection
- * tried on another replica). A few clients call tools on docker-backed connections through HAProxy without pause
+ * round robin, configured by deploy/haproxy.cfg itself, the file docs/kubernetes.md gives an operator (health checks on
+ * readiness, a refused connection tried on another replica). A few clients call tools on docker-backed connections through HAProxy without pause
  * while each replica in turn gets SIGTERM, exits, starts again on its port and becomes ready. No call fails: a
  * stopping replica turns unready, hands its connections over and passes what still reaches it to their new owners,
- * and a peer whose forward it refuses goes to the new owner. Each replica exits within the drain bound with 0 or 143
+ * a peer whose forward it refuses goes to the new owner, and it stops listening only once HAProxy has stopped sending
+ * it calls, each of its answers meanwhile closing its connection, so no call crosses the close of its port. Each replica exits within the drain bound with 0 or 143
  * (the JVM's status after SIGTERM), never two containers of one connection show in the engine (sampled every 200 ms),
  * and once all are stopped no container and no {@code docker run} client is left.
  * Then, on the restarted cluster, an agent over {@code /mcp} through HAProxy has an execution paused for approval and

@@ -8,6 +8,7 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -23,6 +24,8 @@ import java.util.stream.IntStream;
 public final class HaproxyRoundRobin implements AutoCloseable {
 
     private static final Path BINARY = Path.of("/usr/sbin/haproxy");
+    /** The configuration docs/kubernetes.md gives an operator for rolling restarts. */
+    private static final Path DOCUMENTED = Path.of("deploy/haproxy.cfg");
 
     private final Process process;
     private final int port;
@@ -36,35 +39,45 @@ public final class HaproxyRoundRobin implements AutoCloseable {
 
     /** Starts HAProxy on a free loopback port, with {@code backends} (loopback ports) in this order; returns once it listens. */
     public static HaproxyRoundRobin start(Path dir, List<Integer> backends) throws IOException {
-        return start(dir, backends, "", "option httpchk GET /api/health", "check inter 1s fall 2 rise 1");
+        return start(dir, backends, "option httpchk GET /api/health", "check inter 1s fall 2 rise 1");
     }
 
     /**
-     * As {@link #start(Path, List)}, configured as {@code docs/kubernetes.md} tells an operator for rolling restarts:
-     * health checks on the readiness endpoint, which a replica fails from the moment it is told to stop, and a request
-     * whose connection a replica refused (it stopped listening) tried again on another replica.
+     * HAProxy configured as an operator is told to for rolling restarts: {@code deploy/haproxy.cfg}, the file
+     * {@code docs/kubernetes.md} points to, line for line, with this test's loopback ports in place of its bind and
+     * server addresses (health checks on the readiness endpoint, which a replica fails from the moment it is told to
+     * stop, and a request whose connection a replica refused tried again on another replica).
      */
     public static HaproxyRoundRobin startForRollingRestarts(Path dir, List<Integer> backends) throws IOException {
-        return start(dir, backends, """
-                    retries 3
-                    option redispatch 1
-                    retry-on conn-failure
-                """, """
-                    option httpchk GET /actuator/health/readiness
-                    http-check expect status 200
-                """.strip(), "check inter 500ms fall 1 rise 1");
+        Prerequisites.require(Files.isExecutable(BINARY), "no HAProxy at " + BINARY, ".ci/run installs Debian's haproxy");
+        int port = Fixture.freeLoopbackPort();
+        List<String> lines = new ArrayList<>();
+        for (String line : Files.readAllLines(DOCUMENTED)) {
+            String setting = line.strip();
+            if (setting.startsWith("bind ")) {
+                lines.add("    bind 127.0.0.1:" + port);
+            }
+            else if (setting.startsWith("server ")) {
+                if (lines.stream().noneMatch(added -> added.strip().startsWith("server "))) {
+                    IntStream.range(0, backends.size())
+                            .forEach(i -> lines.add("    server replica" + i + " 127.0.0.1:" + backends.get(i)));
+                }
+            }
+            else {
+                lines.add(line);
+            }
+        }
+        return run(dir, port, String.join("\n", lines) + "\n");
     }
 
-    private static HaproxyRoundRobin start(Path dir, List<Integer> backends, String defaults, String check, String server)
+    private static HaproxyRoundRobin start(Path dir, List<Integer> backends, String check, String server)
             throws IOException {
         Prerequisites.require(Files.isExecutable(BINARY), "no HAProxy at " + BINARY, ".ci/run installs Debian's haproxy");
         int port = Fixture.freeLoopbackPort();
         String servers = IntStream.range(0, backends.size())
                 .mapToObj(i -> "    server replica" + i + " 127.0.0.1:" + backends.get(i) + " " + server)
                 .collect(Collectors.joining("\n"));
-        Path config = dir.resolve("haproxy.cfg");
-        Files.createDirectories(dir);
-        Files.writeString(config, """
+        return run(dir, port, """
                 global
                     maxconn 4096
                 defaults
@@ -73,14 +86,20 @@ public final class HaproxyRoundRobin implements AutoCloseable {
                     timeout client 120s
                     timeout server 120s
                     option abortonclose
-                %sfrontend tether
+                frontend tether
                     bind 127.0.0.1:%d
                     default_backend replicas
                 backend replicas
                     balance roundrobin
                     %s
                 %s
-                """.formatted(defaults, port, check, servers));
+                """.formatted(port, check, servers));
+    }
+
+    private static HaproxyRoundRobin run(Path dir, int port, String configuration) throws IOException {
+        Path config = dir.resolve("haproxy.cfg");
+        Files.createDirectories(dir);
+        Files.writeString(config, configuration);
         Path log = dir.resolve("haproxy.log");
         Process process = new ProcessBuilder(BINARY.toString(), "-db", "-f", config.toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
