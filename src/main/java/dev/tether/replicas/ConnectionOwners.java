@@ -58,7 +58,7 @@ public final class ConnectionOwners implements SmartLifecycle {
     /** What the last read found; written whole, so that a reader never sees one list of one read and one of another. */
     private volatile View view = View.NONE;
     private volatile boolean leaving;
-    private final Consumer<OwnersChanged> announce;
+    private final Consumer<OwnersRead> announce;
 
     /** The live peers, and of those the ones that may own connections (not draining). */
     private record View(List<Peer> live, List<Peer> owners) {
@@ -79,7 +79,7 @@ public final class ConnectionOwners implements SmartLifecycle {
     }
 
     ConnectionOwners(InstanceLeases leases, String instance, ReplicaProperties properties, boolean shared, Scheduler clock,
-            Consumer<OwnersChanged> announce) {
+            Consumer<OwnersRead> announce) {
         this.announce = announce;
         this.leases = leases;
         this.instance = instance;
@@ -143,7 +143,7 @@ public final class ConnectionOwners implements SmartLifecycle {
     /** From now on this replica owns no connection while another replica may; called once its lease says so. */
     void leave() {
         leaving = true;
-        announce.accept(new OwnersChanged(instance));
+        announce.accept(new OwnersRead(instance));
     }
 
     /** The owner among {@code instances} by rendezvous hashing, as {@link #remoteOwner} picks it. */
@@ -169,8 +169,8 @@ public final class ConnectionOwners implements SmartLifecycle {
                     if (changed) {
                         log.info("replicas alive: {}", read.stream()
                                 .map(lease -> lease.instance() + "@" + lease.address() + (lease.draining() ? " (draining)" : "")).toList());
-                        announce.accept(new OwnersChanged(instance));
                     }
+                    announce.accept(new OwnersRead(instance));
                     return now.live().size();
                 });
     }
