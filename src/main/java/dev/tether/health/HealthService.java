@@ -244,13 +244,16 @@ public final class HealthService implements SmartLifecycle {
                 return HealthVerdict.expired(clock.millis(), Objects.requireNonNull(expired.getMessage()));
             }
         }
-        return HealthVerdict.degraded(clock.millis(), Objects.requireNonNull(describe(error)));
+        return HealthVerdict.degraded(clock.millis(), describe(error));
     }
 
-    private @Nullable String describe(Throwable error) {
-        return error instanceof TimeoutException
-                ? "health check timed out after " + properties.timeout().toMillis() + "ms waiting for the server to start"
-                : error.getMessage();
+    /** What went wrong, in words; an error without a message (a bug's NullPointerException) is named by its type. */
+    private String describe(Throwable error) {
+        if (error instanceof TimeoutException) {
+            return "health check timed out after " + properties.timeout().toMillis() + "ms waiting for the server to start";
+        }
+        String message = error.getMessage();
+        return message != null ? message : error.getClass().getSimpleName();
     }
 
     private static boolean isLookupFailure(Throwable error) {
