@@ -99,7 +99,8 @@ class RollingRestartIT {
         for (PackagedDaemon daemon : daemons) {
             daemon.close();
             try (var lines = Files.lines(daemon.log())) {
-                lines.filter(line -> line.contains("drain") || line.contains("replicas alive") || line.contains("lease"))
+                lines.filter(line -> line.contains("drain") || line.contains("replicas alive") || line.contains("lease")
+                        || line.contains("retired") || line.contains("ConnectionFence") || line.contains("WARN") || line.contains("ERROR"))
                         .forEach(line -> System.out.println("[rolling] " + daemon.log().getParent().getFileName() + "/"
                                 + daemon.log().getFileName() + ": " + line));
             }
