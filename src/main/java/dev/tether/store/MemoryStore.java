@@ -91,6 +91,16 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
         return loaded.then(Mono.fromSupplier(value));
     }
 
+    /**
+     * Read-your-writes behind a round-robin balancer: what this replica does not know may be what another wrote a
+     * moment ago, before this one read the change log (a client registers a connection through one replica and
+     * refreshes it through the next), so a miss of a shared store asks the database. What it finds is answered, not
+     * kept: memory follows the change log alone, so a delete read meanwhile is never undone by a late miss.
+     */
+    private <T> Mono<T> orFromDatabase(Mono<T> inMemory, java.util.function.Supplier<Mono<T>> database) {
+        return inMemory.switchIfEmpty(Mono.defer(() -> changes.shared() ? loaded.then(database.get()) : Mono.empty()));
+    }
+
     // ---- integrations ----------------------------------------------------------------------
 
     @Override
@@ -109,7 +119,7 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
 
     @Override
     public Mono<Integration> find(String slug) {
-        return read(() -> integrations.get(slug));
+        return orFromDatabase(read(() -> integrations.get(slug)), () -> store.find(slug));
     }
 
     @Override
@@ -157,7 +167,8 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
 
     @Override
     public Mono<Connection> find(ConnectionKey key) {
-        return OwnerScope.caller().flatMap(caller -> OwnerScope.sees(caller, key) ? read(() -> connections.get(key)) : Mono.empty());
+        return OwnerScope.caller().flatMap(caller -> OwnerScope.sees(caller, key)
+                ? orFromDatabase(read(() -> connections.get(key)), () -> store.find(key)) : Mono.empty());
     }
 
     @Override
