@@ -61,17 +61,18 @@ public final class DrainTraffic implements WebFilter {
         }
         ServerHttpResponse response = exchange.getResponse();
         // Checked as the answer goes out, so that a request that arrived before the drain closes its connection too.
+        // The answer counts as activity then, before its bytes leave: noted once they were written, it could be noted
+        // after the client read it and sent the next request, later than it happened.
         response.beforeCommit(() -> {
             if (draining) {
                 response.getHeaders().set(HttpHeaders.CONNECTION, "close");
+                if (work) {
+                    lastActivity = now();
+                }
             }
             return Mono.empty();
         });
-        return work ? chain.filter(exchange).doFinally(done -> {
-            if (draining) {
-                lastActivity = now();
-            }
-        }) : chain.filter(exchange);
+        return chain.filter(exchange);
     }
 
     /** Begins the drain: from now on connections are closed after their answer, and requests are noted. */
