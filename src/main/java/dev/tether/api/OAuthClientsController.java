@@ -1,14 +1,8 @@
 package dev.tether.api;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.function.Supplier;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
-import org.jspecify.annotations.Nullable;
 import org.springframework.http.CacheControl;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -25,104 +19,35 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import dev.tether.api.input.Bounds;
-import dev.tether.api.input.Inputs;
-import dev.tether.api.input.InvalidInputException;
-import dev.tether.calls.builtin.BuiltinHandler;
-import dev.tether.calls.builtin.BuiltinHandlers;
 import dev.tether.oauth.ClientMetadataDocument;
 import dev.tether.oauth.OAuthClients;
-import dev.tether.oauth.ProbeResult;
+import dev.tether.oauth.OAuthRequests;
+import dev.tether.oauth.OAuthRequests.CreateClientRequest;
+import dev.tether.oauth.OAuthRequests.ProbeRequest;
+import dev.tether.oauth.OAuthRequests.RegisterDynamicRequest;
+import dev.tether.oauth.OAuthRequests.RemoveClientRequest;
+import dev.tether.oauth.OAuthViews.ClientView;
+import dev.tether.oauth.OAuthViews.ProbeView;
 import dev.tether.oauth.RedirectUris;
-import dev.tether.store.OAuthClient;
 
 /**
  * Executor's OAuth client routes: the apps a flow ({@link OAuthController}) connects through, listed, saved by hand,
- * registered dynamically or removed, and the probe that reads a server's metadata to fill the form.
+ * registered dynamically or removed, and the probe that reads a server's metadata to fill the form. The built-ins that
+ * are twins of these routes are {@code oauth.OAuthBuiltins}; both check the bodies ({@code oauth.OAuthRequests}) and
+ * answer ({@code oauth.OAuthViews}) alike.
  */
 @RestController
 @RequestMapping("/api/oauth")
-final class OAuthClientsController implements BuiltinHandlers {
-
-    public record CreateClientRequest(String owner, String slug, String authorizationUrl, String tokenUrl, String grant, String clientId,
-            String clientSecret, String resource) {
-    }
-
-    public record RegisterDynamicRequest(String owner, String slug, String registrationEndpoint, String authorizationUrl, String tokenUrl,
-            String resource, List<String> scopes, List<String> tokenEndpointAuthMethodsSupported, String clientName,
-            String redirectUri, String originIntegration) {
-    }
-
-    public record RemoveClientRequest(String owner) {
-    }
-
-    /** The built-in {@code clients.remove} takes in its arguments what the route takes in its path and body. */
-    public record RemoveClientArguments(String owner, String slug) {
-    }
-
-    public record ProbeRequest(String url) {
-    }
-
-    record ClientView(String owner, String slug, String grant, String authorizationUrl, String tokenUrl, @Nullable String resource,
-            String clientId, @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Map<String, Object> origin) {
-
-        static ClientView of(OAuthClient client) {
-            Map<String, Object> origin = new LinkedHashMap<>();
-            if (client.dynamic()) {
-                origin.put("kind", "dynamic_client_registration");
-                origin.put("integration", client.originIntegration().orElse(null));
-            }
-            else {
-                origin.put("kind", "manual");
-            }
-            return new ClientView(client.owner().wire(), client.slug(), client.grant(), client.authorizationUrl(), client.tokenUrl(),
-                    client.resource().orElse(null), client.clientId(), origin);
-        }
-
-        /** As Executor's built-in lists a client: without its origin. */
-        ClientView withoutOrigin() {
-            return new ClientView(owner, slug, grant, authorizationUrl, tokenUrl, resource, clientId, null);
-        }
-    }
-
-    record ProbeView(String authorizationUrl, String tokenUrl, @Nullable String resource, @Nullable List<String> scopesSupported,
-            @Nullable String registrationEndpoint, @Nullable List<String> tokenEndpointAuthMethodsSupported) {
-
-        static ProbeView of(ProbeResult probe) {
-            return new ProbeView(probe.authorizationUrl(), probe.tokenUrl(), probe.resource().orElse(null),
-                    probe.scopesSupported().orElse(null), probe.registrationEndpoint().orElse(null),
-                    probe.tokenEndpointAuthMethodsSupported().orElse(null));
-        }
-    }
-
-    private static final String BUILTIN = "executor.coreTools.oauth.";
+final class OAuthClientsController {
 
     private final OAuthClients clients;
     private final ClientMetadataDocument metadataDocument;
     private final RedirectUris redirectUris;
-    private final BuiltinArguments arguments;
 
-    OAuthClientsController(OAuthClients clients, ClientMetadataDocument metadataDocument, RedirectUris redirectUris,
-            BuiltinArguments arguments) {
+    OAuthClientsController(OAuthClients clients, ClientMetadataDocument metadataDocument, RedirectUris redirectUris) {
         this.clients = clients;
         this.metadataDocument = metadataDocument;
         this.redirectUris = redirectUris;
-        this.arguments = arguments;
-    }
-
-    /** The built-in {@code executor.coreTools.oauth.clients.*} and {@code probe}: the routes' twins, with arguments as their bodies. */
-    @Override
-    public Map<String, BuiltinHandler> handlers() {
-        Map<String, BuiltinHandler> handlers = new LinkedHashMap<>();
-        // Executor's built-in lists clients without their origin, where the route gives it.
-        handlers.put(BUILTIN + "clients.list", (tool, args) -> clients().map(ClientView::withoutOrigin).collectList()
-                .map(clients -> Map.of("clients", clients)));
-        handlers.put(BUILTIN + "clients.create", (tool, args) -> arguments.run(tool, args, CreateClientRequest.class, this::createClient));
-        handlers.put(BUILTIN + "clients.registerDynamic", (tool, args) -> arguments.run(tool, args, RegisterDynamicRequest.class,
-                request -> registerDynamic(request, redirectUris::forDaemon)));
-        handlers.put(BUILTIN + "clients.remove", (tool, args) -> arguments.run(tool, args, RemoveClientArguments.class,
-                request -> removeClient(request.slug(), new RemoveClientRequest(request.owner()))));
-        handlers.put(BUILTIN + "probe", (tool, args) -> arguments.run(tool, args, ProbeRequest.class, this::probe));
-        return handlers;
     }
 
     @GetMapping("/clients")
@@ -132,38 +57,23 @@ final class OAuthClientsController implements BuiltinHandlers {
 
     @PostMapping("/clients")
     Mono<Map<String, String>> createClient(@RequestBody CreateClientRequest request) {
-        Bounds.check(request);
-        return Mono.fromCallable(() -> new OAuthClients.NewClient(Inputs.owner(request.owner(), "owner"), slug(request.slug()),
-                        Inputs.requireText(request.authorizationUrl(), "authorizationUrl"), Inputs.requireText(request.tokenUrl(), "tokenUrl"),
-                        Inputs.requireText(request.grant(), "grant"), Inputs.requireText(request.clientId(), "clientId"),
-                        required(request.clientSecret(), "clientSecret"), Inputs.optional(request.resource())))
-                .flatMap(clients::createClient)
-                .onErrorMap(IllegalArgumentException.class, ex -> InvalidInputException.decode(ex.getMessage()))
+        return Mono.fromCallable(request::checked).flatMap(clients::createClient)
+                .onErrorMap(IllegalArgumentException.class, OAuthRequests::refused)
                 .map(slug -> Map.of("client", slug));
     }
 
     @PostMapping("/clients/register-dynamic")
     Mono<Map<String, String>> registerDynamic(@RequestBody RegisterDynamicRequest request, ServerWebExchange exchange) {
-        return registerDynamic(request, () -> redirectUris.forRequest(OAuthRedirect.origin(exchange)));
-    }
-
-    private Mono<Map<String, String>> registerDynamic(RegisterDynamicRequest request, Supplier<String> ours) {
-        Bounds.check(request);
-        return Mono.fromCallable(() -> new OAuthClients.DynamicRegistration(Inputs.owner(request.owner(), "owner"), slug(request.slug()),
-                        Inputs.requireText(request.registrationEndpoint(), "registrationEndpoint"),
-                        Inputs.requireText(request.authorizationUrl(), "authorizationUrl"), Inputs.requireText(request.tokenUrl(), "tokenUrl"),
-                        Inputs.optional(request.resource()), required(request.scopes(), "scopes"),
-                        Optional.ofNullable(request.tokenEndpointAuthMethodsSupported()), Inputs.optional(request.clientName()),
-                        Inputs.optional(request.originIntegration())))
-                .flatMap(registration -> clients.registerDynamic(registration, OAuthRedirect.choose(request.redirectUri(), ours)))
+        return Mono.fromCallable(request::checked)
+                .flatMap(registration -> clients.registerDynamic(registration,
+                        redirectUris.forRequest(request.redirectUri(), exchange.getRequest().getURI())))
                 .map(slug -> Map.of("client", slug));
     }
 
     @DeleteMapping("/clients/{slug}")
     Mono<Map<String, Boolean>> removeClient(@PathVariable String slug, @RequestBody RemoveClientRequest request) {
         Bounds.check("slug", slug);
-        Bounds.check(request);
-        return Mono.fromCallable(() -> Inputs.owner(request.owner(), "owner"))
+        return Mono.fromCallable(request::checked)
                 .flatMap(owner -> clients.removeClient(owner, slug))
                 // Executor answers true whether or not there was one: removing is idempotent.
                 .thenReturn(Map.of("removed", true));
@@ -183,22 +93,6 @@ final class OAuthClientsController implements BuiltinHandlers {
 
     @PostMapping("/probe")
     Mono<ProbeView> probe(@RequestBody ProbeRequest request) {
-        Bounds.check(request);
-        return Mono.fromCallable(() -> Inputs.requireText(request.url(), "url")).flatMap(clients::probe).map(ProbeView::of);
-    }
-
-    private static String slug(String value) {
-        String slug = Inputs.requireText(value, "slug");
-        if (!slug.matches("[A-Za-z0-9][A-Za-z0-9._-]*")) {
-            throw InvalidInputException.decode("`slug` may hold letters, digits, '.', '_' and '-', and start with a letter or digit");
-        }
-        return slug;
-    }
-
-    private static <T> T required(T value, String field) {
-        if (value == null) {
-            throw InvalidInputException.decode("`" + field + "` is required");
-        }
-        return value;
+        return Mono.fromCallable(request::checked).flatMap(clients::probe).map(ProbeView::of);
     }
 }

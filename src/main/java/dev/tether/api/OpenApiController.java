@@ -3,11 +3,8 @@ package dev.tether.api;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 
-import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -21,30 +18,26 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.api.input.Bounds;
-import dev.tether.api.input.Inputs;
 import dev.tether.api.input.InvalidInputException;
 import dev.tether.api.input.ServerConfigs;
-import dev.tether.api.input.Slugs;
-import dev.tether.calls.builtin.BuiltinHandler;
-import dev.tether.calls.builtin.BuiltinHandlers;
 import dev.tether.http.BodyBytes;
 import dev.tether.http.HttpProperties;
-import dev.tether.openapi.OpenApiExtractionException;
 import dev.tether.openapi.OpenApiParseException;
+import dev.tether.openapi.OpenApiRequests;
 import dev.tether.openapi.OpenApiSources;
-import dev.tether.openapi.OpenApiSources.AddSpec;
-import dev.tether.openapi.OpenApiSources.SpecInput;
 import dev.tether.store.HttpSourceConfig;
 import dev.tether.store.Integration;
 
 /**
  * Executor's {@code /api/openapi} routes: preview a spec, add it as an integration, read, configure and remove one.
  * Bodies carry whole specs, so they are read here with a bound of their own ({@code tether.http.max-document-size},
- * twice over for JSON escaping) rather than the codecs' 256 KB: a spec over it is an {@code OpenApiParseError}.
+ * twice over for JSON escaping) rather than the codecs' 256 KB: a spec over it is an {@code OpenApiParseError}. The
+ * built-ins that are twins of the preview and add routes are {@code openapi.OpenApiBuiltins}; both check the bodies
+ * alike ({@code openapi.OpenApiRequests}).
  */
 @RestController
 @RequestMapping("/api/openapi")
-final class OpenApiController implements BuiltinHandlers {
+final class OpenApiController {
 
     /** Executor's OpenAPI integration: what {@code GET /api/openapi/integrations/{slug}} answers. */
     record SourceView(String slug, String description, String kind, boolean canRemove, boolean canRefresh) {
@@ -52,49 +45,19 @@ final class OpenApiController implements BuiltinHandlers {
 
     private final OpenApiSources sources;
     private final JsonMapper json;
-    private final BuiltinArguments arguments;
     private final int maxBody;
 
-    OpenApiController(OpenApiSources sources, JsonMapper json, BuiltinArguments arguments, HttpProperties http) {
+    OpenApiController(OpenApiSources sources, JsonMapper json, HttpProperties http) {
         this.sources = sources;
         this.json = json;
-        this.arguments = arguments;
         this.maxBody = (int) Math.min(Integer.MAX_VALUE - 8, 2 * http.maxDocumentSize().toBytes());
-    }
-
-    /** The built-ins {@code executor.openapi.previewSpec} and {@code addSpec}: the routes' twins, with Executor's failure codes. */
-    @Override
-    public Map<String, BuiltinHandler> handlers() {
-        return Map.of(
-                // Executor's built-in preview leaves out the operations its route lists.
-                "executor.openapi.previewSpec", (tool, args) -> named(arguments.run(tool, args, BODY, this::outline)),
-                "executor.openapi.addSpec", (tool, args) -> named(arguments.run(tool, args, BODY, this::add)));
-    }
-
-    @SuppressWarnings({ "unchecked", "rawtypes" })
-    private static final Class<Map<String, Object>> BODY = (Class) Map.class;
-
-    private Mono<Map<String, Object>> outline(Map<String, Object> body) {
-        return preview(body).map(preview -> {
-            Map<String, Object> outline = new LinkedHashMap<>(preview);
-            outline.remove("operations");
-            return outline;
-        });
-    }
-
-    private static Mono<Object> named(Mono<Object> call) {
-        return BuiltinArguments.naming(call, OpenApiParseException.class, "openapi_parse_failed",
-                OpenApiExtractionException.class, "openapi_extraction_failed");
     }
 
     @PostMapping("/preview")
     @SuppressWarnings("unchecked")
     Mono<Map<String, Object>> preview(ServerWebExchange exchange) {
-        return body(exchange).flatMap(this::preview).map(preview -> (Map<String, Object>) absentOptionalsLeftOut(preview));
-    }
-
-    private Mono<Map<String, Object>> preview(Map<String, Object> body) {
-        return sources.preview(requiredText(body, "spec", Integer.MAX_VALUE).strip());
+        return body(exchange).flatMap(body -> sources.preview(OpenApiRequests.previewed(body)))
+                .map(preview -> (Map<String, Object>) absentOptionalsLeftOut(preview));
     }
 
     /**
@@ -123,11 +86,7 @@ final class OpenApiController implements BuiltinHandlers {
 
     @PostMapping("/specs")
     Mono<Map<String, Object>> add(ServerWebExchange exchange) {
-        return body(exchange).flatMap(this::add);
-    }
-
-    private Mono<Map<String, Object>> add(Map<String, Object> body) {
-        return Mono.fromCallable(() -> addSpec(body)).flatMap(sources::add);
+        return body(exchange).flatMap(body -> Mono.fromCallable(() -> OpenApiRequests.added(body)).flatMap(sources::add));
     }
 
     /** As in Executor 1.5.9: an unknown slug answers {@code null}. */
@@ -178,105 +137,12 @@ final class OpenApiController implements BuiltinHandlers {
         view.put("sourceUrl", config.settings().get("sourceUrl"));
         view.put("googleDiscoveryUrls", config.settings().get("googleDiscoveryUrls"));
         view.put("baseUrl", config.settings().get("baseUrl"));
-        view.put("headers", config.headers().isEmpty() ? null : masked(config.headers()));
-        view.put("queryParams", config.queryParams().isEmpty() ? null : masked(config.queryParams()));
+        view.put("headers", config.headers().isEmpty() ? null : ServerConfigs.masked(config.headers()));
+        view.put("queryParams", config.queryParams().isEmpty() ? null : ServerConfigs.masked(config.queryParams()));
         view.put("authenticationTemplate", config.settings().get("authenticationTemplate") instanceof List<?> template ? template : null);
         return view;
     }
 
-    private static Map<String, String> masked(Map<String, String> values) {
-        Map<String, String> masked = new TreeMap<>();
-        values.keySet().forEach(key -> masked.put(key, ServerConfigs.MASK));
-        return masked;
-    }
-
-    @SuppressWarnings("unchecked")
-    private AddSpec addSpec(Map<String, Object> body) {
-        for (String field : body.keySet()) {
-            if (!List.of("spec", "slug", "description", "baseUrl", "headers", "queryParams", "authenticationTemplate").contains(field)) {
-                throw InvalidInputException.decode("`" + field + "` is not a field of an OpenAPI spec to add");
-            }
-        }
-        if (!(body.get("spec") instanceof Map<?, ?> spec)) {
-            throw InvalidInputException.decode("`spec` is required: {kind: \"url\", url} or {kind: \"blob\", value}");
-        }
-        SpecInput input = switch (String.valueOf(spec.get("kind"))) {
-            case "url" -> new SpecInput(httpUrl(requiredText((Map<String, Object>) spec, "url", Bounds.PATH), "spec.url"), null);
-            case "blob" -> new SpecInput(null, requiredText((Map<String, Object>) spec, "value", Integer.MAX_VALUE));
-            case "googleDiscovery" -> new SpecInput(httpUrl(requiredText((Map<String, Object>) spec, "url", Bounds.PATH), "spec.url"),
-                    null, true);
-            case "googleDiscoveryBundle" -> throw new OpenApiParseException(
-                    "Google Discovery bundles are not supported by Tether; add each API by its Discovery document's URL");
-            default -> throw InvalidInputException.decode("`spec.kind` must be \"url\", \"blob\", \"googleDiscovery\" or \"googleDiscoveryBundle\"");
-        };
-        String slug = Slugs.check(requiredText(body, "slug", Bounds.NAME));
-        String baseUrl = text(body, "baseUrl", false, Bounds.PATH);
-        // The UI sends "" when its "Base URL override" is left empty, which Executor reads as no override.
-        if (baseUrl != null && baseUrl.isBlank()) {
-            baseUrl = null;
-        }
-        if (baseUrl != null) {
-            httpUrl(baseUrl, "baseUrl");
-        }
-        Object template = body.get("authenticationTemplate");
-        if (template != null && !(template instanceof List<?>)) {
-            throw InvalidInputException.decode("`authenticationTemplate` must be a list");
-        }
-        return new AddSpec(input, slug, text(body, "description", false, Bounds.TEXT), baseUrl,
-                Inputs.headerMap(strings(body, "headers"), "headers"), Inputs.stringMap(strings(body, "queryParams"), "queryParams"),
-                (List<?>) template);
-    }
-
-    private static String httpUrl(String url, String field) {
-        try {
-            ServerConfigs.checkHttpUrl(url);
-        }
-        catch (InvalidInputException bad) {
-            throw InvalidInputException.decode("`" + field + "` must be an http(s) URL, was \"" + url + "\"");
-        }
-        return url;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static @Nullable Map<String, String> strings(Map<String, Object> body, String field) {
-        Object value = body.get(field);
-        if (value == null) {
-            return null;
-        }
-        if (!(value instanceof Map<?, ?> map) || map.values().stream().anyMatch(v -> !(v instanceof String))) {
-            throw InvalidInputException.decode("`" + field + "` must map names to strings");
-        }
-        Map<String, String> strings = (Map<String, String>) map;
-        if (strings.size() > Bounds.ENTRIES) {
-            throw InvalidInputException.decode("`" + field + "` may have at most " + Bounds.ENTRIES + " entries");
-        }
-        strings.forEach((name, text) -> {
-            Bounds.check("headers", text);
-            Bounds.check("name", name);
-        });
-        return strings;
-    }
-
-    private static String requiredText(Map<String, Object> body, String field, int limit) {
-        return Objects.requireNonNull(text(body, field, true, limit));
-    }
-
-    private static @Nullable String text(Map<String, Object> body, String field, boolean required, int limit) {
-        Object value = body.get(field);
-        if (value == null) {
-            if (required) {
-                throw InvalidInputException.decode("`" + field + "` is required");
-            }
-            return null;
-        }
-        if (!(value instanceof String text)) {
-            throw InvalidInputException.decode("`" + field + "` must be a string");
-        }
-        if (text.length() > limit) {
-            throw InvalidInputException.decode("`" + field + "` may be at most " + limit + " characters, was " + text.length());
-        }
-        return text;
-    }
 
     private OpenApiParseException tooLarge() {
         return new OpenApiParseException("The request is larger than the " + maxBody

@@ -17,6 +17,7 @@ import reactor.core.publisher.Mono;
 
 import dev.tether.views.Views.ToolView;
 import dev.tether.calls.ToolCalls;
+import dev.tether.calls.ToolListings;
 import dev.tether.calls.ToolSchemas;
 import dev.tether.mcp.ToolAnswer;
 import dev.tether.api.input.Bounds;

@@ -1,10 +1,12 @@
 /**
  * Executor's HTTP API: the REST controllers, the one place where exceptions become Executor's tagged error
- * bodies ({@link dev.tether.api.ApiErrors}), Tether's own OpenAPI document and the kept answer of
- * {@code GET /api/tools}. Controllers validate input ({@code api.input}), call the feature packages and
- * answer with {@code views}; nothing below this package knows HTTP.
+ * bodies ({@link dev.tether.api.ApiErrors}, with the two failures only a route raises: {@code PeerOnlyException},
+ * {@code RemoteServerUnreachableException}), and request input ({@code api.input}). Controllers only map HTTP: they
+ * read and check input, call the feature packages and answer with their views; what a route shares with the
+ * built-in that is its twin lives in the feature ({@code oauth.OAuthRequests}, {@code openapi.OpenApiRequests}, …).
+ * Nothing below this package knows HTTP.
  *
- * <p>Why it holds ~22 files: one controller per family of Executor's routes (OAuth's clients and flows are two),
+ * <p>Why it holds ~20 files: one controller per family of Executor's routes (OAuth's clients and flows are two),
  * each standing alone (no controller calls another), plus the error table. A folder per family would hold one class
  * (or two) each.
  */

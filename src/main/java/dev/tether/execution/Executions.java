@@ -1,15 +1,12 @@
 package dev.tether.execution;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.modelcontextprotocol.json.McpJsonDefaults;
@@ -21,14 +18,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.stereotype.Component;
-import reactor.core.Disposable;
-import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.calls.ToolCalls;
 import dev.tether.execution.Execution.Step;
@@ -41,8 +34,6 @@ import dev.tether.policy.Policies;
 import dev.tether.replicas.ReplicaIds;
 import dev.tether.store.CatalogStore;
 import dev.tether.store.ExecutionJournals;
-import dev.tether.store.ExecutionJournals.PauseWrite;
-import dev.tether.store.ExecutionJournals.StoredJournal;
 
 /**
  * Runs code sent to {@code POST /api/executions} in a sandboxed GraalJS context, with {@code tools.…(args)} calls
@@ -51,13 +42,14 @@ import dev.tether.store.ExecutionJournals.StoredJournal;
  * starts: cancelling it (the client left) stops the code at once and cancels them, and the servers get
  * {@code notifications/cancelled}. A call that needs approval pauses the execution once nothing else is in
  * flight; the paused execution waits in {@link PausedExecutions} holding no thread and no place in the pool, and its
- * {@link Journal} waits in the store, so that any replica can resume it after this one is gone.
+ * {@link Journal} waits in the store ({@link DurableJournals}), so that any replica can resume it after this one is gone.
  * How a call is decided and run is {@link CallsFromCode}'s job; what the answers look like, {@link ExecutionAnswers}'.
  *
  * <p>This is the one door to a paused execution, for every entry point (the REST resume, the agent endpoint's
  * {@code resume} tool, a retry of MCP 2026-07-28's multi round-trip request that names it in its {@code requestState}):
  * {@link #resume} resumes it wherever it lives, from its live context when this replica holds it, else rebuilt here by
- * replaying its journal. Either way only after a compare-and-set on its row, so that one replica runs the answer.
+ * replaying its journal ({@link JournalReplay}). Either way only after a compare-and-set on its row, so that one replica
+ * runs the answer.
  *
  * <p>An execution is its caller's ({@link Principals}): its tool calls use that user's connections, and only that user
  * sees and resumes its pauses, held here ({@link PausedExecutions}) or stored ({@link ExecutionJournals}, whose row keeps
@@ -68,11 +60,6 @@ public final class Executions implements DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(Executions.class);
     private static final JsonSchemaValidator SCHEMAS = McpJsonDefaults.getSchemaValidator();
-    private static final JsonMapper JSON = JsonMapper.builder().build();
-    /** How often every replica removes the journals that expired. */
-    private static final Duration SWEEP = Duration.ofMinutes(1);
-    /** A claimed journal outlives its run's time limit by this much before any replica may remove it. */
-    private static final Duration CLAIM_MARGIN = Duration.ofMinutes(1);
 
     private final JsEngine engine;
     private final CallsFromCode toolCalls;
@@ -81,12 +68,8 @@ public final class Executions implements DisposableBean {
     private final MemoryWatch memory;
     private final ExecutionAnswers answers;
     private final PausedExecutions paused;
-    private final ExecutionJournals journals;
-    /** This run of this replica, as the journals it claims name it: its instance and a random id of this start. */
-    private final String holder;
-    private final Disposable sweep;
-    private final Counter rebuilt;
-    private final Counter notRebuilt;
+    private final DurableJournals journals;
+    private final JournalReplay replay;
     private final Audit audit;
 
     Executions(JsEngine engine, ToolCalls calls, CatalogStore catalogs, Policies policies, ExecutionProperties properties,
@@ -100,22 +83,10 @@ public final class Executions implements DisposableBean {
         this.answers = new ExecutionAnswers(properties.maxOutput().toBytes());
         this.paused = new PausedExecutions(properties.maxPaused(), properties.pausedExpiry(), Schedulers.parallel(), names,
                 this::expired);
-        this.journals = journals;
-        this.holder = names.instance() + "/" + UUID.randomUUID();
-        this.sweep = properties.durable() ? Flux.interval(SWEEP, SWEEP, Schedulers.parallel()).concatMap(tick -> sweepOnce())
-                .subscribe(removed -> { }, failed -> log.warn("the sweep of expired execution journals stopped: {}", failed.toString()))
-                : Disposables.disposed();
+        this.journals = new DurableJournals(journals, properties, names);
+        this.replay = new JournalReplay(engine, properties, registry);
         Gauge.builder("tether.executions.paused", paused, PausedExecutions::size)
                 .description("executions this replica holds paused in memory, waiting for an approval or an answer")
-                .register(registry);
-        this.rebuilt = rebuilt(registry, "resumed");
-        this.notRebuilt = rebuilt(registry, "failed");
-    }
-
-    private static Counter rebuilt(MeterRegistry registry, String outcome) {
-        return Counter.builder("tether.executions.rebuilt").tag("outcome", outcome)
-                .description("paused executions rebuilt from their journal by replay, to be resumed on a replica that did not hold them "
-                        + "(failed: the code diverged from its journal, or its pause cannot go on)")
                 .register(registry);
     }
 
@@ -157,7 +128,8 @@ public final class Executions implements DisposableBean {
      */
     public Mono<ExecutionAnswer.Pause> paused(String executionId) {
         return Principals.current().flatMap(caller -> Mono.fromCallable(() -> Optional.ofNullable(paused.find(executionId, caller)))
-                .flatMap(held -> held.isPresent() ? Mono.just(held.get().view()) : stored(executionId, caller).map(Executions::view)));
+                .flatMap(held -> held.isPresent() ? Mono.just(held.get().view())
+                        : journals.stored(executionId, caller).map(DurableJournals::view)));
     }
 
     /** Whether this replica holds the paused execution {@code executionId} in memory, where its session resumes it. */
@@ -202,7 +174,7 @@ public final class Executions implements DisposableBean {
             @Nullable Map<String, Object> content) {
         audited(caller, pause.id(), pause.call(), action);
         Execution execution = pause.execution();
-        return claim(pause.id(), execution.journal())
+        return journals.claim(pause.id(), execution.journal())
                 .onErrorResume(failed -> close(execution).then(Mono.error(failed)))
                 .then(pool.admit(answer(execution, pause.call(), action, content))
                         .onErrorResume(ExecutionRefusedException.class, refused -> end(execution).thenReturn(
@@ -210,96 +182,28 @@ public final class Executions implements DisposableBean {
     }
 
     /**
-     * Claims a stored journal at the version this execution holds it, so that no other replica resumes it too; a
-     * journal never stored has nothing to claim. Fails with {@link ExecutionNotFoundException} when another resume won.
-     */
-    private Mono<Void> claim(String executionId, Journal journal) {
-        if (!journal.stored()) {
-            return Mono.empty();
-        }
-        return journals.claim(String.valueOf(journal.journalId()), journal.version(), holder, claimExpiry())
-                .flatMap(won -> {
-                    if (!won) {
-                        log.info("paused execution {} was resumed by another replica meanwhile; its context here is closed", executionId);
-                        return Mono.error(new ExecutionNotFoundException(executionId));
-                    }
-                    journal.advanced();
-                    return Mono.empty();
-                });
-    }
-
-    /**
      * The execution is not held here: rebuilt from its journal by replay, once admitted and claimed, then resumed. A
      * journal that diverges from its code, or whose pause cannot go on, ends the execution with the reason.
      */
     private Mono<ExecutionAnswer> rebuild(String executionId, Principal caller, ResumeAction action, @Nullable Map<String, Object> content) {
-        return stored(executionId, caller)
-                .flatMap(row -> journals.segments(row.journalId()).collectList()
-                        .map(segments -> Journal.load(row, segments, properties.maxJournal().toBytes())))
+        return journals.stored(executionId, caller)
+                .flatMap(journals::load)
                 .flatMap(journal -> pool.admit(Mono.defer(() -> {
                     Execution execution = new Execution(properties, pool.lane(), pool.host(), journal);
-                    long started = System.nanoTime();
-                    int replayed = journal.deliveries().size();
-                    return claim(executionId, journal).then(Mono.usingWhen(watched(execution),
-                            opened -> opened.onHost(() -> opened.open(engine))
-                                    .then(replay(opened))
+                    return journals.claim(executionId, journal).then(Mono.usingWhen(watched(execution),
+                            opened -> replay.rebuild(opened, executionId)
                                     .flatMap(call -> {
-                                        rebuilt.increment();
                                         audited(caller, executionId, call, action);
-                                        log.info("paused execution {} rebuilt from its journal in {} ms ({} answers replayed)", executionId,
-                                                (System.nanoTime() - started) / 1_000_000, replayed);
                                         return answer(opened, call, action, content);
                                     })
-                                    .onErrorResume(ReplayFailedException.class, failed -> {
-                                        notRebuilt.increment();
-                                        log.warn("paused execution {} could not be rebuilt from its journal: {}", executionId, failed.getMessage());
-                                        return end(opened).thenReturn(completed(opened, Settled.failed("Error: " + failed.getMessage())));
-                                    })
+                                    .onErrorResume(JournalReplay.ReplayFailedException.class, failed -> end(opened).thenReturn(
+                                            completed(opened, Settled.failed("Error: " + failed.getMessage()))))
                                     .onErrorResume(JsUnavailableException.class, unavailable -> end(opened).thenReturn(
                                             completed(opened, Settled.failed("Error: " + unavailable.getMessage())))),
                             opened -> Mono.empty(), (opened, error) -> end(opened), this::end));
                 })))
                 .onErrorResume(ExecutionRefusedException.class,
                         refused -> Mono.just(answers.completed(List.of(), Settled.failed("Error: " + refused.getMessage()))));
-    }
-
-    /**
-     * Runs the code again, answering its calls from the journal in the recorded order, until the execution stands where
-     * it paused; emits the call it paused on, or fails with {@link ReplayFailedException} saying where it left its journal.
-     */
-    private Mono<PendingCall> replay(Execution execution) {
-        Journal journal = execution.journal();
-        return execution.onLane(() -> execution.start(journal.code()))
-                .flatMap(step -> replaying(execution, step))
-                .thenMany(Flux.fromIterable(journal.deliveries()))
-                .concatMap(answer -> execution.onLane(() -> execution.redeliver(answer)).flatMap(step -> replaying(execution, step)))
-                .then(execution.onLane(execution::replayed))
-                .flatMap(step -> replaying(execution, step).then(Mono.justOrEmpty(step.parked())))
-                .switchIfEmpty(Mono.error(() -> new ReplayFailedException("the rebuilt execution did not stand where it paused")))
-                .timeout(properties.timeout(), Mono.error(() -> new ReplayFailedException("its replay did not reach the pause within "
-                        + properties.timeout().toMillis() + "ms")));
-    }
-
-    /** Fails once the replayed code left its journal or ended: both mean it never reaches its pause. */
-    private static Mono<Void> replaying(Execution execution, Step step) {
-        String wrong = execution.diverged();
-        if (wrong != null) {
-            return Mono.error(new ReplayFailedException("the code diverged from its journal when the execution was rebuilt: " + wrong
-                    + "; no call was sent again"));
-        }
-        if (step.settled() != null) {
-            return Mono.error(new ReplayFailedException("the code ended before the point where it paused when the execution was rebuilt ("
-                    + (step.settled().ok() ? "it returned" : step.settled().error()) + "); no call was sent again"));
-        }
-        return Mono.empty();
-    }
-
-    /** The code of a rebuilt execution did not come back to where it paused. */
-    private static final class ReplayFailedException extends RuntimeException {
-
-        ReplayFailedException(String message) {
-            super(message, null, false, false);
-        }
     }
 
     /** Hands the user's answer to the call the execution paused on, and runs on. */
@@ -332,7 +236,7 @@ public final class Executions implements DisposableBean {
     public Mono<Void> abandon(String executionId) {
         return Principals.current().flatMap(caller -> Mono.fromCallable(() -> Optional.ofNullable(paused.takeHeld(executionId, caller, pause -> { })))
                 .flatMap(held -> held.isPresent() ? end(held.get().execution())
-                        : stored(executionId, caller).flatMap(row -> journals.remove(row.journalId(), row.version())).then()))
+                        : journals.stored(executionId, caller).flatMap(journals::remove)))
                 .onErrorResume(ExecutionNotFoundException.class, gone -> Mono.empty());
     }
 
@@ -387,15 +291,7 @@ public final class Executions implements DisposableBean {
 
     /** The execution is over: its context closed and its journal removed from the store. */
     private Mono<Void> end(Execution execution) {
-        return close(execution).then(Mono.defer(() -> {
-            Journal.Row row = execution.journal().ended();
-            return row == null ? Mono.empty() : journals.remove(row.journalId(), row.version())
-                    .onErrorResume(failed -> {
-                        log.warn("the journal of an ended execution stays in the store until it expires: {}", failed.toString());
-                        return Mono.empty();
-                    })
-                    .then();
-        }));
+        return close(execution).then(journals.ended(execution.journal()));
     }
 
     private void expired(PausedExecutions.Pause pause) {
@@ -459,78 +355,12 @@ public final class Executions implements DisposableBean {
             Elicitation question = call.elicitation();
             ExecutionAnswer.Pause view = question != null ? ExecutionAnswers.pause(id, call, question) : ExecutionAnswers.pause(id, call);
             execution.journal().paused(call.ordinal(), id);
-            return write(execution.journal(), id, view, owner).then(Mono.fromCallable(() -> {
+            return journals.write(execution.journal(), id, view, owner).then(Mono.fromCallable(() -> {
                 paused.put(new PausedExecutions.Pause(id, execution, call, view, owner));
                 execution.pausedFor(true);
                 return ExecutionAnswer.paused(view.text(), view.structured());
             }));
         });
-    }
-
-    /**
-     * Writes what the journal added since its last pause, and the pause; a journal the store does not take is live only
-     * from then on (the pause is answered all the same, and said in the log not to survive).
-     */
-    private Mono<Void> write(Journal journal, String pauseId, ExecutionAnswer.Pause view, Principal owner) {
-        if (!journal.durable()) {
-            return Mono.empty();
-        }
-        boolean first = !journal.stored();
-        long version = journal.version();
-        PauseWrite write = journal.pause(pauseId, holder, JSON.writeValueAsString(Map.of("text", view.text(), "structured", view.structured())),
-                System.currentTimeMillis() + properties.pausedExpiry().toMillis());
-        Mono<Boolean> stored = first ? journals.create(write, journal.code(), journal.origin(), owner).thenReturn(true)
-                : journals.repause(write, version);
-        return stored.doOnNext(taken -> {
-                    if (!taken) {
-                        throw new IllegalStateException("its row is not at version " + version + " any more");
-                    }
-                    if (first) {
-                        journal.created();
-                    }
-                    else {
-                        journal.advanced();
-                    }
-                })
-                .onErrorResume(failed -> {
-                    journal.lost();
-                    log.warn("paused execution {} is not in the store ({}): its pause holds in memory, but does not survive this replica",
-                            pauseId, failed.toString());
-                    return Mono.empty();
-                })
-                .then();
-    }
-
-    /**
-     * The stored journal of the caller's pause that still waits; fails with {@link ExecutionNotFoundException} otherwise
-     * (another user's too).
-     */
-    private Mono<StoredJournal> stored(String executionId, Principal caller) {
-        Mono<StoredJournal> row = properties.durable() ? journals.find(executionId, caller) : Mono.empty();
-        return row.filter(journal -> journal.paused() && journal.pause() != null && journal.expiresAt() > System.currentTimeMillis())
-                .switchIfEmpty(Mono.error(() -> new ExecutionNotFoundException(executionId)));
-    }
-
-    private static ExecutionAnswer.Pause view(StoredJournal journal) {
-        JsonNode pause = JSON.readTree(String.valueOf(journal.pause()));
-        return new ExecutionAnswer.Pause(pause.path("text").asString(), pause.path("structured").asString());
-    }
-
-    private long claimExpiry() {
-        return System.currentTimeMillis() + properties.timeout().plus(CLAIM_MARGIN).toMillis();
-    }
-
-    private Mono<Long> sweepOnce() {
-        return journals.removeExpired(System.currentTimeMillis())
-                .doOnNext(removed -> {
-                    if (removed > 0) {
-                        log.info("removed {} execution journals that expired", removed);
-                    }
-                })
-                .onErrorResume(failed -> {
-                    log.warn("removing expired execution journals failed (tried again in {}): {}", SWEEP, failed.toString());
-                    return Mono.empty();
-                });
     }
 
     private ExecutionAnswer completed(Execution execution, Settled settled) {
@@ -540,7 +370,7 @@ public final class Executions implements DisposableBean {
 
     @Override
     public void destroy() {
-        sweep.dispose();
+        journals.dispose();
         paused.closeAll();
     }
 }

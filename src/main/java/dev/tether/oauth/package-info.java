@@ -7,7 +7,11 @@
  * connection at a time, and asked for with more scope when a server refused one for want of it.
  * Tokens and client secrets live sealed in the store and are never returned or logged.
  *
- * <p>Why it holds ~18 files: it is one protocol, and a third of them are its vocabulary (the exceptions a flow or a
+ * <p>Executor's OAuth routes are only mapped from HTTP in {@code api}: the bodies they read and check
+ * ({@code OAuthRequests}), what they answer ({@code OAuthViews}, the {@code CallbackPage}) and the built-ins that are
+ * their twins ({@code OAuthBuiltins}) are here, so a route and its built-in cannot drift apart.
+ *
+ * <p>Why it holds ~22 files: it is one protocol, and a third of them are its vocabulary (the exceptions a flow or a
  * token request ends with, {@code ProbeResult}, {@code TokenResponse}), a few lines each. The work is in
  * {@code OAuthClients}, {@code OAuthFlows}, {@code OAuthDiscovery}, {@code TokenEndpoint} and {@code OAuthTokens},
  * which share the package-private HTTP exchange ({@code OAuthHttp}) and endpoint checks ({@code Endpoints}) that

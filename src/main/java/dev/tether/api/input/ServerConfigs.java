@@ -94,7 +94,7 @@ public final class ServerConfigs {
     }
 
     /** Which variables, headers or query parameters are set, never what they hold. */
-    private static Map<String, String> masked(Map<String, String> values) {
+    public static Map<String, String> masked(Map<String, String> values) {
         Map<String, String> masked = new TreeMap<>();
         values.keySet().forEach(key -> masked.put(key, MASK));
         return masked;

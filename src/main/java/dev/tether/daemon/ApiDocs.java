@@ -1,4 +1,4 @@
-package dev.tether.api;
+package dev.tether.daemon;
 
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
@@ -8,9 +8,10 @@ import io.swagger.v3.oas.models.security.SecurityScheme;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import dev.tether.daemon.Version;
-
-/** The title and security of the OpenAPI document served at {@code /api/docs}. */
+/**
+ * The title and security of the OpenAPI document of the daemon's API, served at {@code /api/docs}: the daemon's name,
+ * version and bearer token, and what Tether adds to Executor's routes.
+ */
 @Configuration(proxyBeanMethods = false)
 class ApiDocs {
 

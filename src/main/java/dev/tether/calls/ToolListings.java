@@ -1,4 +1,4 @@
-package dev.tether.api;
+package dev.tether.calls;
 
 import java.util.Comparator;
 import java.util.List;
@@ -13,7 +13,6 @@ import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.views.Views.ToolView;
-import dev.tether.calls.ToolAddress;
 import dev.tether.calls.builtin.BuiltinTool;
 import dev.tether.calls.builtin.BuiltinTools;
 import dev.tether.catalog.CatalogService;
@@ -34,13 +33,13 @@ import dev.tether.store.Policy;
  * Comparing is cheap because an unchanged catalog is the very list the store holds.
  */
 @Component
-final class ToolListings {
+public final class ToolListings {
 
     /** The selections whose answers are kept; past it they are all dropped, rather than grow with odd filters. */
     private static final int KEPT_SELECTIONS = 256;
 
     /** Which tools a request asks for, all but its query. */
-    record Selection(Optional<String> integration, Optional<Owner> owner, Optional<String> connection, boolean includeBlocked) {
+    public record Selection(Optional<String> integration, Optional<Owner> owner, Optional<String> connection, boolean includeBlocked) {
 
         boolean wantsBuiltins() {
             return integration.map(BuiltinTool.INTEGRATION::equals).orElse(true)
@@ -104,7 +103,7 @@ final class ToolListings {
      * address, without those a policy blocks unless asked for, and only those whose name or description contains
      * {@code query} (ignoring case) when one is given.
      */
-    Mono<byte[]> list(Selection selection, String query) {
+    public Mono<byte[]> list(Selection selection, String query) {
         String needle = query.toLowerCase(Locale.ROOT);
         // Tools a policy blocks are left out unless asked for, as Executor does.
         Mono<List<Policy>> blocking = selection.includeBlocked() ? Mono.just(List.of()) : policies.list().collectList();

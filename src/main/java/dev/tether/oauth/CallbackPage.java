@@ -1,8 +1,11 @@
-package dev.tether.api;
+package dev.tether.oauth;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import tools.jackson.databind.json.JsonMapper;
+
+import dev.tether.views.Views.ConnectionView;
 
 /**
  * The page the browser shows after an OAuth authorization: whether it worked, that the window may be closed, and
@@ -10,16 +13,46 @@ import tools.jackson.databind.json.JsonMapper;
  * opener, a broadcast channel, local storage) under Executor's message type. Every value from the URL or the
  * authorization server is escaped for where it goes.
  */
-final class CallbackPage {
+public final class CallbackPage {
 
-    static final String MESSAGE_TYPE = "executor:oauth-result";
+    private static final String MESSAGE_TYPE = "executor:oauth-result";
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private CallbackPage() {
     }
 
-    static String render(Map<String, Object> payload) {
+    /**
+     * Executor's popup message of a flow's outcome: {@code executor:oauth-result}, with the connection or the error.
+     * The page hands it to the window that opened it; {@code GET /api/oauth/await/{sessionId}} answers it as JSON.
+     */
+    public static Map<String, Object> message(OAuthFlows.Outcome outcome) {
+        Map<String, Object> payload = new LinkedHashMap<>();
+        payload.put("type", MESSAGE_TYPE);
+        payload.put("ok", outcome.ok());
+        payload.put("sessionId", outcome.state());
+        outcome.connection().ifPresentOrElse(connection -> {
+            ConnectionView view = OAuthViews.connection(connection);
+            payload.put("owner", view.owner());
+            payload.put("name", view.name());
+            payload.put("integration", view.integration());
+            payload.put("template", view.template());
+            payload.put("provider", view.provider());
+            payload.put("address", view.address());
+            payload.put("identityLabel", view.identityLabel());
+            payload.put("expiresAt", view.expiresAt());
+            payload.put("oauthClient", view.oauthClient());
+            payload.put("oauthClientOwner", view.oauthClientOwner());
+            payload.put("oauthScope", view.oauthScope());
+        }, () -> {
+            payload.put("error", outcome.error());
+            outcome.details().filter(details -> !details.equals(outcome.error())).ifPresent(details -> payload.put("errorDetails", details));
+        });
+        return payload;
+    }
+
+    /** The page, with {@code payload} (a {@link #message}) for the window that opened it. */
+    public static String render(Map<String, Object> payload) {
         boolean ok = Boolean.TRUE.equals(payload.get("ok"));
         String title = ok ? "Connected" : "Connection failed";
         String message = ok ? "Authentication complete. You may close this window."

@@ -10,11 +10,11 @@ import dev.tether.calls.builtin.BuiltinHandlers;
 
 /** The built-ins {@code executor.coreTools.providers.list} and {@code .items} over {@link CredentialProviders}. */
 @Component
-final class ProviderTools implements BuiltinHandlers {
+final class ProviderBuiltins implements BuiltinHandlers {
 
     private final CredentialProviders providers;
 
-    ProviderTools(CredentialProviders providers) {
+    ProviderBuiltins(CredentialProviders providers) {
         this.providers = providers;
     }
 

@@ -12,13 +12,13 @@ import dev.tether.calls.builtin.InvalidToolArgumentsException;
 
 /** The {@code executor.onepassword.*} built-ins over {@link OnePassword}, answering as Executor's plugin does. */
 @Component
-final class OnePasswordTools implements BuiltinHandlers {
+final class OnePasswordBuiltins implements BuiltinHandlers {
 
     private static final String TOOLS = "executor.onepassword.";
 
     private final OnePassword onePassword;
 
-    OnePasswordTools(OnePassword onePassword) {
+    OnePasswordBuiltins(OnePassword onePassword) {
         this.onePassword = onePassword;
     }
 

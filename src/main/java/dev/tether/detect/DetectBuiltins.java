@@ -10,11 +10,11 @@ import dev.tether.calls.builtin.BuiltinHandlers;
 
 /** The built-in {@code executor.coreTools.integrations.detect} over {@link IntegrationDetection}. */
 @Component
-final class DetectTools implements BuiltinHandlers {
+final class DetectBuiltins implements BuiltinHandlers {
 
     private final IntegrationDetection detection;
 
-    DetectTools(IntegrationDetection detection) {
+    DetectBuiltins(IntegrationDetection detection) {
         this.detection = detection;
     }
 

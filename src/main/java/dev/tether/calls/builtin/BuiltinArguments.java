@@ -1,4 +1,4 @@
-package dev.tether.api;
+package dev.tether.calls.builtin;
 
 import java.util.Map;
 import java.util.function.Function;
@@ -9,18 +9,17 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.api.input.InvalidInputException;
-import dev.tether.calls.builtin.BuiltinTool;
-import dev.tether.calls.builtin.BuiltinToolFailure;
-import dev.tether.calls.builtin.InvalidToolArgumentsException;
 import dev.tether.http.InvalidTemplateException;
 import dev.tether.store.IntegrationAlreadyExistsException;
 
 /**
- * Runs a built-in through the route it is the twin of: its arguments read as the route's body, the route's own
- * checks applied, and what the route refuses as input answered to code as Executor's {@code invalid_tool_arguments}.
+ * Runs a built-in that is the twin of a route ({@code executor.openapi.addSpec} of {@code POST /api/openapi/specs}):
+ * its arguments read as the route's body, the route's own checks applied (the feature keeps them beside its
+ * built-ins, and the route's controller uses the same ones), and what the route refuses as input answered to code
+ * as Executor's {@code invalid_tool_arguments}.
  */
 @Component
-final class BuiltinArguments {
+public final class BuiltinArguments {
 
     private final JsonMapper json;
 
@@ -29,7 +28,7 @@ final class BuiltinArguments {
     }
 
     /** The arguments as the route's body type, then the route. */
-    <T> Mono<Object> run(BuiltinTool tool, Object arguments, Class<T> body, Function<T, Mono<?>> route) {
+    public <T> Mono<Object> run(BuiltinTool tool, Object arguments, Class<T> body, Function<T, Mono<?>> route) {
         return Mono.defer(() -> route.apply(read(tool, arguments, body)))
                 .<Object>map(answer -> answer)
                 .onErrorMap(InvalidInputException.class, refused -> new InvalidToolArgumentsException(refused.getMessage()))
@@ -37,7 +36,7 @@ final class BuiltinArguments {
     }
 
     /** The failures of an {@code add} built-in that Executor names, answered to code as {@code {ok: false, error}}. */
-    static Mono<Object> naming(Mono<Object> call, Class<? extends RuntimeException> parse, String parseCode,
+    public static Mono<Object> naming(Mono<Object> call, Class<? extends RuntimeException> parse, String parseCode,
             Class<? extends RuntimeException> extraction, String extractionCode) {
         return call.onErrorMap(parse, failed -> new BuiltinToolFailure(parseCode, failed.getMessage()))
                 .onErrorMap(extraction, failed -> new BuiltinToolFailure(extractionCode, failed.getMessage()))
