@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.OsProcesses;
 import dev.tether.testsupport.PackagedDaemon;
@@ -29,7 +31,10 @@ import dev.tether.testsupport.PackagedDaemon;
  * package of {@code src/test/clients}, started directly as the desktop app starts it; {@code bin/tether} execs its
  * JVM, so each is one process. Run it with {@code bench/start-executor.sh}.
  *
- * <p>Arguments: {@code rounds=5 settle=5}.
+ * <p>Arguments: {@code rounds=5 settle=5 c1=true fresh=true baseline=}. {@code baseline=PATH} adds, in turn with the
+ * others, {@code bin/tether} on a kept data dir of its own running that jar (a build from before a change; its extracted
+ * copy and cache go beside it): a change's before and after, measured in one run beside Executor. {@code c1=false} and
+ * {@code fresh=false} leave out those two ways, for shorter runs.
  */
 public final class ExecutorStartBenchmark {
 
@@ -39,11 +44,21 @@ public final class ExecutorStartBenchmark {
 
     private final int rounds;
     private final Duration settle;
+    private final boolean c1;
+    private final boolean fresh;
+    private final @Nullable Path baseline;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
     private ExecutorStartBenchmark(BenchArguments args) {
         rounds = args.integer("rounds", 5);
         settle = Duration.ofSeconds(args.integer("settle", 5));
+        c1 = Boolean.parseBoolean(args.text("c1", "true"));
+        fresh = Boolean.parseBoolean(args.text("fresh", "true"));
+        String before = args.text("baseline", "");
+        baseline = before.isEmpty() ? null : Path.of(before).toAbsolutePath();
+        if (baseline != null && !Files.isRegularFile(baseline)) {
+            throw new IllegalArgumentException("baseline=" + before + ": no such jar");
+        }
     }
 
     public static void main(String[] argv) throws Exception {
@@ -65,21 +80,35 @@ public final class ExecutorStartBenchmark {
                 Runtime.getRuntime().availableProcessors(), Machine.loadAverage());
         Path kept = Files.createTempDirectory("tether-bench-start-kept");
         Path keptC1 = Files.createTempDirectory("tether-bench-start-kept-c1");
+        Path keptBaseline = Files.createTempDirectory("tether-bench-start-kept-baseline");
         Path scope = Files.createTempDirectory("tether-bench-start-executor");
-        // The first starts make the kept data dir and scope (and train the launcher's cache): not counted.
+        // The first starts make the kept data dirs and scope (and train the launcher's caches): not counted.
         sample(tether(jar, kept, Map.of()));
-        sample(tether(jar, keptC1, C1_ALONE));
+        if (baseline != null) {
+            sample(tether(baseline, keptBaseline, Map.of()));
+        }
+        if (c1) {
+            sample(tether(jar, keptC1, C1_ALONE));
+        }
         sample(executor(executor, scope));
 
         Map<String, List<Sample>> samples = new LinkedHashMap<>();
         for (int round = 0; round < rounds; round++) {
             samples.computeIfAbsent("bin/tether, kept data dir", any -> new ArrayList<>()).add(sample(tether(jar, kept, Map.of())));
             samples.computeIfAbsent("executor web 1.5.9, kept scope", any -> new ArrayList<>()).add(sample(executor(executor, scope)));
-            samples.computeIfAbsent("bin/tether, C1 alone (as the desktop app's sidecar), kept data dir", any -> new ArrayList<>())
-                    .add(sample(tether(jar, keptC1, C1_ALONE)));
-            Path fresh = Files.createTempDirectory("tether-bench-start-fresh");
-            samples.computeIfAbsent("bin/tether, fresh data dir", any -> new ArrayList<>()).add(sample(tether(jar, fresh, Map.of())));
-            Samples.delete(fresh);
+            if (baseline != null) {
+                samples.computeIfAbsent("bin/tether, kept data dir, baseline " + baseline.getFileName(), any -> new ArrayList<>())
+                        .add(sample(tether(baseline, keptBaseline, Map.of())));
+            }
+            if (c1) {
+                samples.computeIfAbsent("bin/tether, C1 alone (as the desktop app's sidecar), kept data dir", any -> new ArrayList<>())
+                        .add(sample(tether(jar, keptC1, C1_ALONE)));
+            }
+            if (fresh) {
+                Path dataDir = Files.createTempDirectory("tether-bench-start-fresh");
+                samples.computeIfAbsent("bin/tether, fresh data dir", any -> new ArrayList<>()).add(sample(tether(jar, dataDir, Map.of())));
+                Samples.delete(dataDir);
+            }
         }
         System.out.printf("%n| start | to first 200, p50 (min–max) | CPU to first 200 | idle RSS | load |%n|---|---|---|---|---|%n");
         String load = Machine.loadAverage();
@@ -89,6 +118,7 @@ public final class ExecutorStartBenchmark {
                 Samples.p50(list, Sample::idleMiB), load));
         Samples.delete(kept);
         Samples.delete(keptC1);
+        Samples.delete(keptBaseline);
         Samples.delete(scope);
     }
 
