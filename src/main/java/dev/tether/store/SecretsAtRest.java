@@ -1,6 +1,7 @@
 package dev.tether.store;
 
 import java.io.IOException;
+import java.sql.Connection;
 import java.sql.SQLException;
 
 import org.flywaydb.core.api.callback.Callback;
@@ -16,9 +17,9 @@ import dev.tether.daemon.StartupFailure;
 import dev.tether.daemon.TetherProperties;
 
 /**
- * Runs after Flyway on every start, before anything reads the store: checks that every stored secret is sealed and
- * opens in its row with the key in use, and brings the data dir's files, the embedded database's among them now that
- * it exists, to owner-only modes. A wrong key, or a value not sealed (something other than Tether wrote it after
+ * Runs after Flyway on every start (or in its place, {@link StoreMigration}), before anything reads the store: checks
+ * that every stored secret is sealed and opens in its row with the key in use, and brings the data dir's files, the
+ * embedded database's among them now that it exists, to owner-only modes. A wrong key, or a value not sealed (something other than Tether wrote it after
  * {@link V42__BindSecretsToRows} sealed the older ones), stops the start with one line naming the key's source and
  * the value's row and field, never the value.
  *
@@ -52,8 +53,13 @@ final class SecretsAtRest implements Callback {
 
     @Override
     public void handle(Event event, Context context) {
+        check(context.getConnection());
+    }
+
+    /** The check itself, on the store's JDBC connection: after Flyway's migrate, or on a store it had nothing to do for. */
+    void check(Connection jdbc) {
         try {
-            stored.rewrite(context.getConnection(), (slot, value) -> {
+            stored.rewrite(jdbc, (slot, value) -> {
                 secrets.open(value, slot);
                 return value;
             });

@@ -18,6 +18,12 @@ import org.springframework.core.env.Environment;
 @Configuration(proxyBeanMethods = false)
 class TracingConfiguration {
 
+    /** Static: a post-processor of bean definitions is made before the beans it acts on, this class among them. */
+    @Bean
+    static UnusedExporters unusedExporters() {
+        return new UnusedExporters();
+    }
+
     @Bean
     Sampler otelSampler(ObjectProvider<SpanExporter> exporters, TracingProperties tracing, Environment environment) {
         if (!TracingDefaults.exporting(environment) || exporters.stream().findAny().isEmpty()) {

@@ -29,21 +29,37 @@ import dev.tether.testsupport.PackagedDaemon;
  * package of {@code src/test/clients}, started directly as the desktop app starts it; {@code bin/tether} execs its
  * JVM, so each is one process. Run it with {@code bench/start-executor.sh}.
  *
- * <p>Arguments: {@code rounds=5 settle=5}.
+ * <p>Arguments: {@code rounds=5 settle=5 c1=true fresh=true baseline=}. {@code baseline=PATH[,PATH...]} adds, in turn
+ * with the others, {@code bin/tether} on a kept data dir of its own running each of those jars (builds from before a
+ * change, each in a directory of its own, where its extracted copy and cache go): a change's before and after, measured
+ * in one run beside Executor. {@code c1=false} and
+ * {@code fresh=false} leave out those two ways, for shorter runs.
  */
 public final class ExecutorStartBenchmark {
 
     private static final Duration START_BOUND = Duration.ofSeconds(120);
+    /** A first start extracts the jar and trains the launcher's cache: minutes on a loaded machine. */
+    private static final Duration FIRST_START_BOUND = Duration.ofMinutes(15);
     /** How {@code bin/executor-sidecar} has {@code bin/tether} start the JVM for the desktop app: C1 alone. */
     private static final Map<String, String> C1_ALONE = Map.of("TETHER_JIT", "c1");
 
     private final int rounds;
     private final Duration settle;
+    private final boolean c1;
+    private final boolean fresh;
+    private final List<Path> baselines;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
     private ExecutorStartBenchmark(BenchArguments args) {
         rounds = args.integer("rounds", 5);
         settle = Duration.ofSeconds(args.integer("settle", 5));
+        c1 = Boolean.parseBoolean(args.text("c1", "true"));
+        fresh = Boolean.parseBoolean(args.text("fresh", "true"));
+        baselines = java.util.Arrays.stream(args.text("baseline", "").split(",")).filter(before -> !before.isBlank())
+                .map(before -> Path.of(before).toAbsolutePath()).toList();
+        baselines.stream().filter(before -> !Files.isRegularFile(before)).findFirst().ifPresent(missing -> {
+            throw new IllegalArgumentException("baseline=" + missing + ": no such jar");
+        });
     }
 
     public static void main(String[] argv) throws Exception {
@@ -65,21 +81,38 @@ public final class ExecutorStartBenchmark {
                 Runtime.getRuntime().availableProcessors(), Machine.loadAverage());
         Path kept = Files.createTempDirectory("tether-bench-start-kept");
         Path keptC1 = Files.createTempDirectory("tether-bench-start-kept-c1");
+        Map<Path, Path> keptBaselines = new LinkedHashMap<>();
+        for (Path before : baselines) {
+            keptBaselines.put(before, Files.createTempDirectory("tether-bench-start-kept-baseline"));
+        }
         Path scope = Files.createTempDirectory("tether-bench-start-executor");
-        // The first starts make the kept data dir and scope (and train the launcher's cache): not counted.
-        sample(tether(jar, kept, Map.of()));
-        sample(tether(jar, keptC1, C1_ALONE));
+        // The first starts make the kept data dirs and scope (and train the launcher's caches): not counted.
+        sample(tether(jar, kept, Map.of()), FIRST_START_BOUND);
+        for (Map.Entry<Path, Path> before : keptBaselines.entrySet()) {
+            sample(tether(before.getKey(), before.getValue(), Map.of()), FIRST_START_BOUND);
+        }
+        if (c1) {
+            sample(tether(jar, keptC1, C1_ALONE), FIRST_START_BOUND);
+        }
         sample(executor(executor, scope));
 
         Map<String, List<Sample>> samples = new LinkedHashMap<>();
         for (int round = 0; round < rounds; round++) {
             samples.computeIfAbsent("bin/tether, kept data dir", any -> new ArrayList<>()).add(sample(tether(jar, kept, Map.of())));
             samples.computeIfAbsent("executor web 1.5.9, kept scope", any -> new ArrayList<>()).add(sample(executor(executor, scope)));
-            samples.computeIfAbsent("bin/tether, C1 alone (as the desktop app's sidecar), kept data dir", any -> new ArrayList<>())
-                    .add(sample(tether(jar, keptC1, C1_ALONE)));
-            Path fresh = Files.createTempDirectory("tether-bench-start-fresh");
-            samples.computeIfAbsent("bin/tether, fresh data dir", any -> new ArrayList<>()).add(sample(tether(jar, fresh, Map.of())));
-            Samples.delete(fresh);
+            for (Map.Entry<Path, Path> before : keptBaselines.entrySet()) {
+                samples.computeIfAbsent("bin/tether, kept data dir, baseline " + before.getKey().getParent().getFileName() + "/"
+                        + before.getKey().getFileName(), any -> new ArrayList<>()).add(sample(tether(before.getKey(), before.getValue(), Map.of())));
+            }
+            if (c1) {
+                samples.computeIfAbsent("bin/tether, C1 alone (as the desktop app's sidecar), kept data dir", any -> new ArrayList<>())
+                        .add(sample(tether(jar, keptC1, C1_ALONE)));
+            }
+            if (fresh) {
+                Path dataDir = Files.createTempDirectory("tether-bench-start-fresh");
+                samples.computeIfAbsent("bin/tether, fresh data dir", any -> new ArrayList<>()).add(sample(tether(jar, dataDir, Map.of())));
+                Samples.delete(dataDir);
+            }
         }
         System.out.printf("%n| start | to first 200, p50 (min–max) | CPU to first 200 | idle RSS | load |%n|---|---|---|---|---|%n");
         String load = Machine.loadAverage();
@@ -89,6 +122,9 @@ public final class ExecutorStartBenchmark {
                 Samples.p50(list, Sample::idleMiB), load));
         Samples.delete(kept);
         Samples.delete(keptC1);
+        for (Path dataDir : keptBaselines.values()) {
+            Samples.delete(dataDir);
+        }
         Samples.delete(scope);
     }
 
@@ -118,12 +154,16 @@ public final class ExecutorStartBenchmark {
 
     /** Launches, waits for the first 200, reads the CPU, lets it idle, reads its memory, stops it (SIGTERM, bounded). */
     private Sample sample(Start start) throws Exception {
+        return sample(start, START_BOUND);
+    }
+
+    private Sample sample(Start start, Duration bound) throws Exception {
         long launched = System.nanoTime();
         Process process = start.command().start();
         try {
             HttpRequest health = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + start.port() + "/api/integrations"))
                     .header("Authorization", "Bearer " + start.token()).timeout(Duration.ofSeconds(2)).build();
-            long deadline = launched + START_BOUND.toNanos();
+            long deadline = launched + bound.toNanos();
             while (true) {
                 try {
                     if (http.send(health, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {

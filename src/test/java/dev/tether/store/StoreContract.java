@@ -321,11 +321,116 @@ abstract class StoreContract {
                 .configuration(Map.of("flyway.baselineMigrationPrefix", "NoBaseline")).target("41").load().migrate();
     }
 
+    /** A start's migration, as the daemon's: {@link StoreMigration} with Flyway configured as the daemon has it. */
     private static void migrateSecrets(Database database, SecretBox box) throws java.io.IOException {
+        migrate(database, box, new FlywayRuns());
+    }
+
+    private static void migrate(Database database, SecretBox box, FlywayRuns runs) throws java.io.IOException {
         dev.tether.daemon.TetherProperties tether = new dev.tether.daemon.TetherProperties(java.nio.file.Files.createTempDirectory("tether-secrets"));
-        Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
+        SecretsAtRest secretsAtRest = new SecretsAtRest(JsonMapper.builder().build(), box, tether);
+        new StoreMigration(secretsAtRest).migrate(Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
                 .javaMigrations(new V42__BindSecretsToRows(box, JsonMapper.builder().build()))
-                .callbacks(new SecretsAtRest(JsonMapper.builder().build(), box, tether)).load().migrate();
+                .callbacks(secretsAtRest, runs).load());
+    }
+
+    /** Counts Flyway's migrate runs on a store: a callback Flyway calls before each. */
+    private static final class FlywayRuns implements org.flywaydb.core.api.callback.Callback {
+        private final AtomicInteger runs = new AtomicInteger();
+
+        @Override
+        public boolean supports(org.flywaydb.core.api.callback.Event event, org.flywaydb.core.api.callback.Context context) {
+            return event == org.flywaydb.core.api.callback.Event.BEFORE_MIGRATE;
+        }
+
+        @Override
+        public boolean canHandleInTransaction(org.flywaydb.core.api.callback.Event event, org.flywaydb.core.api.callback.Context context) {
+            return true;
+        }
+
+        @Override
+        public void handle(org.flywaydb.core.api.callback.Event event, org.flywaydb.core.api.callback.Context context) {
+            runs.incrementAndGet();
+        }
+
+        @Override
+        public String getCallbackName() {
+            return "flyway-runs";
+        }
+
+        int count() {
+            return runs.get();
+        }
+    }
+
+    // ---- a start's migration ---------------------------------------------------------------
+
+    @Test
+    void theNewestMigrationIsTheOneAStartTakesForUpToDate() throws Exception {
+        Database database = newDatabase();
+        open(database);
+        try (java.sql.Connection jdbc = jdbc(database)) {
+            assertThat(StoreMigration.newestApplied(jdbc, Flyway.configure().load().getConfiguration()))
+                    .as("StoreMigration.NEWEST must name the newest migration in db/migration").isEqualTo(StoreMigration.NEWEST);
+        }
+    }
+
+    @Test
+    void anUpToDateStoreIsNotHandedToFlywayAndItsSecretsAreStillChecked() throws Exception {
+        Database database = newDatabase();
+        withSecrets(open(database));
+        FlywayRuns runs = new FlywayRuns();
+        migrate(database, secrets, runs);
+        assertThat(runs.count()).isZero();
+        SecretBox other = new SecretBox(new byte[32], "tether.store.secret-key");
+        assertThatThrownBy(() -> migrate(database, other, runs))
+                .satisfies(error -> assertThat(dev.tether.daemon.StartupFailure.in(error)).isPresent());
+        assertThat(runs.count()).isZero();
+    }
+
+    @Test
+    void aStoreBehindIsMigratedByFlyway() throws Exception {
+        Database database = newDatabase();
+        Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
+                .javaMigrations(new V42__BindSecretsToRows(secrets, JsonMapper.builder().build())).target("56").load().migrate();
+        FlywayRuns runs = new FlywayRuns();
+        migrate(database, secrets, runs);
+        assertThat(runs.count()).isOne();
+        try (java.sql.Connection jdbc = jdbc(database)) {
+            assertThat(StoreMigration.newestApplied(jdbc, Flyway.configure().load().getConfiguration())).isEqualTo(StoreMigration.NEWEST);
+        }
+    }
+
+    /** A store a newer Tether migrated: Flyway's to judge, as before (by default it warns and goes on). */
+    @Test
+    void aStoreAheadOfThisBuildIsHandedToFlyway() throws Exception {
+        Database database = newDatabase();
+        open(database);
+        history(database, "99");
+        FlywayRuns runs = new FlywayRuns();
+        migrate(database, secrets, runs);
+        assertThat(runs.count()).isOne();
+    }
+
+    @Test
+    void aStoreWithAFailedMigrationIsRefusedAsFlywayRefusesIt() throws Exception {
+        Database database = newDatabase();
+        open(database);
+        try (java.sql.Connection jdbc = jdbc(database)) {
+            jdbc.createStatement().execute("UPDATE \"flyway_schema_history\" SET \"success\" = false WHERE \"version\" = '"
+                    + StoreMigration.NEWEST.getVersion() + "'");
+        }
+        assertThatThrownBy(() -> migrate(database, secrets, new FlywayRuns()))
+                .isInstanceOf(org.flywaydb.core.api.exception.FlywayValidateException.class).hasMessageContaining("failed");
+    }
+
+    /** A row of the schema history, as a newer Tether's migration would have left it. */
+    private static void history(Database database, String version) throws java.sql.SQLException {
+        try (java.sql.Connection jdbc = jdbc(database)) {
+            jdbc.createStatement().execute("INSERT INTO \"flyway_schema_history\" (\"installed_rank\", \"version\", \"description\", "
+                    + "\"type\", \"script\", \"checksum\", \"installed_by\", \"execution_time\", \"success\") VALUES (1000, '" + version
+                    + "', 'newer', 'SQL', 'V" + version + "__newer.sql', 0, 'test', 1, true)");
+        }
     }
 
     private static java.sql.Connection jdbc(Database database) throws java.sql.SQLException {

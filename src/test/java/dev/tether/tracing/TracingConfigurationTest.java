@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Map;
 
 import io.opentelemetry.exporter.zipkin.ZipkinSpanExporter;
+import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
 import org.junit.jupiter.api.Test;
@@ -19,12 +20,13 @@ import org.springframework.boot.zipkin.autoconfigure.ZipkinAutoConfiguration;
 import org.springframework.context.aot.AbstractAotProcessor;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
+import zipkin2.reporter.BytesMessageSender;
 
 /**
  * Spring Boot's tracing auto-configuration as the daemon has it, with Tether's defaults ({@link TracingDefaults}) and
  * sampler ({@link TracingConfiguration}): no exporter and nothing recorded until Zipkin export is turned on; then a
  * Zipkin exporter and Boot's sampling rule, at Tether's default probability of 1. The packaged daemon's bean
- * definitions are made at build time, the exporter's included: there the sampler alone keeps tracing off.
+ * definitions are made at build time, the exporter's included: there they are dropped at start while export is off.
  */
 class TracingConfigurationTest {
 
@@ -53,18 +55,52 @@ class TracingConfigurationTest {
         });
     }
 
-    /** The packaged daemon's case: its bean definitions, the exporter among them, were made at build time. */
+    /**
+     * The packaged daemon's case: its bean definitions, the exporter's among them, were made at build time. While export
+     * is off at run time, none of what exports is made (no HTTP client, no batch processor and its thread).
+     */
     @Test
-    void anExporterMadeAtBuildTimeRecordsNothingWhileExportIsOffAtRunTime() {
-        new ApplicationContextRunner()
+    void anExporterDefinedAtBuildTimeIsNotMadeWhileExportIsOffAtRunTime() {
+        buildTimeDefinitions().run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).doesNotHaveBean(SpanExporter.class);
+            assertThat(context).doesNotHaveBean(BytesMessageSender.class);
+            assertThat(context).doesNotHaveBean(BatchSpanProcessor.class);
+            assertThat(context.getBean(Sampler.class)).isEqualTo(Sampler.alwaysOff());
+        });
+    }
+
+    @Test
+    void anExporterDefinedAtBuildTimeExportsWhenExportIsOnAtRunTime() {
+        buildTimeDefinitions().withPropertyValues(TracingDefaults.ZIPKIN + "=true").run(context -> {
+            assertThat(context).hasSingleBean(ZipkinSpanExporter.class);
+            assertThat(context).hasSingleBean(BytesMessageSender.class);
+            assertThat(context).hasSingleBean(BatchSpanProcessor.class);
+            assertThat(context.getBean(Sampler.class)).isNotEqualTo(Sampler.alwaysOff());
+        });
+    }
+
+    @Test
+    void whileAotMakesTheBeanDefinitionsTheExportersStayAmongThem() {
+        System.setProperty(AbstractAotProcessor.AOT_PROCESSING, "true");
+        try {
+            buildTimeDefinitions().run(context -> {
+                assertThat(context).hasSingleBean(ZipkinSpanExporter.class);
+                assertThat(context).hasSingleBean(BatchSpanProcessor.class);
+            });
+        }
+        finally {
+            System.clearProperty(AbstractAotProcessor.AOT_PROCESSING);
+        }
+    }
+
+    /** Spring Boot's own rule, as at build time: with no setting, its Zipkin exporter is defined (Tether's says off). */
+    private static ApplicationContextRunner buildTimeDefinitions() {
+        return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, OpenTelemetrySdkAutoConfiguration.class,
                         OpenTelemetryTracingAutoConfiguration.class, MicrometerTracingAutoConfiguration.class,
                         ZipkinAutoConfiguration.class, ZipkinWithOpenTelemetryTracingAutoConfiguration.class))
-                .withUserConfiguration(TracingConfiguration.class)
-                .run(context -> {
-                    assertThat(context).hasSingleBean(ZipkinSpanExporter.class);
-                    assertThat(context.getBean(Sampler.class)).isEqualTo(Sampler.alwaysOff());
-                });
+                .withUserConfiguration(TracingConfiguration.class);
     }
 
     @Test
