@@ -52,6 +52,7 @@ import dev.tether.store.Owner;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.Fixture.RefusingPort;
 import dev.tether.testsupport.PostgresDatabase;
+import dev.tether.testsupport.Replicas;
 import dev.tether.testsupport.RequiresPostgres;
 
 /**
@@ -74,7 +75,7 @@ class ReplicasTest {
 
     @AfterEach
     void stopReplicas() {
-        replicas.forEach(ConfigurableApplicationContext::close);
+        Replicas.closeAll(replicas);
         ports.forEach(RefusingPort::close);
     }
 
