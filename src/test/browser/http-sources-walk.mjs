@@ -4,7 +4,7 @@
 //   node http-sources-walk.mjs <config.json>
 //
 // It starts the books servers (a real GraphQL server and a small REST API serving its OpenAPI document, one JVM),
-// the real `executor web` (whose web UI it copies), and then Tether as the desktop app's sidecar; on each it walks
+// the real `executor web` (whose web UI it copies), and Tether as the desktop app's sidecar beside it; on each it walks
 // Executor's web UI as a user does: Connect, "OpenAPI", paste the document's URL, see the preview, "Add integration";
 // Connect, "GraphQL", the endpoint, "Add source"; and each integration's Tools tab. On Tether it then pastes a
 // Google Discovery document into the OpenAPI form. What each run saw goes to config.output as JSON; the JUnit test
@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { record } from "./walk.mjs";
-import { CHROMIUM_FLAGS, awaitAnswer, browserSession, start as startIn, stepsOf, stop, walkExecutorThenTether } from "./servers.mjs";
+import { CHROMIUM_FLAGS, awaitAnswer, browserSession, start as startIn, stepsOf, stop, walkExecutorAndTether } from "./servers.mjs";
 
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const log = (line) => console.log(`[browser ${new Date().toISOString().slice(11, 23)}] ${line}`);
@@ -162,7 +162,7 @@ const books = start("books", config.java, ["-cp", config.classpath, "dev.tether.
 const browser = await chromium.launch({ executablePath: config.chromium, args: CHROMIUM_FLAGS, headless: true });
 try {
   await awaitAnswer(config.openapiUrl, {}, 60_000, books);
-  await walkExecutorThenTether(config, env, browser, walkOn, output, log);
+  await walkExecutorAndTether(config, env, browser, walkOn, output, log);
 } finally {
   await browser.close();
   await stop(books);

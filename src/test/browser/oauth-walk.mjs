@@ -4,7 +4,7 @@
 //   node oauth-walk.mjs <config.json>
 //
 // It starts the TypeScript MCP SDK's OAuth example (an MCP server behind an authorization server that approves at
-// once), the real `executor web` (whose web UI it copies), and then Tether as the desktop app's sidecar; on each it
+// once), the real `executor web` (whose web UI it copies), and Tether as the desktop app's sidecar beside it; on each it
 // walks Executor's web UI as a user does: add the remote MCP server by its URL, "Sign in" and "Connect" (the UI
 // registers a client dynamically, opens the authorization URL in a popup, which lands on the daemon's
 // /api/oauth/callback and hands the result back), then the integration's Tools tab. What each run saw goes to
@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { record } from "./walk.mjs";
-import { CHROMIUM_FLAGS, awaitAnswer, browserSession, start as startIn, stepsOf, stop, walkExecutorThenTether } from "./servers.mjs";
+import { CHROMIUM_FLAGS, awaitAnswer, browserSession, start as startIn, stepsOf, stop, walkExecutorAndTether } from "./servers.mjs";
 
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const log = (line) => console.log(`[browser ${new Date().toISOString().slice(11, 23)}] ${line}`);
@@ -87,7 +87,7 @@ const example = start("oauth-example", config.node, [config.oauthExample, "--oau
 const browser = await chromium.launch({ executablePath: config.chromium, args: CHROMIUM_FLAGS, headless: true });
 try {
   await awaitAnswer(config.mcpUrl, {}, 30_000, example, 401);
-  await walkExecutorThenTether(config, env, browser, walkOn, output, log);
+  await walkExecutorAndTether(config, env, browser, walkOn, output, log);
 } finally {
   await browser.close();
   await stop(example);

@@ -4,9 +4,10 @@
 //
 //   node run.mjs <config.json>
 //
-// It starts the real `executor web` (own HOME) and copies its web UI into a directory, walks that UI on the real
-// daemon, reproduces the refresh storm there, stops it; then launches bin/executor-sidecar as the desktop app does
-// (EXECUTOR_* environment, a password, the copied UI) and does the same on Tether, through HTTP Basic auth. What
+// It starts the real `executor web` (own HOME) and copies its web UI into a directory; then, side by side, walks that
+// UI on the real daemon, reproduces the refresh storm there and stops it, and launches bin/executor-sidecar as the
+// desktop app does (EXECUTOR_* environment, a password, the copied UI) and does the same on Tether, through HTTP Basic
+// auth. What
 // each run saw goes to config.output as JSON; the JUnit test judges it and counts what was left behind. On Tether it
 // then proves a pause survives kill -9 of the sidecar, and answers a 2026-07-28-only server's question on /resume.
 import { execFileSync } from "node:child_process";
@@ -136,7 +137,7 @@ mkdirSync(config.workDir, { recursive: true });
 const output = { executor: null, tether: null, uiFiles: 0, ready: null };
 const browser = await chromium.launch({ executablePath: config.chromium, args: CHROMIUM_FLAGS, headless: true });
 try {
-  // ---- the real Executor: its UI copied, walked, stormed --------------------------------------------------------
+  // ---- the real Executor: its UI copied; the sidecar needs it to start ------------------------------------------
   const executorHome = join(config.workDir, "executor-home");
   mkdirSync(join(config.workDir, "executor-scope"), { recursive: true });
   mkdirSync(executorHome, { recursive: true });
@@ -151,57 +152,74 @@ try {
       { encoding: "utf8" }));
     output.uiFiles = mirrored.copied;
     log(`copied Executor's web UI: ${mirrored.copied} files`);
-    if (!config.skipExecutor) {
-      output.executor = await runOn(browser, "executor", executorOrigin, `Bearer ${config.token}`);
-      await sleep(config.settleMs);
-      output.executor.left = leftovers(output.executor.storm.label);
-      log(`executor: left after the storm: ${JSON.stringify(output.executor.left)}`);
-    }
-  } finally {
+  } catch (error) {
     await stop(executor);
+    throw error;
   }
 
-  // ---- Tether as the desktop app's sidecar ----------------------------------------------------------------------
-  const dataDir = join(config.workDir, "sidecar-data");
-  const sidecarEnv = {
-    ...executorEnv, HOME: join(config.workDir, "sidecar-home"),
-    EXECUTOR_PORT: String(config.sidecarPort), EXECUTOR_HOST: "127.0.0.1", EXECUTOR_AUTH_PASSWORD: config.password,
-    EXECUTOR_CLIENT_DIR: config.uiDir, EXECUTOR_SCOPE_DIR: dataDir, EXECUTOR_DATA_DIR: dataDir,
-    EXECUTOR_WEB_BASE_URL: `http://127.0.0.1:${config.sidecarPort}`, EXECUTOR_CLIENT: "desktop",
-  };
-  const launched = Date.now();
-  let sidecar = start("sidecar", config.sidecar, [], sidecarEnv);
-  try {
-    const port = await readyLine(sidecar, config.readyBoundMs ?? 600_000); // the first start after a build trains bin/tether's cache
-    output.ready = { port, afterMs: Date.now() - launched };
-    log(`sidecar ready on ${port} after ${output.ready.afterMs} ms`);
-    const basic = `Basic ${Buffer.from(`executor:${config.password}`).toString("base64")}`;
-    output.tether = await runOn(browser, "tether", `http://127.0.0.1:${port}`, basic);
-    output.tether.left = await settledLeftovers(output.tether.storm.label, config.tetherBoundMs);
-    log(`tether: left after the storm: ${JSON.stringify(output.tether.left)}`);
-    // ---- a paused execution outlives the sidecar: kill -9, the app starts it again, the user approves -------------
-    const context = await session(browser, `http://127.0.0.1:${port}`, basic);
+  // Executor's walk and storm, and everything on Tether, side by side: each on its own daemon, in its own browser
+  // context, counting its own label, so neither sees the other's work; one after the other, the run took twice as
+  // long on a machine that mostly waits for the daemons and Docker.
+  const onExecutor = async () => {
     try {
-      const page = await context.newPage();
-      const restart = async () => {
-        sidecar.kill("SIGKILL");
-        await sidecar.exited;
-        sidecar = start("sidecar-restarted", config.sidecar, [], sidecarEnv);
-        await readyLine(sidecar, config.readyBoundMs ?? 600_000);
-      };
-      output.tether.durable = { ok: true, ...await durablePause(page, { command: "docker",
-        args: config.fixtureArgs(`${config.runId}-tether-durable`), restart, log }) };
-    } catch (error) {
-      output.tether.durable = { ok: false, error: String(error?.message ?? error).split("\n")[0] };
-      log(`tether: the paused execution across a restart failed: ${output.tether.durable.error}`);
+      if (!config.skipExecutor) {
+        output.executor = await runOn(browser, "executor", executorOrigin, `Bearer ${config.token}`);
+        await sleep(config.settleMs);
+        output.executor.left = leftovers(output.executor.storm.label);
+        log(`executor: left after the storm: ${JSON.stringify(output.executor.left)}`);
+      }
     } finally {
-      await context.close();
+      await stop(executor);
     }
-    // ---- a remote server of MCP 2026-07-28 only: its question answered on the approval page -----------------------
-    output.tether.modern = await modern(browser, `http://127.0.0.1:${port}`, basic);
-  } finally {
-    output.sidecarExit = await stop(sidecar);
-  }
+  };
+
+  // ---- Tether as the desktop app's sidecar ----------------------------------------------------------------------
+  const onTether = async () => {
+    const dataDir = join(config.workDir, "sidecar-data");
+    const sidecarEnv = {
+      ...executorEnv, HOME: join(config.workDir, "sidecar-home"),
+      EXECUTOR_PORT: String(config.sidecarPort), EXECUTOR_HOST: "127.0.0.1", EXECUTOR_AUTH_PASSWORD: config.password,
+      EXECUTOR_CLIENT_DIR: config.uiDir, EXECUTOR_SCOPE_DIR: dataDir, EXECUTOR_DATA_DIR: dataDir,
+      EXECUTOR_WEB_BASE_URL: `http://127.0.0.1:${config.sidecarPort}`, EXECUTOR_CLIENT: "desktop",
+    };
+    const launched = Date.now();
+    let sidecar = start("sidecar", config.sidecar, [], sidecarEnv);
+    try {
+      const port = await readyLine(sidecar, config.readyBoundMs ?? 600_000); // the first start after a build trains bin/tether's cache
+      output.ready = { port, afterMs: Date.now() - launched };
+      log(`sidecar ready on ${port} after ${output.ready.afterMs} ms`);
+      const basic = `Basic ${Buffer.from(`executor:${config.password}`).toString("base64")}`;
+      output.tether = await runOn(browser, "tether", `http://127.0.0.1:${port}`, basic);
+      output.tether.left = await settledLeftovers(output.tether.storm.label, config.tetherBoundMs);
+      log(`tether: left after the storm: ${JSON.stringify(output.tether.left)}`);
+      // ---- a paused execution outlives the sidecar: kill -9, the app starts it again, the user approves -----------
+      const context = await session(browser, `http://127.0.0.1:${port}`, basic);
+      try {
+        const page = await context.newPage();
+        const restart = async () => {
+          sidecar.kill("SIGKILL");
+          await sidecar.exited;
+          sidecar = start("sidecar-restarted", config.sidecar, [], sidecarEnv);
+          await readyLine(sidecar, config.readyBoundMs ?? 600_000);
+        };
+        output.tether.durable = { ok: true, ...await durablePause(page, { command: "docker",
+          args: config.fixtureArgs(`${config.runId}-tether-durable`), restart, log }) };
+      } catch (error) {
+        output.tether.durable = { ok: false, error: String(error?.message ?? error).split("\n")[0] };
+        log(`tether: the paused execution across a restart failed: ${output.tether.durable.error}`);
+      } finally {
+        await context.close();
+      }
+      // ---- a remote server of MCP 2026-07-28 only: its question answered on the approval page ---------------------
+      output.tether.modern = await modern(browser, `http://127.0.0.1:${port}`, basic);
+    } finally {
+      output.sidecarExit = await stop(sidecar);
+    }
+  };
+
+  const parts = await Promise.allSettled([onExecutor(), onTether()]);
+  const failed = parts.find((part) => part.status === "rejected");
+  if (failed) throw failed.reason;
 } finally {
   await browser.close();
   writeFileSync(config.output, JSON.stringify(output, null, 2));

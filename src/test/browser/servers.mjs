@@ -1,6 +1,6 @@
 // The server processes of the browser runs (run.mjs, oauth-walk.mjs, http-sources-walk.mjs): started with their
 // output in a log file, awaited until they answer, stopped with SIGTERM and, past a bound, SIGKILL; and the walk of
-// one UI flow on the real Executor, then on Tether as the desktop app's sidecar.
+// one UI flow on the real Executor and, beside it, on Tether as the desktop app's sidecar.
 import { execFileSync, spawn } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -105,10 +105,12 @@ export function readyLine(child, boundMs) {
 
 /**
  * Walks one flow (walkOn(browser, name, origin, authorization)) on the real `executor web`, whose web UI it copies
- * into config.uiDir (unless config.skipExecutor, the UI is still copied), then on Tether started as the desktop app's
+ * into config.uiDir (unless config.skipExecutor, the UI is still copied), and on Tether started as the desktop app's
  * sidecar on that UI with HTTP Basic auth; each walk's result goes into output.executor and output.tether as it ends.
+ * Once the UI is copied, the two go side by side: each on its own daemon and in its own browser context, so neither
+ * sees the other's work, and the sidecar starts while Executor is walked instead of after it.
  */
-export async function walkExecutorThenTether(config, env, browser, walkOn, output, log) {
+export async function walkExecutorAndTether(config, env, browser, walkOn, output, log) {
   const executorHome = join(config.workDir, "executor-home");
   mkdirSync(join(config.workDir, "executor-scope"), { recursive: true });
   mkdirSync(executorHome, { recursive: true });
@@ -121,22 +123,34 @@ export async function walkExecutorThenTether(config, env, browser, walkOn, outpu
     const mirrored = JSON.parse(execFileSync("node", [join(here, "mirror-ui.mjs"), executorOrigin, config.token, config.uiDir],
       { encoding: "utf8" }));
     log(`copied Executor's web UI: ${mirrored.copied} files`);
-    if (!config.skipExecutor) output.executor = await walkOn(browser, "executor", executorOrigin, `Bearer ${config.token}`);
-  } finally {
+  } catch (error) {
     await stop(executor);
+    throw error;
   }
-  const dataDir = join(config.workDir, "sidecar-data");
-  const sidecar = start(config.workDir, "sidecar", config.sidecar, [], {
-    ...env, HOME: join(config.workDir, "sidecar-home"), TETHER_AOT: "off",
-    EXECUTOR_PORT: String(config.sidecarPort), EXECUTOR_HOST: "127.0.0.1", EXECUTOR_AUTH_PASSWORD: config.password,
-    EXECUTOR_CLIENT_DIR: config.uiDir, EXECUTOR_SCOPE_DIR: dataDir, EXECUTOR_DATA_DIR: dataDir, EXECUTOR_CLIENT: "desktop",
-  });
-  try {
-    // Only a failure waits this long: the sidecar started in 247 s at load 25 on two cores shared with other tests.
-    const port = await readyLine(sidecar, 300_000);
-    const basic = `Basic ${Buffer.from(`executor:${config.password}`).toString("base64")}`;
-    output.tether = await walkOn(browser, "tether", `http://127.0.0.1:${port}`, basic);
-  } finally {
-    await stop(sidecar);
-  }
+  const onExecutor = async () => {
+    try {
+      if (!config.skipExecutor) output.executor = await walkOn(browser, "executor", executorOrigin, `Bearer ${config.token}`);
+    } finally {
+      await stop(executor);
+    }
+  };
+  const onTether = async () => {
+    const dataDir = join(config.workDir, "sidecar-data");
+    const sidecar = start(config.workDir, "sidecar", config.sidecar, [], {
+      ...env, HOME: join(config.workDir, "sidecar-home"), TETHER_AOT: "off",
+      EXECUTOR_PORT: String(config.sidecarPort), EXECUTOR_HOST: "127.0.0.1", EXECUTOR_AUTH_PASSWORD: config.password,
+      EXECUTOR_CLIENT_DIR: config.uiDir, EXECUTOR_SCOPE_DIR: dataDir, EXECUTOR_DATA_DIR: dataDir, EXECUTOR_CLIENT: "desktop",
+    });
+    try {
+      // Only a failure waits this long: the sidecar started in 247 s at load 25 on two cores shared with other tests.
+      const port = await readyLine(sidecar, 300_000);
+      const basic = `Basic ${Buffer.from(`executor:${config.password}`).toString("base64")}`;
+      output.tether = await walkOn(browser, "tether", `http://127.0.0.1:${port}`, basic);
+    } finally {
+      await stop(sidecar);
+    }
+  };
+  const parts = await Promise.allSettled([onExecutor(), onTether()]);
+  const failed = parts.find((part) => part.status === "rejected");
+  if (failed) throw failed.reason;
 }

@@ -21,6 +21,7 @@ import dev.tether.testsupport.Await;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.Keycloak;
 import dev.tether.testsupport.PostgresDatabase;
+import dev.tether.testsupport.Replicas;
 import dev.tether.testsupport.RequiresKeycloak;
 import dev.tether.testsupport.RequiresPostgres;
 
@@ -44,7 +45,7 @@ class UsersAcrossReplicasTest {
 
     @AfterEach
     void stop() {
-        replicas.forEach(ConfigurableApplicationContext::close);
+        Replicas.closeAll(replicas);
     }
 
     @Test

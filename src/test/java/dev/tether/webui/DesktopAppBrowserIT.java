@@ -24,7 +24,7 @@ import dev.tether.testsupport.TestImages;
 
 /**
  * The Executor desktop app on Tether, through its real web UI in headless Chromium: {@code src/test/browser/run.mjs}
- * copies the UI from a real {@code executor web} at run time, walks it on that daemon, then launches
+ * copies the UI from a real {@code executor web} at run time, walks it on that daemon and, side by side, launches
  * {@code bin/executor-sidecar} as the app does and walks it on Tether with HTTP Basic auth; both also reproduce the
  * refresh storm of the bug report. On Tether alone, a paused execution outlives the sidecar: killed with SIGKILL and
  * started again as the app would, its approval page {@code /resume/{id}} still shows the pause and approves it. And

@@ -20,9 +20,9 @@ import dev.tether.testsupport.PackagedDaemon;
  * Issue 15's add flows through Executor's real web UI in headless Chromium: {@code src/test/browser/http-sources-walk.mjs}
  * starts the books servers (graphql-java's GraphQL server and a small REST API serving its OpenAPI document, in a
  * JVM of their own: the run's network namespace reaches nothing else), copies the UI from a real {@code executor web}
- * and walks it there, then on Tether as the desktop app's sidecar: Connect, OpenAPI, the document's URL, the preview,
+ * and walks it there and, side by side, on Tether as the desktop app's sidecar: Connect, OpenAPI, the document's URL, the preview,
  * "Add integration", its Tools tab; Connect, GraphQL, the endpoint, "Add source", its Tools tab. Executor is the
- * judge: the walk must pass on it first, and Tether must list the same tools and make the same calls, all answered
+ * judge: the walk must pass on it, and Tether must list the same tools and make the same calls, all answered
  * 2xx with the same JSON shapes on the sources' routes, with no error on the page. On Tether the walk then pastes
  * Google's OAuth2 Discovery document into the OpenAPI form (Executor 1.5.9 reads one only from googleapis.com).
  */

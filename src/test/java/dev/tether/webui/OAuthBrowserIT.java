@@ -21,7 +21,7 @@ import dev.tether.testsupport.PackagedDaemon;
 /**
  * Issue 14's OAuth flow through Executor's real web UI in headless Chromium: {@code src/test/browser/oauth-walk.mjs}
  * starts the TypeScript MCP SDK's OAuth example, copies the UI from a real {@code executor web} and walks it there,
- * then on Tether as the desktop app's sidecar: add the remote server by its URL, "Add connection" with the OAuth
+ * and, side by side, on Tether as the desktop app's sidecar: add the remote server by its URL, "Add connection" with the OAuth
  * method the probe declared, "Connect" (the UI probes, registers a client dynamically, starts the flow and opens the
  * authorization URL in a popup, which the example approves at once and sends to the daemon's
  * {@code /api/oauth/callback}), then the integration's Tools tab lists the server's tools. Executor is the judge:
