@@ -70,9 +70,4 @@ public final class TestStores {
         }
         return EmbeddedStoreThreads.onOwnThreads(new ConnectionPool(ConnectionPoolConfiguration.builder(factory).build()));
     }
-
-    /** The replicas' leases in the database {@code db} reaches (migrated by its owner). */
-    public static InstanceLeases leases(DatabaseClient db) {
-        return new R2dbcInstanceLeases(db);
-    }
 }
