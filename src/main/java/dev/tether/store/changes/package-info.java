@@ -5,7 +5,7 @@
  *
  * <p>It sits below the store: the store's in-memory copy records its writes here and reads the others' back, while
  * this package knows nothing of the store's records. An item is a plain string; which row it names is the store's
- * business. Only what the store's copy and its upkeep call is public.
+ * business. Public is only what the store's copy and its upkeep call, and what a forwarded request waits with.
  */
 @NullMarked
 package dev.tether.store.changes;
