@@ -29,8 +29,8 @@ import dev.tether.docker.ConnectionContainers;
 import dev.tether.docker.ConnectionContainers.Found;
 import dev.tether.docker.InstanceId;
 import dev.tether.store.ConnectionKey;
-import dev.tether.store.InstanceLeases;
 import dev.tether.store.StoreSharing;
+import dev.tether.store.leases.InstanceLeases;
 
 /**
  * One child per connection across replicas on one Docker engine, at every moment: before a replica starts a

@@ -24,9 +24,9 @@ import reactor.core.scheduler.Schedulers;
 import dev.tether.daemon.Periodic;
 import dev.tether.docker.InstanceId;
 import dev.tether.store.ConnectionKey;
-import dev.tether.store.InstanceLeases;
-import dev.tether.store.InstanceLeases.Lease;
 import dev.tether.store.StoreSharing;
+import dev.tether.store.leases.InstanceLeases.Lease;
+import dev.tether.store.leases.InstanceLeases;
 
 /**
  * Which replica owns a connection's warm session: of the replicas alive, the one that scores highest for that

@@ -21,8 +21,8 @@ import reactor.core.scheduler.Schedulers;
 import dev.tether.daemon.Periodic;
 import dev.tether.docker.ContainerReaper;
 import dev.tether.docker.InstanceId;
-import dev.tether.store.InstanceLeases;
 import dev.tether.store.StoreSharing;
+import dev.tether.store.leases.InstanceLeases;
 
 /**
  * Every {@code tether.replicas.heartbeat}, takes the replicas whose leases ran out for dead, once confirmed, and removes

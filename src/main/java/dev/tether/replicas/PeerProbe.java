@@ -2,7 +2,7 @@ package dev.tether.replicas;
 
 import reactor.core.publisher.Mono;
 
-import dev.tether.store.InstanceLeases.Lease;
+import dev.tether.store.leases.InstanceLeases.Lease;
 
 /**
  * Asks a replica whose lease ran out whether it is still there, at the address its lease names: implemented in

@@ -24,9 +24,9 @@ import reactor.util.retry.Retry;
 
 import dev.tether.daemon.Periodic;
 import dev.tether.docker.InstanceId;
-import dev.tether.store.InstanceLeases;
-import dev.tether.store.InstanceLeases.Lease;
 import dev.tether.store.StoreSharing;
+import dev.tether.store.leases.InstanceLeases.Lease;
+import dev.tether.store.leases.InstanceLeases;
 
 /**
  * Keeps this replica's lease alive every {@code tether.replicas.heartbeat}, marks it draining when a graceful stop

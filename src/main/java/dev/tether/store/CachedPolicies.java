@@ -9,6 +9,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import dev.tether.identity.NotPermittedException;
+import dev.tether.store.changes.StoreChanges;
 
 /**
  * Policies as the rest of Tether sees them. Every listing of tools and every call from code asks for them, so they

@@ -15,6 +15,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 import dev.tether.identity.NotPermittedException;
+import dev.tether.store.changes.StoreChanges;
 
 /**
  * The store as every other part of Tether sees it: integrations, connections, parsed catalogs and policies held
@@ -151,7 +152,7 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
                 caller -> Mono.error(new NotPermittedException(caller, "create another user's connection")),
                 caller -> loaded.then(store.create(connection, credentials))
                         .doOnNext(created -> connections.put(created.key(), created))
-                        .flatMap(created -> changes.record("connection", StoreChanges.item(created.key())).thenReturn(created)));
+                        .flatMap(created -> changes.record("connection", itemOf(created.key())).thenReturn(created)));
     }
 
     @Override
@@ -162,7 +163,7 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
                         // The database's row, with the verdict this daemon reached but has not written yet.
                         .map(updated -> Optional.ofNullable(pendingVerdicts.get(updated.key())).map(updated::withHealth).orElse(updated))
                         .doOnNext(updated -> connections.put(updated.key(), updated))
-                        .flatMap(updated -> changes.record("connection", StoreChanges.item(updated.key())).thenReturn(updated)));
+                        .flatMap(updated -> changes.record("connection", itemOf(updated.key())).thenReturn(updated)));
     }
 
     @Override
@@ -197,7 +198,7 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
                             catalogs.remove(key);
                             pendingVerdicts.remove(key);
                         })
-                        .flatMap(existed -> changes.record("connection", StoreChanges.item(key)).thenReturn(existed)));
+                        .flatMap(existed -> changes.record("connection", itemOf(key)).thenReturn(existed)));
     }
 
     /**
@@ -227,7 +228,7 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
                 .concatMap(key -> Mono.justOrEmpty(pendingVerdicts.get(key))
                         .flatMap(verdict -> store.saveHealth(key, verdict)
                                 .doOnNext(saved -> pendingVerdicts.remove(key, verdict))
-                                .flatMap(saved -> saved ? changes.record("connection", StoreChanges.item(key)) : Mono.empty())))
+                                .flatMap(saved -> saved ? changes.record("connection", itemOf(key)) : Mono.empty())))
                 .then();
     }
 
@@ -283,7 +284,7 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
                         catalogs.put(key, Optional.of(Indexed.of(catalog)));
                     }
                 }))
-                .then(changes.record("catalog", StoreChanges.item(key))));
+                .then(changes.record("catalog", itemOf(key))));
     }
 
     @Override
@@ -298,6 +299,17 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
 
     // ---- other replicas --------------------------------------------------------------------
 
+    /** A connection as its change is announced: {@code <owner>/<integration>/<name>}, the owner word with its subject. */
+    static String itemOf(ConnectionKey key) {
+        return key.toString();
+    }
+
+    private static ConnectionKey connectionOf(String item) {
+        String[] parts = item.split("/", 3);
+        OwnerNames.Owned owned = OwnerNames.parse(parts[0]).orElseThrow(() -> new IllegalArgumentException("not a connection: " + item));
+        return new ConnectionKey(owned.owner(), parts[1], parts[2], owned.subject());
+    }
+
     /** Reloads what other replicas changed since the last look. */
     Mono<Void> catchUp() {
         return loaded.thenMany(changes.since(LOOKBACK))
@@ -305,8 +317,8 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
                     case "integration" -> store.find(change.item()).map(Optional::of).defaultIfEmpty(Optional.empty())
                             .doOnNext(found -> found.ifPresentOrElse(i -> integrations.put(i.slug(), i),
                                     () -> forgetIntegration(change.item())));
-                    case "connection" -> reloadConnection(StoreChanges.key(change.item()));
-                    case "catalog" -> Mono.fromRunnable(() -> catalogs.remove(StoreChanges.key(change.item())));
+                    case "connection" -> reloadConnection(connectionOf(change.item()));
+                    case "catalog" -> Mono.fromRunnable(() -> catalogs.remove(connectionOf(change.item())));
                     case "policy" -> Mono.fromRunnable(policies::forget);
                     default -> Mono.empty();
                 })

@@ -17,6 +17,9 @@ import reactor.core.scheduler.Schedulers;
 import reactor.util.retry.Retry;
 
 import dev.tether.daemon.Periodic;
+import dev.tether.store.changes.ChangeSignals;
+import dev.tether.store.changes.StorePosition;
+import dev.tether.store.changes.StoreChanges;
 
 /**
  * The in-memory store's timers: loading it before the server takes requests, writing health verdicts behind every

@@ -38,9 +38,9 @@ import dev.tether.process.ProcessProperties;
 import dev.tether.session.PoolHarness;
 import dev.tether.session.StartFence;
 import dev.tether.store.ConnectionKey;
-import dev.tether.store.InstanceLeases;
 import dev.tether.store.Owner;
-import dev.tether.store.TestStores;
+import dev.tether.store.leases.InstanceLeases;
+import dev.tether.store.leases.TestLeases;
 import dev.tether.testsupport.Await;
 import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.LifecycleGuard;
@@ -209,7 +209,7 @@ class ConnectionFenceTest {
 
     private InstanceLeases migratedLeases(String schema) {
         Flyway.configure().dataSource(postgres.jdbcUrl(schema), postgres.user(), postgres.password()).load().migrate();
-        return TestStores.leases(DatabaseClient.create(ConnectionFactories.get(ConnectionFactoryOptions
+        return TestLeases.of(DatabaseClient.create(ConnectionFactories.get(ConnectionFactoryOptions
                 .parse(postgres.r2dbcUrl(schema)).mutate()
                 .option(ConnectionFactoryOptions.USER, postgres.user())
                 .option(ConnectionFactoryOptions.PASSWORD, postgres.password())

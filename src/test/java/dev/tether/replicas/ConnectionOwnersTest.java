@@ -21,10 +21,10 @@ import org.springframework.r2dbc.core.DatabaseClient;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 import dev.tether.store.ConnectionKey;
-import dev.tether.store.InstanceLeases;
-import dev.tether.store.InstanceLeases.Lease;
 import dev.tether.store.Owner;
-import dev.tether.store.TestStores;
+import dev.tether.store.leases.InstanceLeases.Lease;
+import dev.tether.store.leases.InstanceLeases;
+import dev.tether.store.leases.TestLeases;
 
 /**
  * Rendezvous ownership over the lease table (H2 in memory, migrated as the daemon's): every replica that reads the
@@ -142,7 +142,7 @@ class ConnectionOwnersTest {
     static InstanceLeases migratedLeases() {
         String name = "owners-" + UUID.randomUUID();
         Flyway.configure().dataSource("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "").load().migrate();
-        return TestStores.leases(DatabaseClient.create(ConnectionFactories.get(ConnectionFactoryOptions
+        return TestLeases.of(DatabaseClient.create(ConnectionFactories.get(ConnectionFactoryOptions
                 .parse("r2dbc:h2:mem:///" + name + "?DB_CLOSE_DELAY=-1").mutate()
                 .option(ConnectionFactoryOptions.USER, "sa").option(ConnectionFactoryOptions.PASSWORD, "").build())));
     }

@@ -35,8 +35,8 @@ import dev.tether.docker.DockerProperties;
 import dev.tether.docker.InstanceId;
 import dev.tether.process.ChildProcesses;
 import dev.tether.process.ProcessProperties;
-import dev.tether.store.InstanceLeases;
-import dev.tether.store.TestStores;
+import dev.tether.store.leases.InstanceLeases;
+import dev.tether.store.leases.TestLeases;
 import dev.tether.testsupport.Await;
 import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.Fixture;
@@ -78,7 +78,7 @@ class DeadReplicaReaperTest {
         postgres = PostgresDatabase.fromEnvironment().orElseThrow();
         schema = postgres.createSchema("replicas_test");
         Flyway.configure().dataSource(postgres.jdbcUrl(schema), postgres.user(), postgres.password()).load().migrate();
-        leases = TestStores.leases(DatabaseClient.create(ConnectionFactories.get(ConnectionFactoryOptions
+        leases = TestLeases.of(DatabaseClient.create(ConnectionFactories.get(ConnectionFactoryOptions
                 .parse(postgres.r2dbcUrl(schema)).mutate()
                 .option(ConnectionFactoryOptions.USER, postgres.user())
                 .option(ConnectionFactoryOptions.PASSWORD, postgres.password())

@@ -33,9 +33,9 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 
 import dev.tether.daemon.HealthProbes;
 import dev.tether.store.ConnectionKey;
-import dev.tether.store.InstanceLeases;
-import dev.tether.store.InstanceLeases.Lease;
 import dev.tether.store.Owner;
+import dev.tether.store.leases.InstanceLeases.Lease;
+import dev.tether.store.leases.InstanceLeases;
 
 /**
  * A replica's graceful stop over the lease table (H2 in memory, migrated as the daemon's), in virtual time: readiness

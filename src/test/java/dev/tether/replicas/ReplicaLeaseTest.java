@@ -17,8 +17,8 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
-import dev.tether.store.InstanceLeases;
-import dev.tether.store.InstanceLeases.Lease;
+import dev.tether.store.leases.InstanceLeases;
+import dev.tether.store.leases.InstanceLeases.Lease;
 import dev.tether.testsupport.Await;
 
 /**

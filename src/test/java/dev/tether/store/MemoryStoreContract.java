@@ -2,6 +2,8 @@ package dev.tether.store;
 
 import dev.tether.identity.Audit;
 import dev.tether.identity.Principal;
+import dev.tether.store.changes.StoreChanges;
+import dev.tether.store.changes.TestChanges;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -66,12 +68,13 @@ abstract class MemoryStoreContract {
                 .build()));
         DatabaseClient db = DatabaseClient.create(factory);
         R2dbcStore store = new R2dbcStore(db, new R2dbcTransactionManager(factory), JsonMapper.builder().build(), SECRETS);
-        StoreChanges changes = new StoreChanges(db);
+        TestChanges.Log log = TestChanges.of(db);
+        StoreChanges changes = log.changes();
         R2dbcPolicies policyTable = new R2dbcPolicies(db);
         OwnerScope scope = new OwnerScope(Audit.NONE);
         CachedPolicies policies = new CachedPolicies(policyTable, scope, changes);
         MemoryStore memory = new MemoryStore(store, scope, policies, changes);
-        StoreUpkeep upkeep = new StoreUpkeep(memory, changes, new ChangeSignals(db), new StorePosition(changes),
+        StoreUpkeep upkeep = new StoreUpkeep(memory, changes, log.signals(), log.position(),
                 StoreProperties.defaults(), clock);
         upkeep.start();
         return new Replica(store, policyTable, memory, policies, upkeep, db);
@@ -242,7 +245,7 @@ abstract class MemoryStoreContract {
 
     private static long verdictWrites(Replica replica, ConnectionKey key) {
         return replica.db().sql("SELECT COUNT(*) AS n FROM store_change WHERE kind = 'connection' AND item = :item")
-                .bind("item", StoreChanges.item(key))
+                .bind("item", MemoryStore.itemOf(key))
                 .map(row -> row.get("n", Long.class))
                 .one()
                 .block(BOUND);

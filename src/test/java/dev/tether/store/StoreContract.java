@@ -21,6 +21,9 @@ import tools.jackson.databind.json.JsonMapper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tether.store.leases.InstanceLeases;
+import dev.tether.store.leases.TestLeases;
+
 /**
  * What every store must do, run against each real database: embedded H2 and PostgreSQL. Subclasses say
  * where the database is; each test gets an empty one.
@@ -647,8 +650,8 @@ abstract class StoreContract {
     @Test
     void anExpiredLeaseIsClaimedByExactlyOneReplicaAndALiveOneByNone() {
         ConnectionFactory factory = migratedFactory(newDatabase());
-        InstanceLeases a = new R2dbcInstanceLeases(DatabaseClient.create(factory));
-        InstanceLeases b = new R2dbcInstanceLeases(DatabaseClient.create(factory));
+        InstanceLeases a = TestLeases.of(DatabaseClient.create(factory));
+        InstanceLeases b = TestLeases.of(DatabaseClient.create(factory));
         Instant now = Instant.ofEpochSecond(1_700_000_000L);
         Instant until = now.plusSeconds(15);
         InstanceLeases.Lease dead = new InstanceLeases.Lease("dead0001", "host-a", now.minusSeconds(60), now.minusSeconds(1));
@@ -715,7 +718,7 @@ abstract class StoreContract {
 
     @Test
     void aDrainingLeaseStaysAliveWithItsMarkThroughRenewalsUntilItIsGivenBack() {
-        InstanceLeases leases = new R2dbcInstanceLeases(DatabaseClient.create(migratedFactory(newDatabase())));
+        InstanceLeases leases = TestLeases.of(DatabaseClient.create(migratedFactory(newDatabase())));
         Instant now = Instant.ofEpochSecond(1_700_000_000L);
         leases.renew(new InstanceLeases.Lease("drain001", "host-a:1", now, now.plusSeconds(15))).block(BOUND);
         assertThat(leases.standing().map(InstanceLeases.Lease::draining).collectList().block(BOUND)).containsExactly(false);

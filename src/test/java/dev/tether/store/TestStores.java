@@ -13,6 +13,8 @@ import org.springframework.r2dbc.core.DatabaseClient;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.identity.Audit;
+import dev.tether.store.changes.StoreChanges;
+import dev.tether.store.changes.TestChanges;
 
 /**
  * The real store (held in memory, written through to an embedded H2 database of its own), for tests that wire
@@ -52,7 +54,7 @@ public final class TestStores {
                 SecretBox.random());
         // No upkeep: one replica reads everything from memory, and started timers would keep polling and
         // flushing after the test that made them has ended.
-        StoreChanges changes = new StoreChanges(db);
+        StoreChanges changes = TestChanges.of(db).changes();
         OwnerScope scope = new OwnerScope(Audit.NONE);
         CachedPolicies policies = new CachedPolicies(new R2dbcPolicies(db), scope, changes);
         MemoryStore store = new MemoryStore(database, scope, policies, changes);
@@ -69,10 +71,5 @@ public final class TestStores {
             return factory;
         }
         return EmbeddedStoreThreads.onOwnThreads(new ConnectionPool(ConnectionPoolConfiguration.builder(factory).build()));
-    }
-
-    /** The replicas' leases in the database {@code db} reaches (migrated by its owner). */
-    public static InstanceLeases leases(DatabaseClient db) {
-        return new R2dbcInstanceLeases(db);
     }
 }

@@ -9,7 +9,7 @@ import org.springframework.web.server.WebFilterChain;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import reactor.core.publisher.Mono;
 
-import dev.tether.store.StorePosition;
+import dev.tether.store.changes.StorePosition;
 
 /**
  * A request a peer passed here is served once this replica has read the store as far as that peer had when it passed

@@ -37,7 +37,7 @@ import dev.tether.replicas.PeerCredentials;
 import dev.tether.replicas.PeerCredentials.SignedRequest;
 import dev.tether.security.AuthenticatedPeer;
 import dev.tether.store.ConnectionKey;
-import dev.tether.store.StorePosition;
+import dev.tether.store.changes.StorePosition;
 
 /**
  * The peers' client: every request one replica sends another goes through it, on its own connection pool, and carries

@@ -4,7 +4,7 @@ import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
 import dev.tether.replicas.PeerProbe;
-import dev.tether.store.InstanceLeases.Lease;
+import dev.tether.store.leases.InstanceLeases.Lease;
 
 /** {@link PeerProbe} over HTTP: the lease's address asked at {@code GET /api/replicas/alive} with the replicas' token. */
 @Component

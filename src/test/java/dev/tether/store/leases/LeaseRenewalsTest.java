@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.leases;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.r2dbc.core.DatabaseClient;
 import reactor.core.Disposable;
 
-import dev.tether.store.InstanceLeases.Lease;
+import dev.tether.store.leases.InstanceLeases.Lease;
 import dev.tether.testsupport.Await;
 import dev.tether.testsupport.PostgresDatabase;
 import dev.tether.testsupport.RequiresPostgres;

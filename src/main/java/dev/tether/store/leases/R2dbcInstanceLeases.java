@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.leases;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -12,6 +12,8 @@ import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+
+import dev.tether.store.Columns;
 
 /**
  * {@link InstanceLeases} in the {@code instance_lease} table. This replica's own lease is written (renewed, marked

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.changes;
 
 import io.r2dbc.postgresql.api.PostgresqlConnection;
 import io.r2dbc.spi.Connection;
@@ -16,7 +16,7 @@ import reactor.core.publisher.Mono;
  * costs nothing but the wait until it is back (a look follows every {@code LISTEN}).
  */
 @Component
-final class ChangeSignals {
+public final class ChangeSignals {
 
     static final String CHANNEL = "tether_store_change";
 
@@ -34,7 +34,7 @@ final class ChangeSignals {
     }
 
     /** Whether this store can announce its changes; other stores are polled. */
-    boolean available() {
+    public boolean available() {
         return postgres;
     }
 
@@ -42,7 +42,7 @@ final class ChangeSignals {
      * Emits once when listening has begun and once per announced change, on a connection of its own that lives as
      * long as the subscription; errors when that connection is lost.
      */
-    Flux<Object> wakeups() {
+    public Flux<Object> wakeups() {
         if (!postgres) {
             return Flux.error(new IllegalStateException("only PostgreSQL announces changes"));
         }

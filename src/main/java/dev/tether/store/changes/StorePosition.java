@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.changes;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -55,12 +55,12 @@ public final class StorePosition {
     }
 
     /** Reads of the log asked for by requests waiting on it. */
-    Flux<Long> asked() {
+    public Flux<Long> asked() {
         return asked.asFlux();
     }
 
     /** Called after each read of the log has been applied (and after the load): the store is current that far. */
-    void caughtUp() {
+    public void caughtUp() {
         long through = applied.accumulateAndGet(changes.read(), Math::max);
         appliedChanges.emitNext(through, Sinks.EmitFailureHandler.busyLooping(Duration.ofMillis(50)));
     }

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.leases;
 
 import java.time.Duration;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.changes;
 
 import java.time.Duration;
 import java.util.Collections;
@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.r2dbc.spi.Readable;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.r2dbc.autoconfigure.R2dbcProperties;
@@ -15,17 +16,15 @@ import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import dev.tether.store.Columns;
-
 /**
  * The {@code store_change} log: one row per write, so that a replica holding the store in memory finds what
  * another one changed by reading a few rows of one table. Rows this replica wrote itself are skipped.
  */
 @Component
-final class StoreChanges {
+public final class StoreChanges {
 
     /** A change another replica made. */
-    record Change(long seq, String kind, String item) {
+    public record Change(long seq, String kind, String item) {
     }
 
     private final DatabaseClient db;
@@ -78,28 +77,18 @@ final class StoreChanges {
     }
 
     /** Whether other replicas may write the store, so that its log is worth recording and reading. */
-    boolean shared() {
+    public boolean shared() {
         return shared;
     }
 
-    /** A connection as its change is announced: {@code <owner>/<integration>/<name>}, the owner word with its subject. */
-    static String item(ConnectionKey key) {
-        return key.toString();
-    }
-
-    static ConnectionKey key(String item) {
-        String[] parts = item.split("/", 3);
-        OwnerNames.Owned owned = OwnerNames.parse(parts[0]).orElseThrow(() -> new IllegalArgumentException("not a connection: " + item));
-        return new ConnectionKey(owned.owner(), parts[1], parts[2], owned.subject());
-    }
-
-    Mono<Void> record(String kind, String item) {
+    /** Records that this replica wrote {@code item} of {@code kind}, for the other replicas to read it again. */
+    public Mono<Void> record(String kind, String item) {
         if (!shared) {
             return Mono.empty();
         }
         DatabaseClient.GenericExecuteSpec insert = db.sql(recordStatement)
                 .bind("kind", kind).bind("item", item).bind("origin", origin).bind("at", System.currentTimeMillis());
-        return announces ? insert.map(row -> Columns.number(row, "seq")).one().doOnNext(seq -> written.accumulateAndGet(seq, Math::max))
+        return announces ? insert.map(row -> number(row, "seq")).one().doOnNext(seq -> written.accumulateAndGet(seq, Math::max))
                 .then() : insert.then();
     }
 
@@ -114,21 +103,22 @@ final class StoreChanges {
     }
 
     /** The newest change now, where reading starts. */
-    Mono<Long> latest() {
+    public Mono<Long> latest() {
         if (!shared) {
             return Mono.just(0L);
         }
         return db.sql("SELECT COALESCE(MAX(seq), 0) AS latest FROM store_change")
-                .map(row -> Columns.number(row, "latest"))
+                .map(row -> number(row, "latest"))
                 .one();
     }
 
-    void seen(long position) {
+    /** Marks the log read through {@code position}: the store has loaded what was written up to there. */
+    public void seen(long position) {
         latest.accumulateAndGet(position, Math::max);
     }
 
     /** Changes of other replicas after the last seen, re-reading {@code lookback} before it for late commits. */
-    Flux<Change> since(long lookback) {
+    public Flux<Change> since(long lookback) {
         return Flux.defer(() -> db.sql("SELECT seq, kind, item, origin FROM store_change WHERE seq > :after ORDER BY seq")
                 .bind("after", Math.max(0, latest.get() - lookback))
                 .map(row -> new Object[] { row.get("seq", Long.class), row.get("kind", String.class), row.get("item", String.class),
@@ -141,7 +131,7 @@ final class StoreChanges {
     }
 
     /** Drops rows older than {@code kept}, at most once a minute. */
-    Mono<Void> prune(Duration kept) {
+    public Mono<Void> prune(Duration kept) {
         return Mono.defer(() -> {
             long now = System.currentTimeMillis();
             if (now - lastPrune < 60_000) {
@@ -151,5 +141,17 @@ final class StoreChanges {
             return db.sql("DELETE FROM store_change WHERE changed_at < :before").bind("before", now - kept.toMillis())
                     .fetch().rowsUpdated().then();
         });
+    }
+
+    /**
+     * A count the schema or the query declares never null. Not the store's {@code Columns}: the store uses this package,
+     * so this package does not use the store.
+     */
+    private static long number(Readable row, String column) {
+        Long value = row.get(column, Long.class);
+        if (value == null) {
+            throw new IllegalStateException("column " + column + " is null, but the schema declares it NOT NULL");
+        }
+        return value;
     }
 }
