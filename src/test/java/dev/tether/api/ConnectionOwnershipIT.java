@@ -105,8 +105,8 @@ class ConnectionOwnershipIT {
         if (haproxy != null) {
             haproxy.close();
         }
+        PackagedDaemon.closeAll(daemons);
         for (PackagedDaemon daemon : daemons) {
-            daemon.close();
             // What the replicas said about each other's leases, for a failure's reader: the logs go with the temp dir.
             try (var lines = Files.lines(daemon.log())) {
                 lines.filter(line -> line.contains("lease") || line.contains("replicas alive") || line.contains("reap")

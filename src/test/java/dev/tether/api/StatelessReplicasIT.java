@@ -62,9 +62,7 @@ class StatelessReplicasIT {
         if (haproxy != null) {
             haproxy.close();
         }
-        for (PackagedDaemon daemon : daemons) {
-            daemon.close();
-        }
+        PackagedDaemon.closeAll(daemons);
     }
 
     @Test
