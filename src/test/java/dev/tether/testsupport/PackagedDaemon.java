@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -120,6 +122,17 @@ public final class PackagedDaemon implements AutoCloseable {
                 .map(argument -> argument.substring(TOKEN_SETTING.length())).reduce((first, last) -> last).orElse(null);
         return new PackagedDaemon(process, port, dataDir, log, Duration.ofNanos(System.nanoTime() - launched), token);
     }
+
+    /**
+     * Where a test starts daemons side by side ({@code CompletableFuture.supplyAsync(..., SIDE_BY_SIDE)}): a thread
+     * each. The default of {@code supplyAsync}, the common pool, has one thread fewer than the machine has cores, one
+     * on two cores, and started such "side by side" replicas one after the other.
+     */
+    public static final Executor SIDE_BY_SIDE = Executors.newCachedThreadPool(task -> {
+        Thread thread = new Thread(task, "packaged-daemon-start");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     /** The jar for a test that runs it; without one (surefire, or no {@code package} yet) the test is skipped. */
     public static Path jarOrSkip() {
