@@ -105,8 +105,8 @@ class ConnectionOwnershipIT {
         if (haproxy != null) {
             haproxy.close();
         }
+        PackagedDaemon.closeAll(daemons);
         for (PackagedDaemon daemon : daemons) {
-            daemon.close();
             // What the replicas said about each other's leases, for a failure's reader: the logs go with the temp dir.
             try (var lines = Files.lines(daemon.log())) {
                 lines.filter(line -> line.contains("lease") || line.contains("replicas alive") || line.contains("reap")
@@ -129,7 +129,7 @@ class ConnectionOwnershipIT {
         List<CompletableFuture<PackagedDaemon>> starting = new ArrayList<>();
         for (int i = 0; i < REPLICAS; i++) {
             Path dataDir = dir.resolve("replica-" + i);
-            starting.add(CompletableFuture.supplyAsync(() -> start(dataDir, store)));
+            starting.add(CompletableFuture.supplyAsync(() -> start(dataDir, store), PackagedDaemon.SIDE_BY_SIDE));
         }
         List<PackagedDaemon> replicas = starting.stream().map(CompletableFuture::join).toList();
         List<TetherClient> direct = replicas.stream().map(daemon -> new TetherClient(daemon.port(), TOKEN)).toList();

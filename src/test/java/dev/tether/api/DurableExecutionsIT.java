@@ -54,9 +54,7 @@ class DurableExecutionsIT {
         if (haproxy != null) {
             haproxy.close();
         }
-        for (PackagedDaemon daemon : daemons) {
-            daemon.close();
-        }
+        PackagedDaemon.closeAll(daemons);
     }
 
     /**
@@ -237,6 +235,8 @@ class DurableExecutionsIT {
             clients.shutdown();
             System.out.printf("[durable] generation %d: %d executions paused and cancelled on two replicas in %d ms%n",
                     generation, count, (System.nanoTime() - started) / 1_000_000);
+            a.terminate();
+            b.terminate();
             a.stop();
             b.stop();
         }

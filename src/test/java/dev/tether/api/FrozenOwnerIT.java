@@ -129,8 +129,8 @@ class FrozenOwnerIT {
         Map<String, String> store = postgres.daemonEnvironment(postgres.createSchema("frozen"));
         List<Integer> ports = List.of(Fixture.freeLoopbackPort(), Fixture.freeLoopbackPort());
         List<CompletableFuture<PackagedDaemon>> starting = List.of(
-                CompletableFuture.supplyAsync(() -> start(ports.get(0), dir.resolve("owner"), store)),
-                CompletableFuture.supplyAsync(() -> start(ports.get(1), dir.resolve("peer"), store)));
+                CompletableFuture.supplyAsync(() -> start(ports.get(0), dir.resolve("owner"), store), PackagedDaemon.SIDE_BY_SIDE),
+                CompletableFuture.supplyAsync(() -> start(ports.get(1), dir.resolve("peer"), store), PackagedDaemon.SIDE_BY_SIDE));
         PackagedDaemon owner = starting.get(0).join();
         PackagedDaemon peer = starting.get(1).join();
         TetherClient toOwner = new TetherClient(owner.port(), TOKEN);

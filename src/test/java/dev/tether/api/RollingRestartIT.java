@@ -123,7 +123,7 @@ class RollingRestartIT {
             int port = Fixture.freeLoopbackPort();
             dataDirs.add(dataDir);
             ports.add(port);
-            starting.add(CompletableFuture.supplyAsync(() -> start(port, dataDir, store)));
+            starting.add(CompletableFuture.supplyAsync(() -> start(port, dataDir, store), PackagedDaemon.SIDE_BY_SIDE));
         }
         List<PackagedDaemon> replicas = new ArrayList<>(starting.stream().map(CompletableFuture::join).toList());
         haproxy = HaproxyRoundRobin.startForRollingRestarts(dir.resolve("haproxy"), ports);

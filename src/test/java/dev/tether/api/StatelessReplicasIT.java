@@ -62,9 +62,7 @@ class StatelessReplicasIT {
         if (haproxy != null) {
             haproxy.close();
         }
-        for (PackagedDaemon daemon : daemons) {
-            daemon.close();
-        }
+        PackagedDaemon.closeAll(daemons);
     }
 
     @Test
@@ -86,7 +84,7 @@ class StatelessReplicasIT {
         for (int i = 1; i < REPLICAS; i++) {
             int port = ports.get(i);
             Path dataDir = dir.resolve("replica-" + i);
-            starting.add(CompletableFuture.supplyAsync(() -> start(port, dataDir, store)));
+            starting.add(CompletableFuture.supplyAsync(() -> start(port, dataDir, store), PackagedDaemon.SIDE_BY_SIDE));
         }
         starting.stream().map(CompletableFuture::join).forEach(replicas::add);
         haproxy = HaproxyRoundRobin.start(dir.resolve("haproxy"), ports);

@@ -56,8 +56,8 @@ class TracesAcrossReplicasIT {
 
     @AfterEach
     void stop() throws InterruptedException {
+        PackagedDaemon.closeAll(daemons);
         for (PackagedDaemon daemon : daemons) {
-            daemon.close();
             // What a replica said of its exports, for a failure's reader: the logs go with the temp dir.
             try (var lines = java.nio.file.Files.lines(daemon.log())) {
                 lines.filter(line -> line.toLowerCase(java.util.Locale.ROOT).matches(".*(zipkin|export|span|opentelemetry).*"))

@@ -386,7 +386,7 @@ public final class ReplicasBenchmark {
     private List<PackagedDaemon> startReplicas(int count) {
         List<CompletableFuture<PackagedDaemon>> starting = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            starting.add(CompletableFuture.supplyAsync(this::startReplica));
+            starting.add(CompletableFuture.supplyAsync(this::startReplica, PackagedDaemon.SIDE_BY_SIDE));
         }
         return starting.stream().map(CompletableFuture::join).toList();
     }

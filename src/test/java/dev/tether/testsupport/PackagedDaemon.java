@@ -10,11 +10,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -120,6 +123,17 @@ public final class PackagedDaemon implements AutoCloseable {
                 .map(argument -> argument.substring(TOKEN_SETTING.length())).reduce((first, last) -> last).orElse(null);
         return new PackagedDaemon(process, port, dataDir, log, Duration.ofNanos(System.nanoTime() - launched), token);
     }
+
+    /**
+     * Where a test starts daemons side by side ({@code CompletableFuture.supplyAsync(..., SIDE_BY_SIDE)}): a thread
+     * each. The default of {@code supplyAsync}, the common pool, has one thread fewer than the machine has cores, one
+     * on two cores, and started such "side by side" replicas one after the other.
+     */
+    public static final Executor SIDE_BY_SIDE = Executors.newCachedThreadPool(task -> {
+        Thread thread = new Thread(task, "packaged-daemon-start");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     /** The jar for a test that runs it; without one (surefire, or no {@code package} yet) the test is skipped. */
     public static Path jarOrSkip() {
@@ -285,6 +299,19 @@ public final class PackagedDaemon implements AutoCloseable {
     public void close() throws InterruptedException {
         if (process.isAlive()) {
             stop();
+        }
+    }
+
+    /**
+     * Closes every daemon: SIGTERM to all at once, then each awaited as {@link #close} does. Replicas drain as they stop
+     * ({@code tether.replicas.drain-delay}, 2 s by default): one after the other, a test's teardown waited that long
+     * once per replica.
+     */
+    public static void closeAll(Collection<PackagedDaemon> daemons) throws InterruptedException {
+        List<PackagedDaemon> all = List.copyOf(daemons);
+        all.stream().filter(PackagedDaemon::alive).forEach(PackagedDaemon::terminate);
+        for (PackagedDaemon daemon : all) {
+            daemon.close();
         }
     }
 
