@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -30,6 +34,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,6 +50,7 @@ import tools.jackson.databind.JsonNode;
 
 import dev.tether.TetherApplication;
 import dev.tether.replicas.ConnectionOwners;
+import dev.tether.replicas.GracefulDrain;
 import dev.tether.replicas.PeerCredentials;
 import dev.tether.replicas.forwarding.PeerExchange;
 import dev.tether.store.ConnectionKey;
@@ -592,6 +598,52 @@ class ReplicasTest {
         }
         finally {
             draining.stop(0);
+        }
+    }
+
+    /**
+     * A draining replica refuses what a peer still forwards to it as to the owner, and closes the connection after the
+     * refusal, so it reads the request's body first: closed under a body still being sent, the peer's client can fail
+     * with "prematurely closed BEFORE response" rather than read the refusal, and its caller would get a 503 where the
+     * new owner would have served it (RollingRestartIT met that). Here half the body is sent, and nothing may be
+     * answered until the rest is.
+     */
+    @Test
+    void aDrainingReplicaReadsAForwardedRequestWholeBeforeItRefusesIt() throws Exception {
+        PostgresDatabase postgres = PostgresDatabase.fromEnvironment().orElseThrow();
+        TetherClient a = start(postgres, postgres.createSchema("refusing"), dir.resolve("a"),
+                "--tether.replicas.drain-delay=1h", "--spring.lifecycle.timeout-per-shutdown-phase=2s");
+        replicas.get(0).getBean(GracefulDrain.class).stop();
+        await().atMost(BOUND).until(() -> owners(0).leaving());
+
+        String path = "/api/tools/call";
+        byte[] body = "{\"address\":\"tools.gone.org.default.echo\",\"args\":{}}".getBytes(StandardCharsets.UTF_8);
+        StringBuilder head = new StringBuilder("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Type: application/json\r\nContent-Length: " + body.length + "\r\n");
+        asPeer(0, "a-peer", "POST", a.baseUrl(), path, "0").POST(HttpRequest.BodyPublishers.noBody()).build().headers().map()
+                .forEach((name, values) -> head.append(name).append(": ").append(values.get(0)).append("\r\n"));
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), URI.create(a.baseUrl()).getPort())) {
+            socket.setSoTimeout((int) BOUND.toMillis());
+            OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            out.write(head.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII));
+            out.write(body, 0, body.length / 2);
+            out.flush();
+            boolean answeredEarly;
+            try {
+                // A replica that answers without the body does so within milliseconds; one that waits has nothing to say.
+                await().atMost(Duration.ofSeconds(2)).until(() -> in.available() > 0);
+                answeredEarly = true;
+            }
+            catch (ConditionTimeoutException waited) {
+                answeredEarly = false;
+            }
+            out.write(body, body.length / 2, body.length - body.length / 2);
+            out.flush();
+            String answer = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(answeredEarly).as("answered before the body was in: " + answer).isFalse();
+            assertThat(answer).as(answer).startsWith("HTTP/1.1 503").containsIgnoringCase("X-Tether-Draining: ")
+                    .contains("ReplicaDrainingError");
         }
     }
 

@@ -70,7 +70,7 @@ final class OwnerForwarding implements WebFilter {
         if (PeerExchange.forwarded(exchange)) {
             // Sent here as to the owner, which a draining replica is not: the sender reads the leases again.
             boolean asOwner = connectionRoute != null || callRoute || PEER_CALL_ROUTE.matches(request.getPath().pathWithinApplication());
-            return owners.leaving() && asOwner ? relay.refuseDraining(exchange.getResponse())
+            return owners.leaving() && asOwner ? relay.refuseDraining(exchange)
                     : chain.filter(exchange);
         }
         if (connectionRoute != null) {

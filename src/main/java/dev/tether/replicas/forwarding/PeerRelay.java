@@ -5,6 +5,7 @@ import java.util.Locale;
 import java.util.Set;
 
 import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
@@ -91,12 +92,18 @@ final class PeerRelay {
 
     /**
      * Refuses a request a peer forwarded here as to a connection's owner, which this replica no longer is: it is
-     * draining. Nothing of the request was done, so the peer may send it to the new owner.
+     * draining. Nothing of the request was done, so the peer may send it to the new owner. Its body is read (and
+     * dropped) before the answer: a draining replica closes the connection after it, and closed under a body still
+     * being sent, the peer's client can fail with "prematurely closed BEFORE response" instead of reading the refusal,
+     * and its own client gets a 503 where the new owner would have served it (RollingRestartIT did).
      */
-    Mono<Void> refuseDraining(ServerHttpResponse response) {
+    Mono<Void> refuseDraining(ServerWebExchange exchange) {
+        ServerHttpResponse response = exchange.getResponse();
         response.getHeaders().set(PeerExchange.DRAINING, owners.instance());
-        return errors.refuse(response, HttpStatus.SERVICE_UNAVAILABLE, "ReplicaDrainingError", "replica " + owners.instance()
-                + " is stopping and owns no connection any more: read the leases again and ask the new owner");
+        return exchange.getRequest().getBody().doOnNext(DataBufferUtils::release)
+                .then(Mono.defer(() -> errors.refuse(response, HttpStatus.SERVICE_UNAVAILABLE, "ReplicaDrainingError",
+                        "replica " + owners.instance() + " is stopping and owns no connection any more: read the leases"
+                                + " again and ask the new owner")));
     }
 
     private Mono<Void> relay(ClientResponse answer, ServerHttpResponse response, Peer peer, String what) {
