@@ -30,12 +30,8 @@ import zipkin2.reporter.BytesMessageSender;
  */
 class TracingConfigurationTest {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withInitializer(context -> new TracingDefaults().postProcessEnvironment(context.getEnvironment(), null))
-            .withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, OpenTelemetrySdkAutoConfiguration.class,
-                    OpenTelemetryTracingAutoConfiguration.class, MicrometerTracingAutoConfiguration.class, ZipkinAutoConfiguration.class,
-                    ZipkinWithOpenTelemetryTracingAutoConfiguration.class))
-            .withUserConfiguration(TracingConfiguration.class);
+    private final ApplicationContextRunner runner = buildTimeDefinitions()
+            .withInitializer(context -> new TracingDefaults().postProcessEnvironment(context.getEnvironment(), null));
 
     @Test
     void offByDefaultNoExporterAndEverySpanSampledOut() {
