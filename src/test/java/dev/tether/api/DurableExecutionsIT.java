@@ -185,10 +185,10 @@ class DurableExecutionsIT {
     }
 
     /**
-     * 1,200 executions paused and ended across two restarts of two replicas: no id twice, none {@code exec_<n>}, each
+     * 300 executions paused and ended across two restarts of two replicas: no id twice, none {@code exec_<n>}, each
      * naming its replica. What could repeat an id is a counter or a seed that starts again with a replica, which the
-     * first ids after a restart would show; that the random part never collides is checked on the generator itself
-     * ({@code ReplicaIdsTest}), on 200,000 ids.
+     * first ids after a restart would show (a hundred per generation are many more than such a repeat needs); that the
+     * random part never collides is checked on the generator itself ({@code ReplicaIdsTest}), on 200,000 ids.
      */
     @Test
     @RequiresPostgres
@@ -202,7 +202,7 @@ class DurableExecutionsIT {
         List<String> all = Collections.synchronizedList(new ArrayList<>());
         String slug = null;
         int generations = 3;
-        int total = 1_200;
+        int total = 300;
         for (int generation = 0; generation < generations; generation++) {
             int generationsLeft = generations - generation;
             List<PackagedDaemon> ab = startTwo(ports, settings, store);
