@@ -24,7 +24,11 @@ import tools.jackson.databind.json.JsonMapper;
 final class ApiClient {
 
     static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * A bound that catches a hang, not a slow answer: a test's first execution in a loaded CI (the JavaScript engine's
+     * first run, a server that validates its token at a Keycloak started moments ago) took 61 s at load 15.
+     */
+    private static final Duration TIMEOUT = Duration.ofMinutes(3);
 
     /** One answer: status, headers and the raw body. */
     record Reply(int status, HttpHeaders headers, String body) {
