@@ -24,8 +24,9 @@ import org.springframework.stereotype.Component;
 final class StoreMigration implements FlywayMigrationStrategy {
 
     /**
-     * The newest migration's version, in {@code src/main/resources/db/migration}; {@code StoreMigrationTest} fails
-     * when a migration is added without it.
+     * The newest migration's version, in {@code src/main/resources/db/migration}; the store contract's
+     * {@code theNewestMigrationIsTheOneAStartTakesForUpToDate} ({@code StoreContract}, on H2 and PostgreSQL) fails when a
+     * migration is added without it.
      */
     static final MigrationVersion NEWEST = MigrationVersion.fromVersion("58");
 
