@@ -38,7 +38,7 @@ import dev.tether.daemon.TetherProperties;
  * created {@code 0600} on first start. Never from the database: a dump of it alone gives nothing away.
  */
 @Component
-final class SecretBox {
+public final class SecretBox {
 
     static final String PREFIX = "tether:aes-gcm:v2:";
     static final String LEGACY_PREFIX = "tether:aes-gcm:v1:";
@@ -106,7 +106,7 @@ final class SecretBox {
 
     /** Seals any value, one that looks sealed too: the user's value is whatever the user gave. */
     @Contract("!null, _ -> !null")
-    @Nullable String seal(@Nullable String plain, SecretSlot slot) {
+    public @Nullable String seal(@Nullable String plain, SecretSlot slot) {
         if (plain == null) {
             return null;
         }
@@ -131,7 +131,7 @@ final class SecretBox {
      * @throws UnsealedSecretException when the value is not sealed at all (or sealed the old, unbound way)
      */
     @Contract("!null, _ -> !null")
-    @Nullable String open(@Nullable String stored, SecretSlot slot) {
+    public @Nullable String open(@Nullable String stored, SecretSlot slot) {
         if (stored == null) {
             return null;
         }

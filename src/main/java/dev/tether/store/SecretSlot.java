@@ -3,41 +3,45 @@ package dev.tether.store;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * Where a secret value is stored: its table, its row's key and its field. A sealed value is bound to its slot (the
  * slot is the AES-GCM associated data), so a value copied into another row, or another field of its own row, does
  * not open. Its text names no value and is safe in messages.
  */
-record SecretSlot(String table, String row, String field) {
+public record SecretSlot(String table, String row, String field) {
+
+    /** The maps of a stored server config whose values are secret, each sealed to its {@link #config} slot. */
+    static final List<String> CONFIG_MAPS = List.of("env", "headers", "queryParams");
 
     /** A value of a server config's {@code env}, {@code headers} or {@code queryParams}. */
-    static SecretSlot config(String slug, String map, String name) {
+    public static SecretSlot config(String slug, String map, String name) {
         return new SecretSlot("integration", slug, map + "." + name);
     }
 
     /** A credential value of a connection; {@code user/…} for the daemon's single user, as before there were others. */
-    static SecretSlot credential(ConnectionKey key, String name) {
+    public static SecretSlot credential(ConnectionKey key, String name) {
         return new SecretSlot("credential", key.toString(), name);
     }
 
     /** A plugin's setting (a 1Password token, say) for an owner. */
-    static SecretSlot pluginSetting(String plugin, Owner owner, String subject, String name) {
+    public static SecretSlot pluginSetting(String plugin, Owner owner, String subject, String name) {
         return new SecretSlot("plugin_setting", plugin + "/" + OwnerNames.of(owner, subject), name);
     }
 
     /** The OIDC provider's refresh token of a signed-in user. */
-    static SecretSlot refreshToken(String subject) {
+    public static SecretSlot refreshToken(String subject) {
         return new SecretSlot("identity_user", subject, "refresh_token");
     }
 
     /** The client secret of an OAuth client. */
-    static SecretSlot oauthClient(Owner owner, String subject, String slug) {
+    public static SecretSlot oauthClient(Owner owner, String subject, String slug) {
         return new SecretSlot("oauth_client", OwnerNames.of(owner, subject) + "/" + slug, "client_secret");
     }
 
     /** A field of an execution's journal: {@code code}, {@code pause}, or a segment {@code segment.<n>}. */
-    static SecretSlot journal(String journalId, String field) {
+    public static SecretSlot journal(String journalId, String field) {
         return new SecretSlot("execution_journal", journalId, field);
     }
 

@@ -17,7 +17,7 @@ import dev.tether.daemon.StartupFailure;
 import dev.tether.daemon.TetherProperties;
 
 /**
- * Runs after Flyway on every start (or in its place, {@link StoreMigration}), before anything reads the store: checks
+ * Runs after Flyway on every start (or in its place, {@code store.storage.StoreMigration}), before anything reads the store: checks
  * that every stored secret is sealed and opens in its row with the key in use, and brings the data dir's files, the
  * embedded database's among them now that it exists, to owner-only modes. A wrong key, or a value not sealed (something other than Tether wrote it after
  * {@link V42__BindSecretsToRows} sealed the older ones), stops the start with one line naming the key's source and
@@ -27,7 +27,7 @@ import dev.tether.daemon.TetherProperties;
  * migration's JDBC connection, before the R2DBC side of the store is used.
  */
 @Component
-final class SecretsAtRest implements Callback {
+public final class SecretsAtRest implements Callback {
 
     private static final Logger log = LoggerFactory.getLogger(SecretsAtRest.class);
 
@@ -57,7 +57,7 @@ final class SecretsAtRest implements Callback {
     }
 
     /** The check itself, on the store's JDBC connection: after Flyway's migrate, or on a store it had nothing to do for. */
-    void check(Connection jdbc) {
+    public void check(Connection jdbc) {
         try {
             stored.rewrite(jdbc, (slot, value) -> {
                 secrets.open(value, slot);

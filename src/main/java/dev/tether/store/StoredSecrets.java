@@ -51,7 +51,7 @@ final class StoredSecrets {
                 String slug = result.getString("slug");
                 LinkedHashMap<String, Object> config = json.readValue(result.getString("config"), MAP);
                 int changed = 0;
-                for (String map : StoreJson.SECRET_MAPS) {
+                for (String map : SecretSlot.CONFIG_MAPS) {
                     if (config.get(map) instanceof Map<?, ?> secrets) {
                         for (Map.Entry<String, Object> entry : ((Map<String, Object>) secrets).entrySet()) {
                             if (entry.getValue() instanceof String stored) {

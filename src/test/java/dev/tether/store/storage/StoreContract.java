@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import dev.tether.identity.Principal;
 import java.time.Duration;
@@ -21,6 +21,24 @@ import tools.jackson.databind.json.JsonMapper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tether.store.Connection;
+import dev.tether.store.ConnectionAlreadyExistsException;
+import dev.tether.store.ConnectionKey;
+import dev.tether.store.HealthVerdict;
+import dev.tether.store.Integration;
+import dev.tether.store.IntegrationAlreadyExistsException;
+import dev.tether.store.IntegrationNotFoundException;
+import dev.tether.store.Owner;
+import dev.tether.store.Policy;
+import dev.tether.store.PolicyAction;
+import dev.tether.store.RemoteConfig;
+import dev.tether.store.SecretBox;
+import dev.tether.store.SecretSlot;
+import dev.tether.store.SecretsAtRest;
+import dev.tether.store.StdioConfig;
+import dev.tether.store.StoredCatalog;
+import dev.tether.store.StoredTool;
+import dev.tether.store.TestSecrets;
 import dev.tether.store.leases.InstanceLeases;
 import dev.tether.store.leases.TestLeases;
 
@@ -40,7 +58,7 @@ abstract class StoreContract {
 
     /** One key per test, as one daemon has one key for its store. */
     private final byte[] key = new java.security.SecureRandom().generateSeed(32);
-    private final SecretBox secrets = new SecretBox(key, "the test's key");
+    private final SecretBox secrets = TestSecrets.box(key, "the test's key");
 
     private R2dbcStore open(Database database) {
         ConnectionFactory factory = migratedFactory(database);
@@ -53,7 +71,7 @@ abstract class StoreContract {
      */
     private static ConnectionFactory migratedFactory(Database database) {
         Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
-                .javaMigrations(new V42__BindSecretsToRows(SecretBox.random(), JsonMapper.builder().build())).load().migrate();
+                .javaMigrations(TestSecrets.bindSecretsToRows(TestSecrets.random())).load().migrate();
         return TestStores.asTheDaemonHasIt(ConnectionFactories.get(io.r2dbc.spi.ConnectionFactoryOptions.parse(database.r2dbcUrl())
                 .mutate()
                 .option(io.r2dbc.spi.ConnectionFactoryOptions.USER, database.user())
@@ -75,7 +93,7 @@ abstract class StoreContract {
         Integration stdio = withSecrets(store);
 
         String raw = dump(database);
-        assertThat(raw).as("the store as a dump of every table shows").contains("ENV_TOKEN", SecretBox.PREFIX)
+        assertThat(raw).as("the store as a dump of every table shows").contains("ENV_TOKEN", TestSecrets.PREFIX)
                 .doesNotContain(ENV_SECRET, HEADER_SECRET, QUERY_SECRET, CREDENTIAL_SECRET);
         assertThat(rawFiles(database)).as("the database's own files")
                 .doesNotContain(ENV_SECRET, HEADER_SECRET, QUERY_SECRET, CREDENTIAL_SECRET);
@@ -127,7 +145,7 @@ abstract class StoreContract {
     void aWrongKeyStopsTheStartWithOneLineNamingTheKeysSourceAndNoValue() {
         Database database = newDatabase();
         withSecrets(open(database));
-        SecretBox other = new SecretBox(new byte[32], "tether.store.secret-key");
+        SecretBox other = TestSecrets.box(new byte[32], "tether.store.secret-key");
         assertThatThrownBy(() -> migrateSecrets(database, other))
                 .satisfies(error -> {
                     dev.tether.daemon.StartupFailure failure = dev.tether.daemon.StartupFailure.in(error).orElseThrow();
@@ -141,8 +159,8 @@ abstract class StoreContract {
     void valuesThatLookSealedAreSealedAndSurviveARestart() throws Exception {
         Database database = newDatabase();
         R2dbcStore store = open(database);
-        String env = SecretBox.LEGACY_PREFIX + "AAAA" + ENV_SECRET;
-        String credential = SecretBox.PREFIX + CREDENTIAL_SECRET;
+        String env = TestSecrets.LEGACY_PREFIX + "AAAA" + ENV_SECRET;
+        String credential = TestSecrets.PREFIX + CREDENTIAL_SECRET;
         store.create(new Integration("alpha", "Alpha", "", new StdioConfig("node", List.of(), Map.of("ENV_TOKEN", env), null),
                 Instant.ofEpochMilli(1))).block(BOUND);
         ConnectionKey alice = ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice");
@@ -168,7 +186,7 @@ abstract class StoreContract {
                     + "'alice') WHERE connection = 'bob'");
         }
         assertThatThrownBy(() -> store.credentials(bob).block(BOUND))
-                .isInstanceOf(SecretBox.WrongKeyException.class)
+                .isInstanceOf(TestSecrets.WRONG_KEY)
                 .hasMessageContaining("credential user/alpha/bob API_TOKEN").hasMessageNotContaining(CREDENTIAL_SECRET);
         assertThat(store.credentials(ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice")).block(BOUND))
                 .as("in its own row it still opens").containsEntry("API_TOKEN", CREDENTIAL_SECRET);
@@ -192,7 +210,7 @@ abstract class StoreContract {
             update.setString(1, JsonMapper.builder().build().writeValueAsString(config));
             update.executeUpdate();
         }
-        assertThatThrownBy(() -> store.find("alpha").block(BOUND)).isInstanceOf(SecretBox.WrongKeyException.class)
+        assertThatThrownBy(() -> store.find("alpha").block(BOUND)).isInstanceOf(TestSecrets.WRONG_KEY)
                 .hasMessageContaining("integration alpha env.B");
     }
 
@@ -201,7 +219,7 @@ abstract class StoreContract {
         Database database = newDatabase();
         // The schema of a Tether from before V42 sealed values to their rows.
         asBeforeV42(database);
-        String passedThrough = SecretBox.LEGACY_PREFIX + "not-sealed-" + ENV_SECRET;
+        String passedThrough = TestSecrets.LEGACY_PREFIX + "not-sealed-" + ENV_SECRET;
         try (java.sql.Connection jdbc = jdbc(database)) {
             jdbc.createStatement().execute("INSERT INTO integration (slug, name, description, config, config_changed_at, created_at) "
                     + "VALUES ('alpha', 'Alpha', '', '{\"transport\":\"stdio\",\"command\":\"node\",\"args\":[],"
@@ -214,7 +232,7 @@ abstract class StoreContract {
         }
         migrateSecrets(database, secrets);
         String migrated = dump(database);
-        assertThat(migrated).doesNotContain(SecretBox.LEGACY_PREFIX, HEADER_SECRET, CREDENTIAL_SECRET, ENV_SECRET);
+        assertThat(migrated).doesNotContain(TestSecrets.LEGACY_PREFIX, HEADER_SECRET, CREDENTIAL_SECRET, ENV_SECRET);
 
         R2dbcStore store = open(database);
         assertThat(((StdioConfig) store.find("alpha").block(BOUND).config()).env())
@@ -230,7 +248,7 @@ abstract class StoreContract {
     void theRowsOfAnOlderTethersSingleUserBecomeLocalsWithTheirSecretsStillOpening() throws Exception {
         Database database = newDatabase();
         Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
-                .javaMigrations(new V42__BindSecretsToRows(secrets, JsonMapper.builder().build())).target("52").load().migrate();
+                .javaMigrations(TestSecrets.bindSecretsToRows(secrets)).target("52").load().migrate();
         try (java.sql.Connection jdbc = jdbc(database)) {
             jdbc.createStatement().execute("INSERT INTO integration (slug, name, description, config, config_changed_at, created_at) "
                     + "VALUES ('alpha', 'Alpha', '', '{\"transport\":\"stdio\",\"command\":\"node\",\"args\":[],\"cwd\":null}', 1, 1)");
@@ -283,7 +301,7 @@ abstract class StoreContract {
                 dev.tether.daemon.StartupFailure.in(error).orElseThrow().getMessage())
                 .contains("credential user/alpha/alice API_TOKEN", "not encrypted").doesNotContain(CREDENTIAL_SECRET));
         assertThatThrownBy(() -> open(database).credentials(ConnectionKey.user(Principal.LOCAL_SUBJECT, "alpha", "alice")).block(BOUND))
-                .isInstanceOf(SecretBox.UnsealedSecretException.class);
+                .isInstanceOf(TestSecrets.UNSEALED);
     }
 
     private R2dbcStore withStore(Database database) {
@@ -299,7 +317,7 @@ abstract class StoreContract {
         cipher.init(javax.crypto.Cipher.ENCRYPT_MODE, new javax.crypto.spec.SecretKeySpec(key, "AES"),
                 new javax.crypto.spec.GCMParameterSpec(128, nonce));
         byte[] sealed = cipher.doFinal(plain.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        return SecretBox.LEGACY_PREFIX + java.util.Base64.getEncoder().encodeToString(
+        return TestSecrets.LEGACY_PREFIX + java.util.Base64.getEncoder().encodeToString(
                 java.nio.ByteBuffer.allocate(12 + sealed.length).put(nonce).put(sealed).array());
     }
 
@@ -331,9 +349,9 @@ abstract class StoreContract {
 
     private static void migrate(Database database, SecretBox box, FlywayRuns runs) throws java.io.IOException {
         dev.tether.daemon.TetherProperties tether = new dev.tether.daemon.TetherProperties(java.nio.file.Files.createTempDirectory("tether-secrets"));
-        SecretsAtRest secretsAtRest = new SecretsAtRest(JsonMapper.builder().build(), box, tether);
+        SecretsAtRest secretsAtRest = TestSecrets.atRest(box, tether);
         new StoreMigration(secretsAtRest).migrate(Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
-                .javaMigrations(new V42__BindSecretsToRows(box, JsonMapper.builder().build()))
+                .javaMigrations(TestSecrets.bindSecretsToRows(box))
                 .callbacks(secretsAtRest, runs).load());
     }
 
@@ -385,7 +403,7 @@ abstract class StoreContract {
         FlywayRuns runs = new FlywayRuns();
         migrate(database, secrets, runs);
         assertThat(runs.count()).isZero();
-        SecretBox other = new SecretBox(new byte[32], "tether.store.secret-key");
+        SecretBox other = TestSecrets.box(new byte[32], "tether.store.secret-key");
         assertThatThrownBy(() -> migrate(database, other, runs))
                 .satisfies(error -> assertThat(dev.tether.daemon.StartupFailure.in(error)).isPresent());
         assertThat(runs.count()).isZero();
@@ -395,7 +413,7 @@ abstract class StoreContract {
     void aStoreBehindIsMigratedByFlyway() throws Exception {
         Database database = newDatabase();
         Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
-                .javaMigrations(new V42__BindSecretsToRows(secrets, JsonMapper.builder().build())).target("56").load().migrate();
+                .javaMigrations(TestSecrets.bindSecretsToRows(secrets)).target("56").load().migrate();
         FlywayRuns runs = new FlywayRuns();
         migrate(database, secrets, runs);
         assertThat(runs.count()).isOne();

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -11,6 +11,8 @@ import org.flywaydb.core.api.configuration.Configuration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.flyway.autoconfigure.FlywayMigrationStrategy;
 import org.springframework.stereotype.Component;
+
+import dev.tether.store.SecretsAtRest;
 
 /**
  * How a start brings the store to the newest schema. A store whose schema history already ends at the newest migration

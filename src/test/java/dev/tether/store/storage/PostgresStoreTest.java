@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import dev.tether.testsupport.PostgresDatabase;
 import dev.tether.testsupport.RequiresPostgres;

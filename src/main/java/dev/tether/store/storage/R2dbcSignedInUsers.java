@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -14,6 +14,10 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import dev.tether.identity.Role;
+import dev.tether.store.Columns;
+import dev.tether.store.SecretBox;
+import dev.tether.store.SecretSlot;
+import dev.tether.store.SignedInUsers;
 
 /** {@link SignedInUsers} in the {@code identity_user} table, each refresh token sealed to its row. */
 @Component

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import java.util.UUID;
 
@@ -13,6 +13,12 @@ import org.springframework.r2dbc.core.DatabaseClient;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.identity.Audit;
+import dev.tether.store.CatalogStore;
+import dev.tether.store.ConnectionStore;
+import dev.tether.store.CredentialStore;
+import dev.tether.store.IntegrationStore;
+import dev.tether.store.PolicyStore;
+import dev.tether.store.TestSecrets;
 import dev.tether.store.changes.StoreChanges;
 import dev.tether.store.changes.TestChanges;
 
@@ -51,7 +57,7 @@ public final class TestStores {
         ConnectionFactory factory = ownThreads ? asTheDaemonHasIt(h2) : h2;
         DatabaseClient db = DatabaseClient.create(factory);
         R2dbcStore database = new R2dbcStore(db, new R2dbcTransactionManager(factory), JsonMapper.builder().build(),
-                SecretBox.random());
+                TestSecrets.random());
         // No upkeep: one replica reads everything from memory, and started timers would keep polling and
         // flushing after the test that made them has ended.
         StoreChanges changes = TestChanges.of(db).changes();

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import java.util.List;
 
@@ -9,6 +9,9 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import dev.tether.identity.NotPermittedException;
+import dev.tether.store.Owner;
+import dev.tether.store.Policy;
+import dev.tether.store.PolicyStore;
 import dev.tether.store.changes.StoreChanges;
 
 /**

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,7 +8,15 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.tether.store.ConnectionKey;
+import dev.tether.store.HttpSourceConfig;
 import dev.tether.store.RemoteConfig.RemoteTransport;
+import dev.tether.store.RemoteConfig;
+import dev.tether.store.SecretBox;
+import dev.tether.store.SecretSlot;
+import dev.tether.store.ServerConfig;
+import dev.tether.store.StdioConfig;
+import dev.tether.store.StoredTool;
 
 /**
  * The JSON kept in the store's text columns: server configs and catalogs. The secret values of a config (stdio
@@ -20,9 +28,6 @@ final class StoreJson {
 
     private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() { };
     private static final TypeReference<List<StoredTool>> TOOLS = new TypeReference<>() { };
-
-    /** The fields of a stored config whose values are secret. */
-    static final List<String> SECRET_MAPS = List.of("env", "headers", "queryParams");
 
     private final JsonMapper json;
     private final SecretBox secrets;

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -15,6 +15,23 @@ import org.springframework.transaction.reactive.TransactionalOperator;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
+
+import dev.tether.store.CatalogStore;
+import dev.tether.store.Columns;
+import dev.tether.store.Connection;
+import dev.tether.store.ConnectionAlreadyExistsException;
+import dev.tether.store.ConnectionKey;
+import dev.tether.store.ConnectionStore;
+import dev.tether.store.CredentialStore;
+import dev.tether.store.HealthVerdict;
+import dev.tether.store.Integration;
+import dev.tether.store.IntegrationAlreadyExistsException;
+import dev.tether.store.IntegrationNotFoundException;
+import dev.tether.store.IntegrationStore;
+import dev.tether.store.OAuthGrant;
+import dev.tether.store.Owner;
+import dev.tether.store.SecretBox;
+import dev.tether.store.StoredCatalog;
 
 /**
  * Integrations, connections, their credentials and catalogs on R2DBC: embedded H2 in the data dir by default,

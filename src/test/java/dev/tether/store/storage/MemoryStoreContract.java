@@ -1,7 +1,20 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import dev.tether.identity.Audit;
 import dev.tether.identity.Principal;
+import dev.tether.store.Connection;
+import dev.tether.store.ConnectionKey;
+import dev.tether.store.HealthVerdict;
+import dev.tether.store.Integration;
+import dev.tether.store.Owner;
+import dev.tether.store.Policy;
+import dev.tether.store.PolicyAction;
+import dev.tether.store.SecretBox;
+import dev.tether.store.StdioConfig;
+import dev.tether.store.StoreProperties;
+import dev.tether.store.StoredCatalog;
+import dev.tether.store.StoredTool;
+import dev.tether.store.TestSecrets;
 import dev.tether.store.changes.StoreChanges;
 import dev.tether.store.changes.TestChanges;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,7 +47,7 @@ import tools.jackson.databind.json.JsonMapper;
 abstract class MemoryStoreContract {
 
     /** One key for every replica of a test, as replicas sharing a database share their key. */
-    private static final SecretBox SECRETS = SecretBox.random();
+    private static final SecretBox SECRETS = TestSecrets.random();
 
     protected static final Duration BOUND = Duration.ofSeconds(20);
 

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import java.time.Duration;
 import java.util.Comparator;
@@ -15,6 +15,19 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 import dev.tether.identity.NotPermittedException;
+import dev.tether.store.CatalogStore;
+import dev.tether.store.Connection;
+import dev.tether.store.ConnectionKey;
+import dev.tether.store.ConnectionNotFoundException;
+import dev.tether.store.ConnectionStore;
+import dev.tether.store.CredentialStore;
+import dev.tether.store.HealthVerdict;
+import dev.tether.store.Integration;
+import dev.tether.store.IntegrationStore;
+import dev.tether.store.Owner;
+import dev.tether.store.OwnerNames;
+import dev.tether.store.StoredCatalog;
+import dev.tether.store.StoredTool;
 import dev.tether.store.changes.StoreChanges;
 
 /**

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import java.time.Instant;
 
@@ -7,6 +7,12 @@ import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+
+import dev.tether.store.Columns;
+import dev.tether.store.Owner;
+import dev.tether.store.Policy;
+import dev.tether.store.PolicyAction;
+import dev.tether.store.PolicyStore;
 
 /** Policies in the {@code policy} table, in Executor's list order, unscoped; {@link CachedPolicies} fronts it and scopes them. */
 @Component

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,6 +11,7 @@ import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
 
+import dev.tether.store.StoreProperties;
 import dev.tether.testsupport.Await;
 import dev.tether.testsupport.PostgresDatabase;
 import dev.tether.testsupport.RequiresPostgres;

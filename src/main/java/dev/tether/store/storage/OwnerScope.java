@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import java.util.function.Function;
 
@@ -11,6 +11,8 @@ import dev.tether.identity.AuditEvent;
 import dev.tether.identity.NotPermittedException;
 import dev.tether.identity.Principal;
 import dev.tether.identity.Principals;
+import dev.tether.store.ConnectionKey;
+import dev.tether.store.Owner;
 
 /**
  * The one place where rows meet principals: every store that the rest of Tether reads and writes through

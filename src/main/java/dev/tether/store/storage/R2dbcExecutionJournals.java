@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import io.r2dbc.spi.Readable;
 import org.jspecify.annotations.Nullable;
@@ -11,6 +11,10 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import dev.tether.identity.Principal;
+import dev.tether.store.Columns;
+import dev.tether.store.ExecutionJournals;
+import dev.tether.store.SecretBox;
+import dev.tether.store.SecretSlot;
 
 /** {@link ExecutionJournals} in {@code execution_journal} and {@code execution_journal_segment}, every text sealed. */
 @Component

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -17,6 +17,7 @@ import reactor.core.scheduler.Schedulers;
 import reactor.util.retry.Retry;
 
 import dev.tether.daemon.Periodic;
+import dev.tether.store.StoreProperties;
 import dev.tether.store.changes.ChangeSignals;
 import dev.tether.store.changes.StorePosition;
 import dev.tether.store.changes.StoreChanges;

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import java.util.Optional;
 
@@ -13,6 +13,13 @@ import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.identity.NotPermittedException;
+import dev.tether.store.Columns;
+import dev.tether.store.OAuthClient;
+import dev.tether.store.OAuthClientStore;
+import dev.tether.store.Owner;
+import dev.tether.store.OwnerNames;
+import dev.tether.store.SecretBox;
+import dev.tether.store.SecretSlot;
 
 /** OAuth clients in the {@code oauth_client} table, each client secret sealed to its row, each read and write scoped to the caller ({@link OwnerScope}). */
 @Component

@@ -1,10 +1,17 @@
-package dev.tether.store;
+package dev.tether.store.storage;
 
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.ReactiveTransactionManager;
 import org.springframework.transaction.reactive.TransactionalOperator;
 import reactor.core.publisher.Mono;
+
+import dev.tether.store.Columns;
+import dev.tether.store.Owner;
+import dev.tether.store.OwnerNames;
+import dev.tether.store.PluginSettings;
+import dev.tether.store.SecretBox;
+import dev.tether.store.SecretSlot;
 
 /**
  * {@link PluginSettings} in the {@code plugin_setting} table, each value sealed with the {@link SecretBox}: the
