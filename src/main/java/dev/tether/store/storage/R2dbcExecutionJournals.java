@@ -13,8 +13,8 @@ import reactor.core.publisher.Mono;
 import dev.tether.identity.Principal;
 import dev.tether.store.Columns;
 import dev.tether.store.ExecutionJournals;
-import dev.tether.store.SecretBox;
-import dev.tether.store.SecretSlot;
+import dev.tether.store.secrets.SecretBox;
+import dev.tether.store.secrets.SecretSlot;
 
 /** {@link ExecutionJournals} in {@code execution_journal} and {@code execution_journal_segment}, every text sealed. */
 @Component

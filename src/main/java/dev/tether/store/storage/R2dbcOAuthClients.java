@@ -18,8 +18,8 @@ import dev.tether.store.OAuthClient;
 import dev.tether.store.OAuthClientStore;
 import dev.tether.store.Owner;
 import dev.tether.store.OwnerNames;
-import dev.tether.store.SecretBox;
-import dev.tether.store.SecretSlot;
+import dev.tether.store.secrets.SecretBox;
+import dev.tether.store.secrets.SecretSlot;
 
 /** OAuth clients in the {@code oauth_client} table, each client secret sealed to its row, each read and write scoped to the caller ({@link OwnerScope}). */
 @Component

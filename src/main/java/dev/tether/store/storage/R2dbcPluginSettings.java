@@ -10,8 +10,8 @@ import dev.tether.store.Columns;
 import dev.tether.store.Owner;
 import dev.tether.store.OwnerNames;
 import dev.tether.store.PluginSettings;
-import dev.tether.store.SecretBox;
-import dev.tether.store.SecretSlot;
+import dev.tether.store.secrets.SecretBox;
+import dev.tether.store.secrets.SecretSlot;
 
 /**
  * {@link PluginSettings} in the {@code plugin_setting} table, each value sealed with the {@link SecretBox}: the

@@ -15,9 +15,9 @@ import reactor.core.publisher.Mono;
 
 import dev.tether.identity.Role;
 import dev.tether.store.Columns;
-import dev.tether.store.SecretBox;
-import dev.tether.store.SecretSlot;
 import dev.tether.store.SignedInUsers;
+import dev.tether.store.secrets.SecretBox;
+import dev.tether.store.secrets.SecretSlot;
 
 /** {@link SignedInUsers} in the {@code identity_user} table, each refresh token sealed to its row. */
 @Component

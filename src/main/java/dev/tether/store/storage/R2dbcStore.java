@@ -30,8 +30,8 @@ import dev.tether.store.IntegrationNotFoundException;
 import dev.tether.store.IntegrationStore;
 import dev.tether.store.OAuthGrant;
 import dev.tether.store.Owner;
-import dev.tether.store.SecretBox;
 import dev.tether.store.StoredCatalog;
+import dev.tether.store.secrets.SecretBox;
 
 /**
  * Integrations, connections, their credentials and catalogs on R2DBC: embedded H2 in the data dir by default,

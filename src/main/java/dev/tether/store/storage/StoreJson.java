@@ -12,11 +12,11 @@ import dev.tether.store.ConnectionKey;
 import dev.tether.store.HttpSourceConfig;
 import dev.tether.store.RemoteConfig.RemoteTransport;
 import dev.tether.store.RemoteConfig;
-import dev.tether.store.SecretBox;
-import dev.tether.store.SecretSlot;
 import dev.tether.store.ServerConfig;
 import dev.tether.store.StdioConfig;
 import dev.tether.store.StoredTool;
+import dev.tether.store.secrets.SecretBox;
+import dev.tether.store.secrets.SecretSlot;
 
 /**
  * The JSON kept in the store's text columns: server configs and catalogs. The secret values of a config (stdio

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.flyway.autoconfigure.FlywayMigrationStrategy;
 import org.springframework.stereotype.Component;
 
-import dev.tether.store.SecretsAtRest;
+import dev.tether.store.secrets.SecretsAtRest;
 
 /**
  * How a start brings the store to the newest schema. A store whose schema history already ends at the newest migration

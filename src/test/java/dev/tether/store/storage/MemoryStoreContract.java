@@ -9,14 +9,14 @@ import dev.tether.store.Integration;
 import dev.tether.store.Owner;
 import dev.tether.store.Policy;
 import dev.tether.store.PolicyAction;
-import dev.tether.store.SecretBox;
 import dev.tether.store.StdioConfig;
 import dev.tether.store.StoreProperties;
 import dev.tether.store.StoredCatalog;
 import dev.tether.store.StoredTool;
-import dev.tether.store.TestSecrets;
 import dev.tether.store.changes.StoreChanges;
 import dev.tether.store.changes.TestChanges;
+import dev.tether.store.secrets.SecretBox;
+import dev.tether.store.secrets.TestSecrets;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

@@ -32,15 +32,15 @@ import dev.tether.store.Owner;
 import dev.tether.store.Policy;
 import dev.tether.store.PolicyAction;
 import dev.tether.store.RemoteConfig;
-import dev.tether.store.SecretBox;
-import dev.tether.store.SecretSlot;
-import dev.tether.store.SecretsAtRest;
 import dev.tether.store.StdioConfig;
 import dev.tether.store.StoredCatalog;
 import dev.tether.store.StoredTool;
-import dev.tether.store.TestSecrets;
 import dev.tether.store.leases.InstanceLeases;
 import dev.tether.store.leases.TestLeases;
+import dev.tether.store.secrets.SecretBox;
+import dev.tether.store.secrets.SecretSlot;
+import dev.tether.store.secrets.SecretsAtRest;
+import dev.tether.store.secrets.TestSecrets;
 
 /**
  * What every store must do, run against each real database: embedded H2 and PostgreSQL. Subclasses say

@@ -18,9 +18,9 @@ import dev.tether.store.ConnectionStore;
 import dev.tether.store.CredentialStore;
 import dev.tether.store.IntegrationStore;
 import dev.tether.store.PolicyStore;
-import dev.tether.store.TestSecrets;
 import dev.tether.store.changes.StoreChanges;
 import dev.tether.store.changes.TestChanges;
+import dev.tether.store.secrets.TestSecrets;
 
 /**
  * The real store (held in memory, written through to an embedded H2 database of its own), for tests that wire

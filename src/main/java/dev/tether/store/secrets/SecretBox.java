@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.secrets;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -24,6 +24,7 @@ import org.springframework.stereotype.Component;
 import dev.tether.daemon.DataDir;
 import dev.tether.daemon.StartupFailure;
 import dev.tether.daemon.TetherProperties;
+import dev.tether.store.StoreProperties;
 
 /**
  * Encrypts secret values for the store: AES-256-GCM, a random 96-bit nonce for each value, the value's

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.secrets;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -14,6 +14,8 @@ import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.tether.identity.Principal;
+import dev.tether.store.ConnectionKey;
+import dev.tether.store.Owner;
 
 /**
  * Every secret value in the store, walked over JDBC (Flyway's connection, before the R2DBC side is used): the

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.secrets;
 
 import java.io.IOException;
 import java.sql.Connection;

@@ -1,9 +1,13 @@
-package dev.tether.store;
+package dev.tether.store.secrets;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+
+import dev.tether.store.ConnectionKey;
+import dev.tether.store.Owner;
+import dev.tether.store.OwnerNames;
 
 /**
  * Where a secret value is stored: its table, its row's key and its field. A sealed value is bound to its slot (the

@@ -1,4 +1,4 @@
-package dev.tether.store;
+package dev.tether.store.secrets;
 
 import org.flywaydb.core.api.migration.JavaMigration;
 import tools.jackson.databind.json.JsonMapper;
