@@ -18,7 +18,7 @@ import javax.crypto.spec.SecretKeySpec;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
-import dev.tether.store.StoreKeys;
+import dev.tether.store.secrets.StoreKeys;
 
 /**
  * What proves that a request comes from a peer replica: an HMAC-SHA256 of the request's method, path and query, its

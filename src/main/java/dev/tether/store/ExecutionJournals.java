@@ -9,7 +9,7 @@ import dev.tether.identity.Principal;
 /**
  * The journals of paused executions ({@code execution_journal}, one segment row per pause in
  * {@code execution_journal_segment}), what any replica needs to rebuild one by replay. The store keeps them as text it
- * seals ({@link SecretBox}), bound to their row: what they hold (code, tool answers, a user's answers) is the
+ * seals ({@code store.secrets.SecretBox}), bound to their row: what they hold (code, tool answers, a user's answers) is the
  * execution's own business. Every change but {@link #create} is a compare-and-set on {@code version}, so that of two
  * replicas that want the same execution one wins and the other learns it lost. A journal is its user's (the subject of
  * the principal that paused it): {@link #find} answers it to that user alone, and to the daemon's own work, as the

@@ -5,7 +5,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * OAuth clients, their secrets sealed. Read from the database each time: they are needed only to authorize. A caller
- * sees the organisation's clients and its own ({@link OwnerScope}); only an admin changes the organisation's.
+ * sees the organisation's clients and its own ({@code store.storage.OwnerScope}); only an admin changes the organisation's.
  */
 public interface OAuthClientStore {
 

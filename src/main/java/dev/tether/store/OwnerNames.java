@@ -13,14 +13,14 @@ import dev.tether.identity.Principal;
  * subject URL-encoded for another. Stored secrets are bound to rows by it, so the rows an older Tether wrote keep
  * opening with the words they were sealed with.
  */
-final class OwnerNames {
+public final class OwnerNames {
 
     private static final String USER_PREFIX = "user:";
 
     private OwnerNames() {
     }
 
-    static String of(Owner owner, String subject) {
+    public static String of(Owner owner, String subject) {
         if (owner == Owner.ORG) {
             return "org";
         }
@@ -28,7 +28,7 @@ final class OwnerNames {
     }
 
     /** The owner and subject of a word {@link #of} made; empty for anything else. */
-    static Optional<Owned> parse(String word) {
+    public static Optional<Owned> parse(String word) {
         if (word.equals("org")) {
             return Optional.of(new Owned(Owner.ORG, ""));
         }
@@ -41,6 +41,6 @@ final class OwnerNames {
         return Optional.empty();
     }
 
-    record Owned(Owner owner, String subject) {
+    public record Owned(Owner owner, String subject) {
     }
 }

@@ -4,7 +4,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * Tool policies: a caller sees the organisation's and its own ({@link OwnerScope}), and only an admin changes the
+ * Tool policies: a caller sees the organisation's and its own ({@code store.storage.OwnerScope}), and only an admin changes the
  * organisation's.
  */
 public interface PolicyStore {

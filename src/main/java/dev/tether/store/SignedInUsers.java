@@ -12,7 +12,7 @@ import dev.tether.identity.Role;
 /**
  * The users who signed in through the OIDC provider, with the refresh token (sealed) by which the provider is asked, from
  * time to time, whether each may still come in. Identity data, not rows a principal owns: read by the users' feature
- * only, never through {@link OwnerScope}.
+ * only, never through {@code store.storage.OwnerScope}.
  */
 public interface SignedInUsers {
 

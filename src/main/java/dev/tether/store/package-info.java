@@ -1,15 +1,12 @@
 /**
- * The store: integrations, connections, credentials (sealed with AES-GCM), catalogs, verdicts and policies in
- * R2DBC (embedded H2 by default, PostgreSQL for replicas), fronted by an in-memory copy that the hot path reads.
+ * The store as every feature sees it: its records (integrations, connections, credentials' names, catalogs, verdicts,
+ * policies, OAuth clients and grants), the store interfaces they are read and written through, their exceptions,
+ * {@code tether.store.*}, whether the store is shared between replicas ({@code StoreSharing}) and still answers
+ * ({@code StoreProbe}), and the reading of a column the schema declares {@code NOT NULL} ({@code Columns}).
  *
- * <p>Why it holds ~55 files: about half are the store's vocabulary (records, store interfaces and their
- * exceptions, a few lines each), which callers import together. The rest: one R2DBC class per table family
- * ({@code R2dbcStore}, {@code R2dbcPolicies}, {@code R2dbcOAuthClients}, {@code R2dbcPluginSettings}), the
- * in-memory front ({@code MemoryStore}, {@code CachedPolicies}, {@code StoreUpkeep}, which record their writes in the
- * change log of {@code store.changes} and read the other replicas' back) and the sealing of secrets at rest
- * ({@code SecretBox}, {@code SecretSlot}, {@code StoredSecrets}, {@code SecretsAtRest},
- * migration V42). Sealing is not a package of its own because its slots name the store's rows
- * ({@code ConnectionKey}, {@code Owner}) while the store seals through it: it would be a cycle.
+ * <p>The rest of the store sits around it in rooms of its own: where the rows are kept ({@code store.storage}, which
+ * implements these interfaces), the sealing of secrets at rest ({@code store.secrets}), the change log between replicas
+ * ({@code store.changes}) and the replicas' leases ({@code store.leases}). This package uses none of them.
  */
 @NullMarked
 package dev.tether.store;

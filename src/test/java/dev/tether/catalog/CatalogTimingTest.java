@@ -40,7 +40,7 @@ import dev.tether.store.Owner;
 import dev.tether.store.StdioConfig;
 import dev.tether.store.StoredCatalog;
 import dev.tether.store.StoredTool;
-import dev.tether.store.TestStores;
+import dev.tether.store.storage.TestStores;
 
 /**
  * The grace of a catalog read in virtual time: the pool is a stand-in whose {@code tools/list} answers after a

@@ -39,7 +39,7 @@ import dev.tether.store.HealthVerdict;
 import dev.tether.store.Integration;
 import dev.tether.store.Owner;
 import dev.tether.store.StdioConfig;
-import dev.tether.store.TestStores;
+import dev.tether.store.storage.TestStores;
 
 /**
  * The timing logic of health checks (linger, generations) in virtual time. The pool is a stand-in whose

@@ -59,7 +59,7 @@ import dev.tether.store.ConnectionKey;
 import dev.tether.store.Integration;
 import dev.tether.store.Owner;
 import dev.tether.store.StdioConfig;
-import dev.tether.store.TestStores;
+import dev.tether.store.storage.TestStores;
 import dev.tether.testsupport.DockerContainers;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.OsProcesses;

@@ -21,7 +21,7 @@ import dev.tether.catalog.CatalogService;
 import dev.tether.execution.ExecutionProperties;
 import dev.tether.execution.Executions;
 import dev.tether.execution.ResumeAnywhere;
-import dev.tether.store.StoreKeys;
+import dev.tether.store.secrets.StoreKeys;
 
 /**
  * The stateless era's door on {@code POST /mcp} and {@code POST /mcp/tools}: a router function, so it is asked before

@@ -14,7 +14,7 @@ import io.modelcontextprotocol.modern.server.feature.ServerChange;
 import io.modelcontextprotocol.modern.server.feature.ToolsFeature;
 
 import dev.tether.catalog.CatalogService;
-import dev.tether.store.StoreKeys;
+import dev.tether.store.secrets.StoreKeys;
 
 /**
  * How both stateless servers are built: the SDK's server with Tether's {@code requestState} seal and the tool list's
