@@ -17,8 +17,11 @@ import java.util.Optional;
 public enum Role {
     VIEWER, MEMBER, ADMIN;
 
+    /** Made once: every audit event writes it twice (its log line and its row). */
+    private final String wire = name().toLowerCase(Locale.ROOT);
+
     public String wire() {
-        return name().toLowerCase(Locale.ROOT);
+        return wire;
     }
 
     public boolean atLeast(Role other) {

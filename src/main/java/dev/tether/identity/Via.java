@@ -17,7 +17,10 @@ public enum Via {
     /** Work the daemon does on its own: catalog syncs, token refreshes, timers. */
     DAEMON;
 
+    /** Made once: every audit event writes it twice (its log line and its row). */
+    private final String wire = name().toLowerCase(Locale.ROOT).replace('_', '-');
+
     public String wire() {
-        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        return wire;
     }
 }

@@ -10,10 +10,10 @@ import org.springframework.core.env.Environment;
 
 /**
  * Traces cost nothing to record while nobody receives them: unless Zipkin export is on and its exporter is there,
- * every span is sampled out, so the HTTP server's, the peer hop's and Tether's own spans stay non-recording and none is
- * queued; the W3C context still goes over the peer hop. Decided here, at run time, and not by the exporter's presence
- * alone: the packaged daemon's bean definitions are made at build time ({@link TracingDefaults}). Exporting, Spring
- * Boot's rule: a request's parent decides, else {@code management.tracing.sampling.probability}.
+ * every span is sampled out and none is queued (observations make none at all then, {@link UnusedExporters}; this
+ * covers a span the tracer is asked for directly). Decided here, at run time, and not by the exporter's presence alone:
+ * the packaged daemon's bean definitions are made at build time ({@link TracingDefaults}). Exporting, Spring Boot's
+ * rule: a request's parent decides, else {@code management.tracing.sampling.probability}.
  */
 @Configuration(proxyBeanMethods = false)
 class TracingConfiguration {

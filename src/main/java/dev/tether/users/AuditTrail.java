@@ -22,6 +22,8 @@ import org.slf4j.spi.LoggingEventBuilder;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.ReactiveTransactionManager;
+import org.springframework.transaction.reactive.TransactionalOperator;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
 import reactor.core.publisher.Flux;
@@ -65,6 +67,7 @@ public final class AuditTrail implements Audit, SmartLifecycle {
     }
 
     private final DatabaseClient db;
+    private final TransactionalOperator transaction;
     private final IdentityProperties properties;
     private final String replica;
     private final Clock clock;
@@ -77,8 +80,10 @@ public final class AuditTrail implements Audit, SmartLifecycle {
     private Mono<Void> lastWrite = Mono.empty();
     private volatile boolean running;
 
-    AuditTrail(DatabaseClient db, IdentityProperties properties, InstanceId instance, MeterRegistry registry) {
+    AuditTrail(DatabaseClient db, ReactiveTransactionManager transactions, IdentityProperties properties, InstanceId instance,
+            MeterRegistry registry) {
         this.db = db;
+        this.transaction = TransactionalOperator.create(transactions);
         this.properties = properties;
         this.replica = instance.value();
         this.clock = Clock.systemUTC();
@@ -157,8 +162,13 @@ public final class AuditTrail implements Audit, SmartLifecycle {
         return batch;
     }
 
+    /**
+     * One transaction per batch: a statement's bindings run as one insert each, and outside a transaction each would be
+     * committed on its own; on the embedded store (written through at every commit) that was a file write per event,
+     * most of a tool call's cost.
+     */
     private Mono<Void> insert(List<AuditEvent> events) {
-        return Flux.fromIterable(events).buffer(BATCH).concatMap(batch -> db.inConnection(connection -> {
+        return Flux.fromIterable(events).buffer(BATCH).concatMap(batch -> transaction.transactional(db.inConnection(connection -> {
             Statement statement = connection.createStatement("INSERT INTO audit_event (" + COLUMNS + ") VALUES "
                     + "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)");
             for (int i = 0; i < batch.size(); i++) {
@@ -168,7 +178,7 @@ public final class AuditTrail implements Audit, SmartLifecycle {
                 bind(statement, batch.get(i));
             }
             return Flux.from(statement.execute()).flatMap(result -> result.getRowsUpdated()).then();
-        })).then();
+        }))).then();
     }
 
     private void bind(Statement statement, AuditEvent event) {

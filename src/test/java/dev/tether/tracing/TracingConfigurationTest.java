@@ -4,17 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.tracing.Tracer;
+import io.micrometer.tracing.handler.TracingObservationHandler;
 import io.opentelemetry.exporter.zipkin.ZipkinSpanExporter;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration;
 import org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.OpenTelemetryTracingAutoConfiguration;
 import org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.zipkin.ZipkinWithOpenTelemetryTracingAutoConfiguration;
 import org.springframework.boot.opentelemetry.autoconfigure.OpenTelemetrySdkAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.zipkin.autoconfigure.ZipkinAutoConfiguration;
 import org.springframework.context.aot.AbstractAotProcessor;
@@ -73,7 +82,42 @@ class TracingConfigurationTest {
             assertThat(context).hasSingleBean(BytesMessageSender.class);
             assertThat(context).hasSingleBean(BatchSpanProcessor.class);
             assertThat(context.getBean(Sampler.class)).isNotEqualTo(Sampler.alwaysOff());
+            assertThat(context.getBeansOfType(TracingObservationHandler.class)).isNotEmpty();
         });
+    }
+
+    /**
+     * Off, an observation (a request's, a lease's, a tool call's) makes no span at all, not even one sampled out, and
+     * is still timed: the meters are the same whether traces are exported or not.
+     */
+    @Test
+    void exportOffAnObservationMakesNoSpanAndIsStillTimed() {
+        buildTimeDefinitions().run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBeansOfType(TracingObservationHandler.class)).isEmpty();
+            assertThat(spanInside(context)).as("the current span inside an observation").isFalse();
+            assertThat(context.getBean(MeterRegistry.class).get("tether.test").timer().count()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void exportOnAnObservationMakesASpanAndIsTimed() {
+        buildTimeDefinitions().withPropertyValues(TracingDefaults.ZIPKIN + "=true").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(spanInside(context)).as("the current span inside an observation").isTrue();
+            assertThat(context.getBean(MeterRegistry.class).get("tether.test").timer().count()).isEqualTo(1);
+        });
+    }
+
+    /** Whether the tracer sees a span while an observation named {@code tether.test} is open. */
+    private static boolean spanInside(AssertableApplicationContext context) {
+        Observation observation = Observation.start("tether.test", context.getBean(ObservationRegistry.class));
+        try (Observation.Scope scope = observation.openScope()) {
+            return context.getBean(Tracer.class).currentSpan() != null;
+        }
+        finally {
+            observation.stop();
+        }
     }
 
     @Test
@@ -93,7 +137,9 @@ class TracingConfigurationTest {
     /** Spring Boot's own rule, as at build time: with no setting, its Zipkin exporter is defined (Tether's says off). */
     private static ApplicationContextRunner buildTimeDefinitions() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, OpenTelemetrySdkAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, MetricsAutoConfiguration.class,
+                        CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+                        OpenTelemetrySdkAutoConfiguration.class,
                         OpenTelemetryTracingAutoConfiguration.class, MicrometerTracingAutoConfiguration.class,
                         ZipkinAutoConfiguration.class, ZipkinWithOpenTelemetryTracingAutoConfiguration.class))
                 .withUserConfiguration(TracingConfiguration.class);
