@@ -107,10 +107,12 @@ class ConnectionOwnershipIT {
         }
         PackagedDaemon.closeAll(daemons);
         for (PackagedDaemon daemon : daemons) {
-            // What the replicas said about each other's leases, for a failure's reader: the logs go with the temp dir.
+            // What the replicas said about each other's leases, and about the containers and sessions they ended, for a
+            // failure's reader: the logs go with the temp dir.
             try (var lines = Files.lines(daemon.log())) {
                 lines.filter(line -> line.contains("lease") || line.contains("replicas alive") || line.contains("reap")
-                                || line.contains("removed container"))
+                                || line.contains("removed container") || line.contains("orphan") || line.contains("retir")
+                                || line.contains("fence"))
                         .forEach(line -> System.out.println("[ownership] " + daemon.log().getParent().getFileName() + ": " + line));
             }
             catch (IOException unreadable) {

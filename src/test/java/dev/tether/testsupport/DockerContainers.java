@@ -119,6 +119,13 @@ public final class DockerContainers {
     /** "/name (image, state running, Up 3 seconds)", for failure messages. */
     public static String describe(Container c) {
         String names = c.getNames() == null ? c.getId() : String.join(",", Arrays.asList(c.getNames()));
-        return names + " (" + c.getImage() + ", state " + c.getState() + ", " + c.getStatus() + ")";
+        // Tether's own labels say which replica and session started it, and the creation time when: what a leftover
+        // needs to be traced in the replicas' logs
+        String tether = c.getLabels() == null ? "" : c.getLabels().entrySet().stream()
+                .filter(label -> label.getKey().startsWith("tether."))
+                .map(label -> label.getKey() + "=" + label.getValue()).sorted().collect(Collectors.joining(" "));
+        String created = c.getCreated() == null ? "" : ", created " + Instant.ofEpochSecond(c.getCreated());
+        return names + " (" + c.getImage() + ", state " + c.getState() + ", " + c.getStatus() + created
+                + (tether.isEmpty() ? "" : ", " + tether) + ")";
     }
 }
