@@ -112,7 +112,7 @@ class ConnectionOwnershipIT {
             try (var lines = Files.lines(daemon.log())) {
                 lines.filter(line -> line.contains("lease") || line.contains("replicas alive") || line.contains("reap")
                                 || line.contains("removed container") || line.contains("orphan") || line.contains("retir")
-                                || line.contains("fence"))
+                                || line.contains("fence") || line.contains("could not") || line.contains("WARN"))
                         .forEach(line -> System.out.println("[ownership] " + daemon.log().getParent().getFileName() + ": " + line));
             }
             catch (IOException unreadable) {
