@@ -102,14 +102,25 @@ public final class StoreChanges {
         return latest.get();
     }
 
-    /** The newest change now, where reading starts. */
-    public Mono<Long> latest() {
+    /**
+     * The newest change now, where reading starts after a load of the whole store. The changes of the last
+     * {@code lookback} that are visible now count as applied: each was recorded after its write, so the load that
+     * follows reads that write, and the look-back of {@link #since} then re-reads only what commits late. Unmarked,
+     * they came back at the first look as if new (a policy change read again dropped the policies read since).
+     */
+    public Mono<Long> loadFrom(long lookback) {
         if (!shared) {
             return Mono.just(0L);
         }
         return db.sql("SELECT COALESCE(MAX(seq), 0) AS latest FROM store_change")
                 .map(row -> number(row, "latest"))
-                .one();
+                .one()
+                .flatMap(latest -> db.sql("SELECT seq FROM store_change WHERE seq > :after AND seq <= :latest")
+                        .bind("after", Math.max(0, latest - lookback)).bind("latest", latest)
+                        .map(row -> number(row, "seq"))
+                        .all()
+                        .doOnNext(seq -> applied.put(seq, Boolean.TRUE))
+                        .then(Mono.just(latest)));
     }
 
     /** Marks the log read through {@code position}: the store has loaded what was written up to there. */

@@ -93,7 +93,7 @@ final class MemoryStore implements IntegrationStore, ConnectionStore, Credential
 
     private Mono<Boolean> load() {
         // The change log's position first: whatever changes while loading is applied again afterwards.
-        return changes.latest().flatMap(position -> store.all()
+        return changes.loadFrom(LOOKBACK).flatMap(position -> store.all()
                 .doOnNext(integration -> integrations.put(integration.slug(), integration))
                 .thenMany(store.all(Optional.empty(), Optional.empty()))
                 .doOnNext(connection -> connections.put(connection.key(), connection))
