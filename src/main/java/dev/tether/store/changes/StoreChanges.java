@@ -112,15 +112,13 @@ public final class StoreChanges {
         if (!shared) {
             return Mono.just(0L);
         }
-        return db.sql("SELECT COALESCE(MAX(seq), 0) AS latest FROM store_change")
-                .map(row -> number(row, "latest"))
-                .one()
-                .flatMap(latest -> db.sql("SELECT seq FROM store_change WHERE seq > :after AND seq <= :latest")
-                        .bind("after", Math.max(0, latest - lookback)).bind("latest", latest)
-                        .map(row -> number(row, "seq"))
-                        .all()
-                        .doOnNext(seq -> applied.put(seq, Boolean.TRUE))
-                        .then(Mono.just(latest)));
+        // One statement, so that the position and the changes counted as applied are one snapshot of the log
+        return db.sql("SELECT seq FROM store_change WHERE seq > (SELECT COALESCE(MAX(seq), 0) FROM store_change) - :lookback")
+                .bind("lookback", lookback)
+                .map(row -> number(row, "seq"))
+                .all()
+                .doOnNext(seq -> applied.put(seq, Boolean.TRUE))
+                .reduce(0L, Math::max);
     }
 
     /** Marks the log read through {@code position}: the store has loaded what was written up to there. */
