@@ -33,6 +33,7 @@ import dev.tether.replicas.RendezvousOwners;
 import dev.tether.store.ConnectionKey;
 import dev.tether.testsupport.Await;
 import dev.tether.testsupport.DockerContainers;
+import dev.tether.testsupport.EngineGate;
 import dev.tether.testsupport.Fixture;
 import dev.tether.testsupport.OsProcesses;
 import dev.tether.testsupport.PackagedDaemon;
@@ -56,9 +57,9 @@ import dev.tether.testsupport.RunsAlone;
  * <li><b>a live owner starved of CPU</b>: a cgroup CPU quota of 5 % for 20 s where cgroups (v1 {@code cpu}) are
  * writable, else 20 s of {@code SIGSTOP}/{@code SIGCONT} duty cycles (50 ms running in every second); every check sent
  * after it answers 200;</li>
- * <li><b>{@code kill -9} of the owner mid-storm</b>, while one of its {@code docker run} clients is still starting its
- * container (held with {@code SIGSTOP} before its container exists, let go after the kill): the survivor serves every
- * connection, and what the dead one left (its late container included) is removed.</li>
+ * <li><b>{@code kill -9} of the owner mid-storm</b>, while its {@code docker run} clients are still starting their
+ * containers (held by an {@link EngineGate} before their first call reaches the engine, let through after the kill):
+ * the survivor serves every connection, and what the dead one left (its late containers included) is removed.</li>
  * </ol>
  * Prints the takeover times and the samples for docs/performance.md.
  */
@@ -90,6 +91,7 @@ class FrozenOwnerIT {
     private final Sampler sampler = new Sampler();
     private final List<Long> stopped = Collections.synchronizedList(new ArrayList<>());
     private Path cgroup;
+    private EngineGate gate;
 
     @AfterEach
     void cleanUp() throws Exception {
@@ -120,6 +122,9 @@ class FrozenOwnerIT {
                 System.out.println("[frozen] cannot read " + daemon.log() + ": " + unreadable);
             }
         }
+        if (gate != null) {
+            gate.close();
+        }
         DockerContainers.awaitNoneWithLabel(RUN_LABEL, RUN, Duration.ofSeconds(60));
     }
 
@@ -137,6 +142,7 @@ class FrozenOwnerIT {
         TetherClient toPeer = new TetherClient(peer.port(), TOKEN);
         awaitBothSeeBothLeases(toOwner, toPeer);
         List<String> instances = List.of(owner.instanceId(), peer.instanceId());
+        gate = EngineGate.open(dir.resolve("engine.sock"));
 
         // Connections until the owner owns 1 + STORMED of them: the watched one and the storm's.
         List<String> owned = new ArrayList<>();
@@ -144,7 +150,8 @@ class FrozenOwnerIT {
         for (int i = 0; owned.size() < 1 + STORMED; i++) {
             assertThat(i).as("connections registered before the owner owned enough").isLessThan(40);
             String slug = toPeer.register("frozen-" + i, Fixture.everythingDockerCommand(
-                    List.of("--label", RUN_LABEL + "=" + RUN, "--label", CONNECTION_LABEL + "=" + i)));
+                    List.of("--label", RUN_LABEL + "=" + RUN, "--label", CONNECTION_LABEL + "=" + i)),
+                    Map.of("DOCKER_HOST", gate.dockerHost()));
             labelOf.put(slug, i);
             if (RendezvousOwners.of(ConnectionKey.org(slug, "default"), instances).equals(owner.instanceId())) {
                 owned.add(slug);
@@ -226,23 +233,28 @@ class FrozenOwnerIT {
                 whileStarved.stream().mapToLong(Check::tookMillis).max().orElse(0), afterStarving.size(), probes(peer),
                 whileStarved.stream().filter(check -> check.status() != 200).map(Check::toString).toList());
 
-        // 3. kill -9 of the owner in the middle of a storm of cold starts, while a docker run client still starts its
-        // container. Only the storm's clients count: the watched connection's, whose container runs, would make any
-        // moment look like one.
+        // 3. kill -9 of the owner in the middle of a storm of cold starts, while its docker run clients still start
+        // their containers: the gate holds each before its first call reaches the engine, and opens after the kill, so
+        // that the containers come late, from a replica already dead. Only the storm's clients count: the watched
+        // connection's, whose container runs, would make any moment look like one.
         List<String> stormed = owned.subList(1, owned.size());
         Set<Integer> stormedLabels = stormed.stream().map(labelOf::get).collect(Collectors.toSet());
-        List<Disposable> storm = stormed.stream()
-                .map(slug -> toStarved.exchange(HttpMethod.POST, "/api/tools/call", echo(slug, "storm")).subscribe(reply -> { },
-                        error -> { }))
-                .toList();
         String dead = starved.instanceId();
-        ProcessHandle held = holdAClientStartingItsContainer(dead, stormedLabels);
+        gate.shut();
+        List<String> stormAnswers = Collections.synchronizedList(new ArrayList<>());
+        List<Disposable> storm = stormed.stream()
+                .map(slug -> toStarved.exchange(HttpMethod.POST, "/api/tools/call", echo(slug, "storm")).subscribe(
+                        reply -> stormAnswers.add(slug + ": " + reply.status() + " " + reply.body()),
+                        error -> stormAnswers.add(slug + ": " + error)))
+                .toList();
+        Await.until(() -> gate.held() >= STORMED && stormClientsOf(dead, stormedLabels).size() == STORMED, BOUND,
+                () -> "the storm's docker run clients held before the engine: " + gate.held() + " held, clients "
+                        + stormClientsOf(dead, stormedLabels).stream().map(client -> OsProcesses.describe(client.pid())).toList()
+                        + ", the storm's answers " + stormAnswers);
         long[] atKill = {stormClientsOf(dead, stormedLabels).size(), stormContainersOf(dead, stormedLabels).size()};
         Instant killedAt = Instant.now();
         starved.kill();
-        // Let go, the held client goes on creating its container with its replica dead: as late as a container comes.
-        signal("CONT", held.pid());
-        stopped.remove(held.pid());
+        gate.reopen();
         storm.forEach(Disposable::dispose);
         for (String slug : stormed) {
             Await.until(() -> toPeer.post("/api/tools/call", echo(slug, "after the kill")).status() == 200, BOUND,
@@ -253,10 +265,12 @@ class FrozenOwnerIT {
                 BOUND, () -> "what the killed owner left is gone: " + DockerContainers.withLabel("tether.instance", dead).stream()
                         .map(DockerContainers::describe).toList());
         Instant leftGone = Instant.now();
+        long late = stormedLabels.stream().filter(label -> sampler.firstSeen(label, dead, killedAt) != null).count();
         System.out.printf("[frozen] kill -9 of the owner mid-storm with %d docker run clients and %d containers of the storm's"
-                        + " %d connections: served by the survivor %d ms after the kill, what it left gone after %d ms%n",
+                        + " %d connections: served by the survivor %d ms after the kill, what it left gone after %d ms;"
+                        + " late containers of the dead owner seen by the sampler: %d%n",
                 atKill[0], atKill[1], STORMED, Duration.between(killedAt, servedAfterKill).toMillis(),
-                Duration.between(killedAt, leftGone).toMillis());
+                Duration.between(killedAt, leftGone).toMillis(), late);
 
         assertThat(peer.terminate(BOUND)).isIn(0, 143);
         DockerContainers.awaitNoneWithLabel(RUN_LABEL, RUN, BOUND);
@@ -332,34 +346,6 @@ class FrozenOwnerIT {
     private static void awaitBothSeeBothLeases(TetherClient a, TetherClient b) {
         Await.until(() -> List.of(a, b).stream().allMatch(client -> client.get("/actuator/health/readiness").status() == 200
                 && client.metrics().sum("tether_replicas_live") == 2), BOUND, () -> "both replicas are ready and see both leases");
-    }
-
-    /**
-     * Holds ({@code SIGSTOP}) one of the storm's {@code docker run} clients of {@code instance} that has no container
-     * yet, so that the kill surely meets a client still starting its container: three cold starts may otherwise all
-     * have their containers between two looks. A client whose container shows up as it is held (its create request was
-     * already on its way) is let go, and another looked for.
-     */
-    private ProcessHandle holdAClientStartingItsContainer(String instance, Set<Integer> stormedLabels) {
-        ProcessHandle[] held = new ProcessHandle[1];
-        Await.until(() -> {
-            Set<Integer> withContainer = stormContainersOf(instance, stormedLabels);
-            for (ProcessHandle client : stormClientsOf(instance, stormedLabels)) {
-                int label = stormLabelOf(client, stormedLabels);
-                if (withContainer.contains(label) || !signalIfAlive("STOP", client.pid())) {
-                    continue;
-                }
-                stopped.add(client.pid());
-                if (!stormContainersOf(instance, stormedLabels).contains(label)) {
-                    held[0] = client;
-                    return true;
-                }
-                signalIfAlive("CONT", client.pid());
-                stopped.remove(client.pid());
-            }
-            return false;
-        }, BOUND, () -> "a docker run client of the storm without its container yet, to hold");
-        return held[0];
     }
 
     /** The storm's live {@code docker run} clients of {@code instance}. */
