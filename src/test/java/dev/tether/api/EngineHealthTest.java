@@ -14,7 +14,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import dev.tether.TetherApplication;
 import dev.tether.api.TetherClient.Reply;
 import dev.tether.testsupport.Await;
-import dev.tether.testsupport.FreezableTcpProxy;
+import dev.tether.testsupport.HoldingProxy;
+import dev.tether.testsupport.HoldingProxy.Hold;
 import dev.tether.testsupport.PostgresDatabase;
 import dev.tether.testsupport.RequiresPostgres;
 
@@ -35,12 +36,12 @@ class EngineHealthTest {
     Path dataDir;
 
     private ConfigurableApplicationContext daemon;
-    private FreezableTcpProxy proxy;
+    private HoldingProxy proxy;
 
     @AfterEach
     void stop() throws Exception {
         if (proxy != null) {
-            proxy.thaw();
+            proxy.release();
         }
         if (daemon != null) {
             daemon.close();
@@ -56,7 +57,7 @@ class EngineHealthTest {
         String schema = postgres.createSchema("engine_health");
         String[] hostPort = postgres.hostPortDatabase().split("/")[0].split(":");
         String database = postgres.hostPortDatabase().split("/")[1];
-        proxy = FreezableTcpProxy.to(hostPort[0], Integer.parseInt(hostPort[1]));
+        proxy = HoldingProxy.tcp(hostPort[0], Integer.parseInt(hostPort[1]), Hold.BYTES);
         // The store's connections go through the proxy; Flyway's, at start only, straight to the database.
         daemon = new SpringApplicationBuilder(TetherApplication.class).run(
                 "--server.port=0", "--tether.data-dir=" + dataDir, "--tether.api.token=" + TOKEN,
@@ -69,7 +70,7 @@ class EngineHealthTest {
         assertThat(tether.get("/api/health").body()).isEqualTo("ok");
         assertThat(tether.get("/actuator/health/liveness").json().path("status").asString()).isEqualTo("UP");
 
-        proxy.freeze();
+        proxy.hold();
         long frozen = System.nanoTime();
         Await.until(() -> tether.get("/api/health").status() == 503, BOUND, () -> "/api/health while the store is frozen: "
                 + tether.get("/api/health"));
@@ -80,7 +81,7 @@ class EngineHealthTest {
         assertThat(liveness.status()).as(liveness.toString()).isEqualTo(503);
         assertThat(liveness.json().path("status").asString()).isEqualTo("DOWN");
 
-        proxy.thaw();
+        proxy.release();
         long thawed = System.nanoTime();
         Await.until(() -> tether.get("/api/health").status() == 200, BOUND, () -> "/api/health once the store answers: "
                 + tether.get("/api/health"));

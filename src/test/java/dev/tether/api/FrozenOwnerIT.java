@@ -29,12 +29,14 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.http.HttpMethod;
 import reactor.core.Disposable;
 
+import dev.tether.docker.DockerProperties;
 import dev.tether.replicas.RendezvousOwners;
 import dev.tether.store.ConnectionKey;
 import dev.tether.testsupport.Await;
 import dev.tether.testsupport.DockerContainers;
-import dev.tether.testsupport.EngineGate;
 import dev.tether.testsupport.Fixture;
+import dev.tether.testsupport.HoldingProxy;
+import dev.tether.testsupport.HoldingProxy.Hold;
 import dev.tether.testsupport.OsProcesses;
 import dev.tether.testsupport.PackagedDaemon;
 import dev.tether.testsupport.PostgresDatabase;
@@ -58,7 +60,7 @@ import dev.tether.testsupport.RunsAlone;
  * writable, else 20 s of {@code SIGSTOP}/{@code SIGCONT} duty cycles (50 ms running in every second); every check sent
  * after it answers 200;</li>
  * <li><b>{@code kill -9} of the owner mid-storm</b>, while its {@code docker run} clients are still starting their
- * containers (held by an {@link EngineGate} before their first call reaches the engine, let through after the kill):
+ * containers (held by an {@link HoldingProxy} before their first call reaches the engine, let through after the kill):
  * the survivor serves every connection, and what the dead one left (its late containers included) is removed.</li>
  * </ol>
  * Prints the takeover times and the samples for docs/performance.md.
@@ -91,7 +93,7 @@ class FrozenOwnerIT {
     private final Sampler sampler = new Sampler();
     private final List<Long> stopped = Collections.synchronizedList(new ArrayList<>());
     private Path cgroup;
-    private EngineGate gate;
+    private HoldingProxy gate;
 
     @AfterEach
     void cleanUp() throws Exception {
@@ -142,7 +144,7 @@ class FrozenOwnerIT {
         TetherClient toPeer = new TetherClient(peer.port(), TOKEN);
         awaitBothSeeBothLeases(toOwner, toPeer);
         List<String> instances = List.of(owner.instanceId(), peer.instanceId());
-        gate = EngineGate.open(dir.resolve("engine.sock"));
+        gate = HoldingProxy.unix(dir.resolve("engine.sock"), new DockerProperties(null, null, null).socket(), Hold.NEW_CONNECTIONS);
 
         // Connections until the owner owns 1 + STORMED of them: the watched one and the storm's.
         List<String> owned = new ArrayList<>();
@@ -240,7 +242,7 @@ class FrozenOwnerIT {
         List<String> stormed = owned.subList(1, owned.size());
         Set<Integer> stormedLabels = stormed.stream().map(labelOf::get).collect(Collectors.toSet());
         String dead = starved.instanceId();
-        gate.shut();
+        gate.hold();
         List<String> stormAnswers = Collections.synchronizedList(new ArrayList<>());
         List<Disposable> storm = stormed.stream()
                 .map(slug -> toStarved.exchange(HttpMethod.POST, "/api/tools/call", echo(slug, "storm")).subscribe(
@@ -254,7 +256,7 @@ class FrozenOwnerIT {
         long[] atKill = {stormClientsOf(dead, stormedLabels).size(), stormContainersOf(dead, stormedLabels).size()};
         Instant killedAt = Instant.now();
         starved.kill();
-        gate.reopen();
+        gate.release();
         storm.forEach(Disposable::dispose);
         for (String slug : stormed) {
             Await.until(() -> toPeer.post("/api/tools/call", echo(slug, "after the kill")).status() == 200, BOUND,
