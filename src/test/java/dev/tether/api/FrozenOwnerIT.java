@@ -3,7 +3,6 @@ package dev.tether.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -324,11 +323,8 @@ class FrozenOwnerIT {
         }
     }
 
-    private static void signal(String signal, long pid) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
-        String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(kill.exitValue()).as("kill -%s %d: %s", signal, pid, out).isZero();
+    private static void signal(String signal, long pid) {
+        assertThat(signalIfAlive(signal, pid)).as("kill -%s %d", signal, pid).isTrue();
     }
 
     private PackagedDaemon start(int port, Path dataDir, Map<String, String> store) {
@@ -352,7 +348,7 @@ class FrozenOwnerIT {
 
     /** The storm's live {@code docker run} clients of {@code instance}. */
     private static List<ProcessHandle> stormClientsOf(String instance, Set<Integer> stormedLabels) {
-        return dockerRunClientsOf(instance).stream().filter(client -> stormLabelOf(client, stormedLabels) >= 0).toList();
+        return dockerRunClientsOf(instance).stream().filter(client -> isStormClient(client, stormedLabels)).toList();
     }
 
     /** The storm's connections (by their test label) that have a container of {@code instance}, whatever its state. */
@@ -363,14 +359,13 @@ class FrozenOwnerIT {
                 .collect(Collectors.toSet());
     }
 
-    /** The storm connection's test label in a client's arguments; -1 for a client of another connection. */
-    private static int stormLabelOf(ProcessHandle client, Set<Integer> stormedLabels) {
+    /** Whether a client's arguments carry the test label of one of the storm's connections. */
+    private static boolean isStormClient(ProcessHandle client, Set<Integer> stormedLabels) {
         String commandLine = OsProcesses.commandLine(client.pid());
-        return stormedLabels.stream().filter(label -> commandLine.contains(CONNECTION_LABEL + "=" + label + " "))
-                .findFirst().orElse(-1);
+        return stormedLabels.stream().anyMatch(label -> commandLine.contains(CONNECTION_LABEL + "=" + label + " "));
     }
 
-    /** False when the process is gone (or the signal could not be sent), where {@link #signal} would fail the test. */
+    /** False when the process is gone (or the signal could not be sent), where {@link #signal} fails the test. */
     private static boolean signalIfAlive(String signal, long pid) {
         try {
             return new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true)
