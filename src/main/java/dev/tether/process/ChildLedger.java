@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,6 +29,15 @@ import dev.tether.daemon.DataDir;
 final class ChildLedger {
 
     private static final Logger log = LoggerFactory.getLogger(ChildLedger.class);
+
+    /**
+     * How far apart two JVMs may place one process's start. Linux gives it in ticks since boot; Java adds the boot
+     * time, which {@code /proc/stat} gives in whole seconds derived from the wall clock, read once per JVM. Once the
+     * clock has been adjusted (NTP on a freshly booted machine), a daemon and its successor can read it either side
+     * of a second's boundary and disagree by exactly one second: with strict equality the successor left the whole
+     * tree running (a CI run of {@code DaemonKillIT}). A reused pid would need the pid space to wrap within this slack.
+     */
+    private static final Duration START_SLACK = Duration.ofMillis(1_500);
 
     record Entry(String childId, long pid, Instant startedAt, @Nullable String containerName) {
 
@@ -87,7 +97,7 @@ final class ChildLedger {
         List<Entry> reaped = new ArrayList<>();
         for (Entry entry : read()) {
             ProcessHandle.of(entry.pid())
-                    .filter(handle -> handle.info().startInstant().map(entry.startedAt()::equals).orElse(false))
+                    .filter(handle -> handle.info().startInstant().map(start -> sameStart(start, entry.startedAt())).orElse(false))
                     .ifPresent(handle -> {
                         handle.descendants().forEach(ProcessHandle::destroyForcibly);
                         handle.destroyForcibly();
@@ -99,6 +109,10 @@ final class ChildLedger {
         entries.clear();
         write();
         return reaped;
+    }
+
+    private static boolean sameStart(Instant seen, Instant recorded) {
+        return Duration.between(seen, recorded).abs().compareTo(START_SLACK) <= 0;
     }
 
     private List<Entry> read() {

@@ -85,6 +85,30 @@ class RestartReapingTest {
     }
 
     @Test
+    void ledgerEntryWhoseStartAnotherJvmPlacedASecondApartIsStillKilled() throws IOException {
+        Launch launch = guard.plain("--ignore-eof", "--ignore-sigterm");
+        Process leftBehind = new ProcessBuilder(launch.argv()).start();
+        guard.watch(leftBehind.pid());
+        try {
+            launch.awaitHostPids(1, BOUND);
+            Instant start = leftBehind.toHandle().info().startInstant().orElseThrow();
+            // The dead daemon read the kernel's boot time (whole seconds, from the wall clock) before it crossed a
+            // second's boundary, this JVM after: the same process, one second earlier in the ledger.
+            Entry entry = new Entry("left-behind", leftBehind.pid(), start.minusSeconds(1), null);
+            Files.createDirectories(ledger().getParent());
+            Files.write(ledger(), List.of(entry.line()));
+
+            children().start();
+
+            OsProcesses.awaitGone(List.of(leftBehind.pid()), BOUND);
+            assertEquals(List.of(), ledgerLines(), "old entries are forgotten once acted on");
+        }
+        finally {
+            leftBehind.destroyForcibly();
+        }
+    }
+
+    @Test
     void ledgerEntryRoundTripsThroughItsLine() {
         Entry entry = new Entry("abc123", 4242, Instant.ofEpochMilli(1_700_000_000_123L), "tether-i-abc123");
         assertEquals(entry, Entry.parse(entry.line()).orElseThrow());
