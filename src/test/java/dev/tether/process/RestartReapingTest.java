@@ -60,16 +60,12 @@ class RestartReapingTest {
     @Test
     void ledgerEntryWhosePidWasReusedIsNotKilled() throws IOException {
         Launch launch = guard.plain("--ignore-eof");
-        Process stranger = new ProcessBuilder(launch.argv()).start();
-        guard.watch(stranger.pid());
+        Process stranger = startOutsideTether(launch);
         try {
-            launch.awaitHostPids(1, BOUND);
-            Instant strangerStart = stranger.toHandle().info().startInstant().orElseThrow();
             // The previous daemon's child had this pid, but started an hour before this process did.
-            Entry reused = new Entry("old-child", stranger.pid(), strangerStart.minus(Duration.ofHours(1)), null);
+            Entry reused = new Entry("old-child", stranger.pid(), startOf(stranger).minus(Duration.ofHours(1)), null);
             Entry gone = new Entry("gone-child", Integer.MAX_VALUE - 1L, Instant.now(), "tether-x-gone-child");
-            Files.createDirectories(ledger().getParent());
-            Files.write(ledger(), List.of(reused.line(), gone.line(), "garbage that is not an entry"));
+            writeLedger(reused.line(), gone.line(), "garbage that is not an entry");
 
             children().start();
 
@@ -86,17 +82,11 @@ class RestartReapingTest {
 
     @Test
     void ledgerEntryWhoseStartAnotherJvmPlacedASecondApartIsStillKilled() throws IOException {
-        Launch launch = guard.plain("--ignore-eof", "--ignore-sigterm");
-        Process leftBehind = new ProcessBuilder(launch.argv()).start();
-        guard.watch(leftBehind.pid());
+        Process leftBehind = startOutsideTether(guard.plain("--ignore-eof", "--ignore-sigterm"));
         try {
-            launch.awaitHostPids(1, BOUND);
-            Instant start = leftBehind.toHandle().info().startInstant().orElseThrow();
             // The dead daemon read the kernel's boot time (whole seconds, from the wall clock) before it crossed a
             // second's boundary, this JVM after: the same process, one second earlier in the ledger.
-            Entry entry = new Entry("left-behind", leftBehind.pid(), start.minusSeconds(1), null);
-            Files.createDirectories(ledger().getParent());
-            Files.write(ledger(), List.of(entry.line()));
+            writeLedger(new Entry("left-behind", leftBehind.pid(), startOf(leftBehind).minusSeconds(1), null).line());
 
             children().start();
 
@@ -121,6 +111,23 @@ class RestartReapingTest {
     private ChildProcesses children() {
         return new ChildProcesses(ChildProcessesTest.SHORT_GRACES, ContainerRemover.NONE, guard.tether(),
                 new SimpleMeterRegistry(), Schedulers.newSingle("test-teardown", true));
+    }
+
+    /** A fixture started by the test itself, not by Tether, once it runs. */
+    private Process startOutsideTether(Launch launch) throws IOException {
+        Process process = new ProcessBuilder(launch.argv()).start();
+        guard.watch(process.pid());
+        launch.awaitHostPids(1, BOUND);
+        return process;
+    }
+
+    private static Instant startOf(Process process) {
+        return process.toHandle().info().startInstant().orElseThrow();
+    }
+
+    private void writeLedger(String... lines) throws IOException {
+        Files.createDirectories(ledger().getParent());
+        Files.write(ledger(), List.of(lines));
     }
 
     private Path ledger() {

@@ -135,6 +135,10 @@ public final class HoldingProxy implements AutoCloseable {
         catch (IOException | InterruptedException gone) {
             // the client or the server hung up, or the proxy closed: the client sees its connection closed
         }
+        finally {
+            // Only open connections are kept for close(): a test's thousands of engine calls come and go.
+            channels.removeIf(channel -> !channel.isOpen());
+        }
     }
 
     /**
