@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,26 +21,19 @@ import dev.tether.daemon.DataDir;
 
 /**
  * A file listing the live children of this daemon, so that the next start can kill what a {@code kill -9}
- * left behind. An entry is only acted on when both its pid and its start instant still match: pids are
- * reused, start instants are not.
+ * left behind. An entry is only acted on when the process now holding its pid started when the entry says: pids
+ * are reused, a pid with its start is not. The start is the kernel's own where Linux gives it, because the instant
+ * Java gives moves with the wall clock between two daemons ({@link ProcessStart}).
  */
 final class ChildLedger {
 
     private static final Logger log = LoggerFactory.getLogger(ChildLedger.class);
 
-    /**
-     * How far apart two JVMs may place one process's start. Linux gives it in ticks since boot; Java adds the boot
-     * time, which {@code /proc/stat} gives in whole seconds derived from the wall clock, read once per JVM. Once the
-     * clock has been adjusted (NTP on a freshly booted machine), a daemon and its successor can read it either side
-     * of a second's boundary and disagree by exactly one second: with strict equality the successor left the whole
-     * tree running (a CI run of {@code DaemonKillIT}). A reused pid would need the pid space to wrap within this slack.
-     */
-    private static final Duration START_SLACK = Duration.ofMillis(1_500);
-
-    record Entry(String childId, long pid, Instant startedAt, @Nullable String containerName) {
+    /** One line: child id, pid, {@link ProcessStart#text()}, container name or {@code -}, separated by tabs. */
+    record Entry(String childId, long pid, ProcessStart start, @Nullable String containerName) {
 
         String line() {
-            return childId + "\t" + pid + "\t" + startedAt.toEpochMilli() + "\t" + (containerName == null ? "-" : containerName);
+            return childId + "\t" + pid + "\t" + start.text() + "\t" + (containerName == null ? "-" : containerName);
         }
 
         static Optional<Entry> parse(String line) {
@@ -51,8 +42,9 @@ final class ChildLedger {
                 return Optional.empty();
             }
             try {
-                return Optional.of(new Entry(fields[0], Long.parseLong(fields[1]),
-                        Instant.ofEpochMilli(Long.parseLong(fields[2])), "-".equals(fields[3]) ? null : fields[3]));
+                long pid = Long.parseLong(fields[1]);
+                String containerName = "-".equals(fields[3]) ? null : fields[3];
+                return ProcessStart.parse(fields[2]).map(start -> new Entry(fields[0], pid, start, containerName));
             }
             catch (NumberFormatException ex) {
                 return Optional.empty();
@@ -73,8 +65,12 @@ final class ChildLedger {
     }
 
     synchronized void add(ChildProcess child) {
-        entries.put(child.id(), new Entry(child.id(), child.pid(), child.startedAt(), child.containerName().orElse(null)));
-        write();
+        // Without its start an entry could not tell this child from the next owner of its pid. A child already gone
+        // has none, and nothing left to reap either.
+        ProcessHandle.of(child.pid()).flatMap(ProcessStart::of).ifPresent(start -> {
+            entries.put(child.id(), new Entry(child.id(), child.pid(), start, child.containerName().orElse(null)));
+            write();
+        });
     }
 
     /** Forgets a child that is gone; the file is rewritten on the ledger's own thread, soon after. */
@@ -97,7 +93,7 @@ final class ChildLedger {
         List<Entry> reaped = new ArrayList<>();
         for (Entry entry : read()) {
             ProcessHandle.of(entry.pid())
-                    .filter(handle -> handle.info().startInstant().map(start -> sameStart(start, entry.startedAt())).orElse(false))
+                    .filter(entry.start()::isStartOf)
                     .ifPresent(handle -> {
                         handle.descendants().forEach(ProcessHandle::destroyForcibly);
                         handle.destroyForcibly();
@@ -111,16 +107,17 @@ final class ChildLedger {
         return reaped;
     }
 
-    private static boolean sameStart(Instant seen, Instant recorded) {
-        return Duration.between(seen, recorded).abs().compareTo(START_SLACK) <= 0;
-    }
-
     private List<Entry> read() {
         if (!Files.exists(file)) {
             return List.of();
         }
         try {
-            return Files.readAllLines(file).stream().map(Entry::parse).flatMap(Optional::stream).toList();
+            List<Entry> read = new ArrayList<>();
+            for (String line : Files.readAllLines(file)) {
+                Entry.parse(line).ifPresentOrElse(read::add,
+                        () -> log.warn("child ledger {}: skipped a line that is not an entry: {}", file, line));
+            }
+            return read;
         }
         catch (IOException ex) {
             log.warn("cannot read child ledger {}: {}", file, ex.toString());

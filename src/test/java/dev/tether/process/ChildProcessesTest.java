@@ -206,8 +206,8 @@ class ChildProcessesTest {
                 }))
                 .assertNext(lines -> {
                     ChildProcess child = seen.get();
-                    assertEquals(List.of(child.id() + "\t" + child.pid() + "\t" + child.startedAt().toEpochMilli() + "\t-"),
-                            lines);
+                    ProcessStart start = ProcessHandle.of(child.pid()).flatMap(ProcessStart::of).orElseThrow();
+                    assertEquals(List.of(child.id() + "\t" + child.pid() + "\t" + start.text() + "\t-"), lines);
                 })
                 .expectComplete()
                 .verify(BOUND);

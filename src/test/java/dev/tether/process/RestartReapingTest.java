@@ -9,15 +9,20 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.UUID;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 import dev.tether.process.ChildLedger.Entry;
+import dev.tether.process.ProcessStart.Kernel;
+import dev.tether.process.ProcessStart.WallClock;
 import dev.tether.testsupport.LifecycleGuard;
 import dev.tether.testsupport.LifecycleGuard.Launch;
 import dev.tether.testsupport.OsProcesses;
@@ -25,8 +30,10 @@ import dev.tether.testsupport.OsProcesses;
 /**
  * A daemon killed with {@code kill -9} runs no teardown; the next daemon on the same data dir kills, from the
  * ledger, every process tree the dead one left, and only those: a pid that now belongs to another process
- * (its start instant differs) is left alone. Simulated in one JVM: the first {@link ChildProcesses} is simply
- * abandoned mid-session, and a second one is started on the same data dir.
+ * (its start differs) is left alone. Simulated in one JVM: the first {@link ChildProcesses} is simply
+ * abandoned mid-session, and a second one is started on the same data dir. Entries the dead daemon could have
+ * written differently from what this JVM would (another boot, another wall clock, the previous ledger format) are
+ * written by the tests themselves.
  */
 class RestartReapingTest {
 
@@ -62,9 +69,9 @@ class RestartReapingTest {
         Launch launch = guard.plain("--ignore-eof");
         Process stranger = startOutsideTether(launch);
         try {
-            // The previous daemon's child had this pid, but started an hour before this process did.
-            Entry reused = new Entry("old-child", stranger.pid(), startOf(stranger).minus(Duration.ofHours(1)), null);
-            Entry gone = new Entry("gone-child", Integer.MAX_VALUE - 1L, Instant.now(), "tether-x-gone-child");
+            // The previous daemon's child had this pid, but started before this process did.
+            Entry reused = new Entry("old-child", stranger.pid(), earlier(startOf(stranger)), null);
+            Entry gone = new Entry("gone-child", Integer.MAX_VALUE - 1L, startOf(stranger), "tether-x-gone-child");
             writeLedger(reused.line(), gone.line(), "garbage that is not an entry");
 
             children().start();
@@ -84,9 +91,11 @@ class RestartReapingTest {
     void ledgerEntryWhoseStartAnotherJvmPlacedASecondApartIsStillKilled() throws IOException {
         Process leftBehind = startOutsideTether(guard.plain("--ignore-eof", "--ignore-sigterm"));
         try {
-            // The dead daemon read the kernel's boot time (whole seconds, from the wall clock) before it crossed a
-            // second's boundary, this JVM after: the same process, one second earlier in the ledger.
-            writeLedger(new Entry("left-behind", leftBehind.pid(), startOf(leftBehind).minusSeconds(1), null).line());
+            // Where Java's instant is all there is (macOS; a ledger of the previous version): the dead daemon read the
+            // kernel's boot time (whole seconds, from the wall clock) before it crossed a second's boundary, this JVM
+            // after: the same process, one second earlier in the ledger.
+            Instant start = leftBehind.toHandle().info().startInstant().orElseThrow();
+            writeLedger(new Entry("left-behind", leftBehind.pid(), new WallClock(start.minusSeconds(1)), null).line());
 
             children().start();
 
@@ -99,13 +108,64 @@ class RestartReapingTest {
     }
 
     @Test
-    void ledgerEntryRoundTripsThroughItsLine() {
-        Entry entry = new Entry("abc123", 4242, Instant.ofEpochMilli(1_700_000_000_123L), "tether-i-abc123");
-        assertEquals(entry, Entry.parse(entry.line()).orElseThrow());
-        Entry plain = new Entry("def456", 4243, Instant.ofEpochMilli(1_700_000_000_456L), null);
-        assertEquals(plain, Entry.parse(plain.line()).orElseThrow());
-        assertTrue(Entry.parse("not\tan\tentry").isEmpty());
-        assertTrue(Entry.parse("id\tnot-a-pid\t0\t-").isEmpty());
+    @EnabledOnOs(OS.LINUX)
+    void ledgerEntryOfTheKernelsStartIsKilledWhateverTheWallClockDid() throws IOException {
+        Process leftBehind = startOutsideTether(guard.plain("--ignore-eof", "--ignore-sigterm"));
+        try {
+            // What the dead daemon wrote, however far its wall clock was from this one's: the previous version's Java
+            // instants moved with it, and after a step of 10 minutes it would have left this process running. Read
+            // here from /proc, not by the code under test: nothing in it comes from the wall clock.
+            writeLedger(new Entry("left-behind", leftBehind.pid(), new Kernel(bootId(), startTicks(leftBehind.pid())), null).line());
+
+            children().start();
+
+            OsProcesses.awaitGone(List.of(leftBehind.pid()), BOUND);
+            assertEquals(List.of(), ledgerLines(), "old entries are forgotten once acted on");
+        }
+        finally {
+            leftBehind.destroyForcibly();
+        }
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void ledgerEntryFromBeforeARebootIsNotKilled() throws IOException {
+        Launch launch = guard.plain("--ignore-eof");
+        Process stranger = startOutsideTether(launch);
+        try {
+            // Ticks count from boot, and the first processes of a boot get much the same pids at much the same ticks:
+            // pid and ticks are this process's, the boot is another.
+            String otherBoot = UUID.randomUUID().toString();
+            writeLedger(new Entry("old-child", stranger.pid(), new Kernel(otherBoot, startTicks(stranger.pid())), null).line());
+
+            children().start();
+
+            assertEquals(List.of(), launch.probe(stranger.pid(), BOUND), "a process of this boot is sent nothing");
+            assertTrue(OsProcesses.alive(stranger.pid()), "a process of this boot survives");
+            assertEquals(List.of(), ledgerLines(), "old entries are forgotten once acted on");
+        }
+        finally {
+            stranger.destroyForcibly();
+        }
+    }
+
+    @Test
+    void ledgerLineOfThePreviousVersionIsStillReaped() throws IOException {
+        Process leftBehind = startOutsideTether(guard.plain("--ignore-eof", "--ignore-sigterm"));
+        try {
+            // A daemon of the version before killed with -9, then the upgrade started on its data dir: child id, pid,
+            // Java's start instant in epoch milliseconds, container name or a dash.
+            long startMillis = leftBehind.toHandle().info().startInstant().orElseThrow().toEpochMilli();
+            writeLedger("left-behind\t" + leftBehind.pid() + "\t" + startMillis + "\t-");
+
+            children().start();
+
+            OsProcesses.awaitGone(List.of(leftBehind.pid()), BOUND);
+            assertEquals(List.of(), ledgerLines(), "old entries are forgotten once acted on");
+        }
+        finally {
+            leftBehind.destroyForcibly();
+        }
     }
 
     private ChildProcesses children() {
@@ -121,8 +181,26 @@ class RestartReapingTest {
         return process;
     }
 
-    private static Instant startOf(Process process) {
-        return process.toHandle().info().startInstant().orElseThrow();
+    private static ProcessStart startOf(Process process) {
+        return ProcessStart.of(process.toHandle()).orElseThrow();
+    }
+
+    /** A start before {@code start}: another process's, on the same pid. */
+    private static ProcessStart earlier(ProcessStart start) {
+        if (start instanceof Kernel kernel) {
+            return new Kernel(kernel.bootId(), kernel.ticks() - 1); // compared exactly: one tick is another process
+        }
+        return new WallClock(((WallClock) start).instant().minus(Duration.ofHours(1)));
+    }
+
+    private static String bootId() throws IOException {
+        return Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).trim();
+    }
+
+    /** Field 22 of {@code /proc/<pid>/stat}, counted after the command name, which may hold spaces and parentheses. */
+    private static long startTicks(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[22 - 3]);
     }
 
     private void writeLedger(String... lines) throws IOException {
