@@ -30,7 +30,8 @@ import dev.tether.testsupport.TestImages;
  * client ({@link StreamableHttpClient}, one session per worker): calls of {@code echo} per second and their p50 from 1,
  * 8 and 32 workers after a warm-up, the gateway's own CPU per call, then how many of its containers are left once it
  * was sent SIGTERM and had {@code grace} seconds to end them. The raw stdio round trip of the same server, measured in
- * the same run, is the floor. Run it with {@code bench/peers.sh}; the peers come from npm ({@code bench/peers}).
+ * the same run, is the floor: one caller's p50, and the calls/s of as many callers sharing one stdio with no gateway,
+ * which no gateway in front of that one server can pass. Run it with {@code bench/peers.sh}; the peers come from npm ({@code bench/peers}).
  *
  * <p>Arguments: {@code seconds=8 warmup=10 clients=1,8,32 grace=10 peers=tether,mcp-proxy,supergateway rounds=1}. A peer
  * {@code tether@<jar>} is Tether built elsewhere (another commit's jar), so that two builds and the peers are measured
@@ -70,9 +71,27 @@ public final class PeersBenchmark {
         System.out.printf("Peers benchmark: %s, %d cores, load average %s%n", TestImages.nodeImage(),
                 Runtime.getRuntime().availableProcessors(), Machine.loadAverage());
         Latencies floor;
+        List<Load> rawLoads = new ArrayList<>();
         try (RawStdioServer raw = RawStdioServer.start(server("raw"))) {
-            floor = raw.measure("tools/call", "{\"name\":\"echo\",\"arguments\":" + ECHO_ARGUMENTS + "}", 500);
+            String echo = "{\"name\":\"echo\",\"arguments\":" + ECHO_ARGUMENTS + "}";
+            floor = raw.measure("tools/call", echo, 500);
+            raw.measureConcurrent("tools/call", echo, Math.max(1, clients[clients.length / 2]), Duration.ofSeconds(Math.min(warmup, 10)));
+            for (int c : clients) {
+                Duration clientBefore = OsProcesses.cpuTime(ProcessHandle.current().pid());
+                Duration machineBefore = Machine.busyTime();
+                List<Long> micros = raw.measureConcurrent("tools/call", echo, c, Duration.ofSeconds(seconds));
+                int calls = micros.size();
+                Duration client = OsProcesses.cpuTime(ProcessHandle.current().pid()).minus(clientBefore);
+                Duration machine = Machine.busyTime().minus(machineBefore);
+                Load load = new Load(calls / (double) seconds, Latencies.of(micros), 0, Double.NaN, client.toNanos() / 1e3 / calls,
+                        machine.toNanos() / 1e3 / calls, machine.toNanos() / 1e9 / seconds / Runtime.getRuntime().availableProcessors());
+                System.out.printf("raw, %2d callers on one stdio: %,.0f calls/s, p50 %.2f ms; CPU per call: client %.0f µs, whole machine "
+                        + "%.0f µs; cores %.0f %% busy%n", c, load.rate(), load.latencies().p50(), load.clientCpuPerCall(),
+                        load.machineCpuPerCall(), load.machineBusy() * 100);
+                rawLoads.add(load);
+            }
         }
+        String rawLoadAverage = Machine.loadAverage();
         System.out.printf("raw JSON-RPC over the container's stdio, same run: tools/call echo p50 %.2f ms%n%n", floor.p50());
 
         Map<String, List<Row>> results = new LinkedHashMap<>();
@@ -92,7 +111,26 @@ public final class PeersBenchmark {
         }
         System.out.println(header + " containers left after SIGTERM | load |");
         System.out.println(rule + "---|---|");
+        System.out.println(new Row(rawLoads, -1, rawLoadAverage).line("raw stdio, no gateway (the ceiling)"));
         results.forEach((peer, rows) -> rows.forEach(row -> System.out.println(row.line(peer))));
+
+        System.out.println();
+        System.out.println("| gateway | clients | calls/s | CPU per call: gateway | client | whole machine | the rest (server, relay, kernel) | cores busy |");
+        System.out.println("|---|---|---|---|---|---|---|---|");
+        for (int i = 0; i < clients.length; i++) {
+            Load raw = rawLoads.get(i);
+            System.out.printf("| raw stdio | %d | %,.0f | – | %.0f µs | %.0f µs | %.0f µs | %.0f %% |%n", clients[i], raw.rate(), raw.clientCpuPerCall(),
+                    raw.machineCpuPerCall(), raw.machineCpuPerCall() - raw.clientCpuPerCall(), raw.machineBusy() * 100);
+        }
+        int[] concurrency = clients;
+        results.forEach((peer, rows) -> rows.forEach(row -> {
+            for (int i = 0; i < row.loads().size(); i++) {
+                Load l = row.loads().get(i);
+                System.out.printf("| %s | %d | %,.0f | %.0f µs | %.0f µs | %.0f µs | %.0f µs | %.0f %% |%n", peer, concurrency[i], l.rate(),
+                        l.cpuPerCall(), l.clientCpuPerCall(), l.machineCpuPerCall(),
+                        l.machineCpuPerCall() - l.cpuPerCall() - l.clientCpuPerCall(), l.machineBusy() * 100);
+            }
+        }));
     }
 
     /** One gateway: started, warmed up, measured at each concurrency, then sent SIGTERM and its containers counted. */
@@ -107,8 +145,10 @@ public final class PeersBenchmark {
             run(gateway, http, Math.max(1, clients[clients.length / 2]), Duration.ofSeconds(warmup));
             for (int c : clients) {
                 Load load = run(gateway, http, c, Duration.ofSeconds(seconds));
-                System.out.printf("   %2d clients: %,.0f calls/s, p50 %.2f ms, p99 %.2f ms, %d errors, gateway CPU %.0f µs per call%n", c,
-                        load.rate(), load.latencies().p50(), load.latencies().p99(), load.errors(), load.cpuPerCall());
+                System.out.printf("   %2d clients: %,.0f calls/s, p50 %.2f ms, p99 %.2f ms, %d errors; CPU per call: gateway %.0f µs, "
+                        + "client %.0f µs, whole machine %.0f µs; cores %.0f %% busy%n", c, load.rate(), load.latencies().p50(),
+                        load.latencies().p99(), load.errors(), load.cpuPerCall(), load.clientCpuPerCall(), load.machineCpuPerCall(),
+                        load.machineBusy() * 100);
                 loads.add(load);
             }
         } finally {
@@ -139,6 +179,8 @@ public final class PeersBenchmark {
             AtomicReference<Exception> firstError = new AtomicReference<>();
             CountDownLatch done = new CountDownLatch(workers);
             Duration cpuBefore = OsProcesses.cpuTime(gateway.pid());
+            Duration clientBefore = OsProcesses.cpuTime(ProcessHandle.current().pid());
+            Duration machineBefore = Machine.busyTime();
             long began = System.nanoTime();
             long deadline = began + length.toNanos();
             for (StreamableHttpClient session : sessions) {
@@ -164,20 +206,31 @@ public final class PeersBenchmark {
             done.await();
             double took = (System.nanoTime() - began) / 1e9;
             Duration cpu = OsProcesses.cpuTime(gateway.pid()).minus(cpuBefore);
+            Duration client = OsProcesses.cpuTime(ProcessHandle.current().pid()).minus(clientBefore);
+            Duration machine = Machine.busyTime().minus(machineBefore);
             if (firstError.get() != null) {
                 System.out.println("   first error: " + firstError.get().getMessage());
             }
             int calls = micros.size();
             return new Load(calls / took, Latencies.of(micros.isEmpty() ? List.of(0L) : micros), errors.get(),
-                    calls == 0 ? 0 : cpu.toNanos() / 1e3 / calls);
+                    calls == 0 ? 0 : cpu.toNanos() / 1e3 / calls, calls == 0 ? 0 : client.toNanos() / 1e3 / calls,
+                    calls == 0 ? 0 : machine.toNanos() / 1e3 / calls, machine.toNanos() / 1e9 / took / Runtime.getRuntime().availableProcessors());
         } finally {
             sessions.forEach(StreamableHttpClient::close);
         }
     }
 
-    private record Load(double rate, Latencies latencies, int errors, double cpuPerCall) {
+    /**
+     * One concurrency's figures. Beside the gateway's CPU per call, the client's (this JVM) and the whole machine's, and
+     * how busy the machine's cores were: once they are all busy, calls/s is the cores' time over the CPU every call costs
+     * everyone (client, gateway, {@code docker run}'s relay, the server, the kernel), and a gateway can only raise it by
+     * costing less.
+     */
+    private record Load(double rate, Latencies latencies, int errors, double cpuPerCall, double clientCpuPerCall,
+            double machineCpuPerCall, double machineBusy) {
     }
 
+    /** A gateway's loads at each concurrency; {@code containersLeft} -1 where there was no gateway to stop. */
     private record Row(List<Load> loads, int containersLeft, String load) {
 
         String line(String peer) {
@@ -186,7 +239,8 @@ public final class PeersBenchmark {
                 Load l = loads.get(i);
                 line.append(String.format(" %,.0f", l.rate()));
                 if (i == 0) {
-                    line.append(String.format(" (%.2f ms), %.0f µs", l.latencies().p50(), l.cpuPerCall()));
+                    line.append(Double.isNaN(l.cpuPerCall()) ? String.format(" (%.2f ms), –", l.latencies().p50())
+                            : String.format(" (%.2f ms), %.0f µs", l.latencies().p50(), l.cpuPerCall()));
                 } else {
                     line.append(String.format(" (p50 %.1f ms)", l.latencies().p50()));
                 }
@@ -195,7 +249,8 @@ public final class PeersBenchmark {
                 }
                 line.append(" |");
             }
-            return line.append(' ').append(containersLeft).append(" | ").append(load).append(" |").toString();
+            return line.append(' ').append(containersLeft < 0 ? "–" : Integer.toString(containersLeft)).append(" | ").append(load)
+                    .append(" |").toString();
         }
     }
 
