@@ -30,7 +30,7 @@ final class StoreMigration implements FlywayMigrationStrategy {
      * {@code theNewestMigrationIsTheOneAStartTakesForUpToDate} ({@code StoreContract}, on H2 and PostgreSQL) fails when a
      * migration is added without it.
      */
-    static final MigrationVersion NEWEST = MigrationVersion.fromVersion("58");
+    static final MigrationVersion NEWEST = MigrationVersion.fromVersion("59");
 
     private final SecretsAtRest secretsAtRest;
 

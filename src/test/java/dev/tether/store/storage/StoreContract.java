@@ -66,17 +66,22 @@ abstract class StoreContract {
     }
 
     /**
-     * Migrated as a daemon migrates: V42 (a Java migration, which a daemon registers as a bean) in its place among the
-     * SQL ones. A fresh database has no values for it to seal again, so any key does.
+     * Migrated as a daemon migrates: V42 and V59 (Java migrations, which a daemon registers as beans) in their places
+     * among the SQL ones. A fresh database has no values for V42 to seal again, so any key does.
      */
     private static ConnectionFactory migratedFactory(Database database) {
         Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
-                .javaMigrations(TestSecrets.bindSecretsToRows(TestSecrets.random())).load().migrate();
+                .javaMigrations(javaMigrations(TestSecrets.random())).load().migrate();
         return TestStores.asTheDaemonHasIt(ConnectionFactories.get(io.r2dbc.spi.ConnectionFactoryOptions.parse(database.r2dbcUrl())
                 .mutate()
                 .option(io.r2dbc.spi.ConnectionFactoryOptions.USER, database.user())
                 .option(io.r2dbc.spi.ConnectionFactoryOptions.PASSWORD, database.password())
                 .build()));
+    }
+
+    /** The daemon's Java migrations, V42 sealing with {@code box}'s key. */
+    private static org.flywaydb.core.api.migration.JavaMigration[] javaMigrations(SecretBox box) {
+        return new org.flywaydb.core.api.migration.JavaMigration[] { TestSecrets.bindSecretsToRows(box), new V59__AuditSequenceCache() };
     }
 
     // ---- secrets at rest ------------------------------------------------------------------
@@ -248,7 +253,7 @@ abstract class StoreContract {
     void theRowsOfAnOlderTethersSingleUserBecomeLocalsWithTheirSecretsStillOpening() throws Exception {
         Database database = newDatabase();
         Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
-                .javaMigrations(TestSecrets.bindSecretsToRows(secrets)).target("52").load().migrate();
+                .javaMigrations(javaMigrations(secrets)).target("52").load().migrate();
         try (java.sql.Connection jdbc = jdbc(database)) {
             jdbc.createStatement().execute("INSERT INTO integration (slug, name, description, config, config_changed_at, created_at) "
                     + "VALUES ('alpha', 'Alpha', '', '{\"transport\":\"stdio\",\"command\":\"node\",\"args\":[],\"cwd\":null}', 1, 1)");
@@ -351,7 +356,7 @@ abstract class StoreContract {
         dev.tether.daemon.TetherProperties tether = new dev.tether.daemon.TetherProperties(java.nio.file.Files.createTempDirectory("tether-secrets"));
         SecretsAtRest secretsAtRest = TestSecrets.atRest(box, tether);
         new StoreMigration(secretsAtRest).migrate(Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
-                .javaMigrations(TestSecrets.bindSecretsToRows(box))
+                .javaMigrations(javaMigrations(box))
                 .callbacks(secretsAtRest, runs).load());
     }
 
@@ -386,6 +391,25 @@ abstract class StoreContract {
 
     // ---- a start's migration ---------------------------------------------------------------
 
+    /**
+     * The audit table's numbers come from a sequence that, on the embedded store, saves thousands at a time (V59); on
+     * PostgreSQL, where a cache is per connection and would number events out of order, it keeps saving each.
+     */
+    @Test
+    void theAuditSequenceCachesNumbersOnTheEmbeddedStoreOnly() throws Exception {
+        Database database = newDatabase();
+        open(database);
+        try (java.sql.Connection jdbc = jdbc(database); java.sql.Statement statement = jdbc.createStatement()) {
+            boolean embedded = jdbc.getMetaData().getDatabaseProductName().equals("H2");
+            try (java.sql.ResultSet cache = statement.executeQuery(embedded
+                    ? "SELECT IDENTITY_CACHE FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = 'AUDIT_EVENT' AND COLUMN_NAME = 'SEQ'"
+                    : "SELECT cache_size FROM pg_sequences WHERE schemaname = current_schema() AND sequencename = 'audit_event_seq_seq'")) {
+                assertThat(cache.next()).as("the audit table's sequence").isTrue();
+                assertThat(cache.getLong(1)).isEqualTo(embedded ? V59__AuditSequenceCache.CACHE : 1);
+            }
+        }
+    }
+
     @Test
     void theNewestMigrationIsTheOneAStartTakesForUpToDate() throws Exception {
         Database database = newDatabase();
@@ -413,7 +437,7 @@ abstract class StoreContract {
     void aStoreBehindIsMigratedByFlyway() throws Exception {
         Database database = newDatabase();
         Flyway.configure().dataSource(database.jdbcUrl(), database.user(), database.password())
-                .javaMigrations(TestSecrets.bindSecretsToRows(secrets)).target("56").load().migrate();
+                .javaMigrations(javaMigrations(secrets)).target("56").load().migrate();
         FlywayRuns runs = new FlywayRuns();
         migrate(database, secrets, runs);
         assertThat(runs.count()).isOne();
