@@ -1,7 +1,6 @@
 package dev.tether.process;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -27,7 +26,6 @@ public final class ChildProcess implements Disposable {
 
     private final ChildSpec spec;
     private final Process process;
-    private final Instant startedAt;
     private final ChildPipes pipes;
     private final Function<ChildProcess, Mono<TeardownReport>> teardownAction;
     private final AtomicBoolean teardownStarted = new AtomicBoolean();
@@ -38,7 +36,6 @@ public final class ChildProcess implements Disposable {
             Function<ChildProcess, Mono<TeardownReport>> teardownAction) {
         this.spec = spec;
         this.process = process;
-        this.startedAt = process.toHandle().info().startInstant().orElseGet(Instant::now);
         this.teardownAction = teardownAction;
         this.pipes = new ChildPipes(this, process, stderrTailBytes, stdoutBound);
     }
@@ -49,10 +46,6 @@ public final class ChildProcess implements Disposable {
 
     public long pid() {
         return process.pid();
-    }
-
-    public Instant startedAt() {
-        return startedAt;
     }
 
     public ChildSpec spec() {
