@@ -28,7 +28,9 @@ import dev.tether.testsupport.PackagedDaemon;
  * <p>Arguments: {@code jars=<jar>[,<jar>...]} (default: the one in {@code target/}), {@code rounds=2},
  * {@code warmup=60} seconds, {@code samples=2000} sequential calls per figure, {@code seconds=8} for the concurrent
  * figure, {@code clients=8}, {@code server=everything} (server-everything in {@code docker run -i --rm}) or
- * {@code fixture} (the plain node fixture server, no container).
+ * {@code fixture} (the plain node fixture server, no container), and optionally {@code profiler=<libasyncProfiler.so>}
+ * {@code profile=cpu,alloc} {@code profile-clients=1}: a further {@code /mcp/tools} run from that many clients under
+ * async-profiler.
  */
 public final class CallPathBenchmark {
 
@@ -39,9 +41,10 @@ public final class CallPathBenchmark {
     private final int seconds;
     private final int clients;
     private final String server;
-    /** async-profiler's library and the events to profile a further 1-client {@code /mcp/tools} run with, if given. */
+    /** async-profiler's library and the events to profile a further {@code /mcp/tools} run with, if given, and its clients. */
     private final String profiler;
     private final List<String> profiles;
+    private final int profileClients;
     /** Per jar, per figure, one row per round. */
     private final Map<String, Map<String, List<Figure>>> figures = new LinkedHashMap<>();
 
@@ -58,6 +61,7 @@ public final class CallPathBenchmark {
         server = args.text("server", "everything");
         profiler = args.text("profiler", "");
         profiles = profiler.isEmpty() ? List.of() : List.of(args.text("profile", "cpu,alloc").split(","));
+        profileClients = Math.min(args.integer("profile-clients", 1), Math.max(clients, 2));
     }
 
     public static void main(String[] argv) throws Exception {
@@ -119,8 +123,8 @@ public final class CallPathBenchmark {
             record(label, "/mcp/tools tools/call echo, " + clients + " clients", measured(daemon, allocation,
                     () -> concurrently(clients, Duration.ofSeconds(seconds), c -> sessions.get(c).callTool(tool, arguments))));
             for (String event : profiles) {
-                profile(daemon, label + "-" + round, event, () -> concurrently(1, Duration.ofSeconds(seconds),
-                        c -> sessions.get(0).callTool(tool, arguments)));
+                profile(daemon, label + "-" + round, event, () -> concurrently(profileClients, Duration.ofSeconds(seconds),
+                        c -> sessions.get(c).callTool(tool, arguments)));
             }
             System.out.printf("%s round %d done (load %s): RSS %.0f MiB%n", label, round, Machine.loadAverage(), daemon.residentMiB());
             sessions.forEach(StreamableHttpClient::close);
