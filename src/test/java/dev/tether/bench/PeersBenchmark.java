@@ -122,11 +122,10 @@ public final class PeersBenchmark {
             System.out.printf("| raw stdio | %d | %,.0f | – | %.0f µs | %.0f µs | %.0f µs | %.0f %% |%n", clients[i], raw.rate(), raw.clientCpuPerCall(),
                     raw.machineCpuPerCall(), raw.machineCpuPerCall() - raw.clientCpuPerCall(), raw.machineBusy() * 100);
         }
-        int[] concurrency = clients;
         results.forEach((peer, rows) -> rows.forEach(row -> {
             for (int i = 0; i < row.loads().size(); i++) {
                 Load l = row.loads().get(i);
-                System.out.printf("| %s | %d | %,.0f | %.0f µs | %.0f µs | %.0f µs | %.0f µs | %.0f %% |%n", peer, concurrency[i], l.rate(),
+                System.out.printf("| %s | %d | %,.0f | %.0f µs | %.0f µs | %.0f µs | %.0f µs | %.0f %% |%n", peer, clients[i], l.rate(),
                         l.cpuPerCall(), l.clientCpuPerCall(), l.machineCpuPerCall(),
                         l.machineCpuPerCall() - l.cpuPerCall() - l.clientCpuPerCall(), l.machineBusy() * 100);
             }

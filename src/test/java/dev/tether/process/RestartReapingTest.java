@@ -72,15 +72,7 @@ class RestartReapingTest {
             // The previous daemon's child had this pid, but started before this process did.
             Entry reused = new Entry("old-child", stranger.pid(), earlier(startOf(stranger)), null);
             Entry gone = new Entry("gone-child", Integer.MAX_VALUE - 1L, startOf(stranger), "tether-x-gone-child");
-            writeLedger(reused.line(), gone.line(), "garbage that is not an entry");
-
-            children().start();
-
-            // The reaping is done when start() returns; a SIGKILL it sent would be pending before the probe, and the
-            // kernel delivers it first: an answer proves the stranger was sent nothing, however slow the host.
-            assertEquals(List.of(), launch.probe(stranger.pid(), BOUND), "a process that merely reuses a ledger pid is sent nothing");
-            assertTrue(OsProcesses.alive(stranger.pid()), "a process that merely reuses a ledger pid survives");
-            assertEquals(List.of(), ledgerLines(), "old entries are forgotten once acted on");
+            nextStartSpares(launch, stranger, reused.line(), gone.line(), "garbage that is not an entry");
         }
         finally {
             stranger.destroyForcibly();
@@ -95,12 +87,8 @@ class RestartReapingTest {
             // kernel's boot time (whole seconds, from the wall clock) before it crossed a second's boundary, this JVM
             // after: the same process, one second earlier in the ledger.
             Instant start = leftBehind.toHandle().info().startInstant().orElseThrow();
-            writeLedger(new Entry("left-behind", leftBehind.pid(), new WallClock(start.minusSeconds(1)), null).line());
-
-            children().start();
-
-            OsProcesses.awaitGone(List.of(leftBehind.pid()), BOUND);
-            assertEquals(List.of(), ledgerLines(), "old entries are forgotten once acted on");
+            Entry written = new Entry("left-behind", leftBehind.pid(), new WallClock(start.minusSeconds(1)), null);
+            nextStartKills(leftBehind, written.line());
         }
         finally {
             leftBehind.destroyForcibly();
@@ -115,12 +103,8 @@ class RestartReapingTest {
             // What the dead daemon wrote, however far its wall clock was from this one's: the previous version's Java
             // instants moved with it, and after a step of 10 minutes it would have left this process running. Read
             // here from /proc, not by the code under test: nothing in it comes from the wall clock.
-            writeLedger(new Entry("left-behind", leftBehind.pid(), new Kernel(bootId(), startTicks(leftBehind.pid())), null).line());
-
-            children().start();
-
-            OsProcesses.awaitGone(List.of(leftBehind.pid()), BOUND);
-            assertEquals(List.of(), ledgerLines(), "old entries are forgotten once acted on");
+            Entry written = new Entry("left-behind", leftBehind.pid(), new Kernel(bootId(), startTicks(leftBehind.pid())), null);
+            nextStartKills(leftBehind, written.line());
         }
         finally {
             leftBehind.destroyForcibly();
@@ -136,13 +120,8 @@ class RestartReapingTest {
             // Ticks count from boot, and the first processes of a boot get much the same pids at much the same ticks:
             // pid and ticks are this process's, the boot is another.
             String otherBoot = UUID.randomUUID().toString();
-            writeLedger(new Entry("old-child", stranger.pid(), new Kernel(otherBoot, startTicks(stranger.pid())), null).line());
-
-            children().start();
-
-            assertEquals(List.of(), launch.probe(stranger.pid(), BOUND), "a process of this boot is sent nothing");
-            assertTrue(OsProcesses.alive(stranger.pid()), "a process of this boot survives");
-            assertEquals(List.of(), ledgerLines(), "old entries are forgotten once acted on");
+            Entry fromBefore = new Entry("old-child", stranger.pid(), new Kernel(otherBoot, startTicks(stranger.pid())), null);
+            nextStartSpares(launch, stranger, fromBefore.line());
         }
         finally {
             stranger.destroyForcibly();
@@ -156,16 +135,30 @@ class RestartReapingTest {
             // A daemon of the version before killed with -9, then the upgrade started on its data dir: child id, pid,
             // Java's start instant in epoch milliseconds, container name or a dash.
             long startMillis = leftBehind.toHandle().info().startInstant().orElseThrow().toEpochMilli();
-            writeLedger("left-behind\t" + leftBehind.pid() + "\t" + startMillis + "\t-");
-
-            children().start();
-
-            OsProcesses.awaitGone(List.of(leftBehind.pid()), BOUND);
-            assertEquals(List.of(), ledgerLines(), "old entries are forgotten once acted on");
+            nextStartKills(leftBehind, "left-behind\t" + leftBehind.pid() + "\t" + startMillis + "\t-");
         }
         finally {
             leftBehind.destroyForcibly();
         }
+    }
+
+    /** A start on a ledger of {@code lines} kills {@code leftBehind}, and forgets the entries it acted on. */
+    private void nextStartKills(Process leftBehind, String... lines) throws IOException {
+        writeLedger(lines);
+        children().start();
+        OsProcesses.awaitGone(List.of(leftBehind.pid()), BOUND);
+        assertEquals(List.of(), ledgerLines(), "old entries are forgotten once acted on");
+    }
+
+    /** A start on a ledger of {@code lines} sends {@code stranger}, which holds an entry's pid, nothing. */
+    private void nextStartSpares(Launch launch, Process stranger, String... lines) throws IOException {
+        writeLedger(lines);
+        children().start();
+        // The reaping is done when start() returns; a SIGKILL it sent would be pending before the probe, and the
+        // kernel delivers it first: an answer proves the stranger was sent nothing, however slow the host.
+        assertEquals(List.of(), launch.probe(stranger.pid(), BOUND), "a process that merely holds a ledger entry's pid is sent nothing");
+        assertTrue(OsProcesses.alive(stranger.pid()), "a process that merely holds a ledger entry's pid survives");
+        assertEquals(List.of(), ledgerLines(), "old entries are forgotten once acted on");
     }
 
     private ChildProcesses children() {
