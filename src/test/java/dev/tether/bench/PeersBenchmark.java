@@ -77,14 +77,10 @@ public final class PeersBenchmark {
             floor = raw.measure("tools/call", echo, 500);
             raw.measureConcurrent("tools/call", echo, Math.max(1, clients[clients.length / 2]), Duration.ofSeconds(Math.min(warmup, 10)));
             for (int c : clients) {
-                Duration clientBefore = OsProcesses.cpuTime(ProcessHandle.current().pid());
-                Duration machineBefore = Machine.busyTime();
+                CpuWindow window = CpuWindow.open(NO_GATEWAY);
+                long began = System.nanoTime();
                 List<Long> micros = raw.measureConcurrent("tools/call", echo, c, Duration.ofSeconds(seconds));
-                int calls = micros.size();
-                Duration client = OsProcesses.cpuTime(ProcessHandle.current().pid()).minus(clientBefore);
-                Duration machine = Machine.busyTime().minus(machineBefore);
-                Load load = new Load(calls / (double) seconds, Latencies.of(micros), 0, Double.NaN, client.toNanos() / 1e3 / calls,
-                        machine.toNanos() / 1e3 / calls, machine.toNanos() / 1e9 / seconds / Runtime.getRuntime().availableProcessors());
+                Load load = window.close(micros, 0, (System.nanoTime() - began) / 1e9);
                 System.out.printf("raw, %2d callers on one stdio: %,.0f calls/s, p50 %.2f ms; CPU per call: client %.0f µs, whole machine "
                         + "%.0f µs; cores %.0f %% busy%n", c, load.rate(), load.latencies().p50(), load.clientCpuPerCall(),
                         load.machineCpuPerCall(), load.machineBusy() * 100);
@@ -177,9 +173,7 @@ public final class PeersBenchmark {
             AtomicInteger errors = new AtomicInteger();
             AtomicReference<Exception> firstError = new AtomicReference<>();
             CountDownLatch done = new CountDownLatch(workers);
-            Duration cpuBefore = OsProcesses.cpuTime(gateway.pid());
-            Duration clientBefore = OsProcesses.cpuTime(ProcessHandle.current().pid());
-            Duration machineBefore = Machine.busyTime();
+            CpuWindow window = CpuWindow.open(gateway.pid());
             long began = System.nanoTime();
             long deadline = began + length.toNanos();
             for (StreamableHttpClient session : sessions) {
@@ -203,17 +197,11 @@ public final class PeersBenchmark {
                 worker.start();
             }
             done.await();
-            double took = (System.nanoTime() - began) / 1e9;
-            Duration cpu = OsProcesses.cpuTime(gateway.pid()).minus(cpuBefore);
-            Duration client = OsProcesses.cpuTime(ProcessHandle.current().pid()).minus(clientBefore);
-            Duration machine = Machine.busyTime().minus(machineBefore);
+            Load load = window.close(List.copyOf(micros), errors.get(), (System.nanoTime() - began) / 1e9);
             if (firstError.get() != null) {
                 System.out.println("   first error: " + firstError.get().getMessage());
             }
-            int calls = micros.size();
-            return new Load(calls / took, Latencies.of(micros.isEmpty() ? List.of(0L) : micros), errors.get(),
-                    calls == 0 ? 0 : cpu.toNanos() / 1e3 / calls, calls == 0 ? 0 : client.toNanos() / 1e3 / calls,
-                    calls == 0 ? 0 : machine.toNanos() / 1e3 / calls, machine.toNanos() / 1e9 / took / Runtime.getRuntime().availableProcessors());
+            return load;
         } finally {
             sessions.forEach(StreamableHttpClient::close);
         }
@@ -227,6 +215,29 @@ public final class PeersBenchmark {
      */
     private record Load(double rate, Latencies latencies, int errors, double cpuPerCall, double clientCpuPerCall,
             double machineCpuPerCall, double machineBusy) {
+    }
+
+    /** The pid of the raw server's "gateway": there is none, and its CPU per call is not a number. */
+    private static final long NO_GATEWAY = -1;
+
+    /** CPU spent from its opening on: the gateway's (none for the raw server), this JVM's as the client's, the machine's. */
+    private record CpuWindow(long gatewayPid, Duration gateway, Duration client, Duration machine) {
+
+        static CpuWindow open(long gatewayPid) {
+            return new CpuWindow(gatewayPid, gatewayPid == NO_GATEWAY ? Duration.ZERO : OsProcesses.cpuTime(gatewayPid),
+                    OsProcesses.cpuTime(ProcessHandle.current().pid()), Machine.busyTime());
+        }
+
+        /** The load of {@code micros}' calls, made in {@code seconds}, with the CPU each cost since the opening. */
+        Load close(List<Long> micros, int errors, double seconds) {
+            int calls = Math.max(1, micros.size());
+            Duration machineSpent = Machine.busyTime().minus(machine);
+            double gatewayPerCall = gatewayPid == NO_GATEWAY ? Double.NaN
+                    : OsProcesses.cpuTime(gatewayPid).minus(gateway).toNanos() / 1e3 / calls;
+            return new Load(micros.size() / seconds, Latencies.of(micros.isEmpty() ? List.of(0L) : micros), errors, gatewayPerCall,
+                    OsProcesses.cpuTime(ProcessHandle.current().pid()).minus(client).toNanos() / 1e3 / calls,
+                    machineSpent.toNanos() / 1e3 / calls, machineSpent.toNanos() / 1e9 / seconds / Runtime.getRuntime().availableProcessors());
+        }
     }
 
     /** A gateway's loads at each concurrency; {@code containersLeft} -1 where there was no gateway to stop. */

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
@@ -66,99 +65,88 @@ class RestartReapingTest {
 
     @Test
     void ledgerEntryWhosePidWasReusedIsNotKilled() throws IOException {
-        Launch launch = guard.plain("--ignore-eof");
-        Process stranger = startOutsideTether(launch);
-        try {
-            // The previous daemon's child had this pid, but started before this process did.
-            Entry reused = new Entry("old-child", stranger.pid(), earlier(startOf(stranger)), null);
-            Entry gone = new Entry("gone-child", Integer.MAX_VALUE - 1L, startOf(stranger), "tether-x-gone-child");
-            nextStartSpares(launch, stranger, reused.line(), gone.line(), "garbage that is not an entry");
-        }
-        finally {
-            stranger.destroyForcibly();
-        }
+        nextStartSpares(stranger -> List.of(
+                // The previous daemon's child had this pid, but started before this process did.
+                new Entry("old-child", stranger.pid(), earlier(startOf(stranger)), null).line(),
+                new Entry("gone-child", Integer.MAX_VALUE - 1L, startOf(stranger), "tether-x-gone-child").line(),
+                "garbage that is not an entry"));
     }
 
     @Test
     void ledgerEntryWhoseStartAnotherJvmPlacedASecondApartIsStillKilled() throws IOException {
-        Process leftBehind = startOutsideTether(guard.plain("--ignore-eof", "--ignore-sigterm"));
-        try {
-            // Where Java's instant is all there is (macOS; a ledger of the previous version): the dead daemon read the
-            // kernel's boot time (whole seconds, from the wall clock) before it crossed a second's boundary, this JVM
-            // after: the same process, one second earlier in the ledger.
-            Instant start = leftBehind.toHandle().info().startInstant().orElseThrow();
-            Entry written = new Entry("left-behind", leftBehind.pid(), new WallClock(start.minusSeconds(1)), null);
-            nextStartKills(leftBehind, written.line());
-        }
-        finally {
-            leftBehind.destroyForcibly();
-        }
+        // Where Java's instant is all there is (macOS; a ledger of the previous version): the dead daemon read the
+        // kernel's boot time (whole seconds, from the wall clock) before it crossed a second's boundary, this JVM
+        // after: the same process, one second earlier in the ledger.
+        nextStartKills(leftBehind -> List.of(new Entry("left-behind", leftBehind.pid(),
+                new WallClock(leftBehind.toHandle().info().startInstant().orElseThrow().minusSeconds(1)), null).line()));
     }
 
     @Test
     @EnabledOnOs(OS.LINUX)
     void ledgerEntryOfTheKernelsStartIsKilledWhateverTheWallClockDid() throws IOException {
-        Process leftBehind = startOutsideTether(guard.plain("--ignore-eof", "--ignore-sigterm"));
-        try {
-            // What the dead daemon wrote, however far its wall clock was from this one's: the previous version's Java
-            // instants moved with it, and after a step of 10 minutes it would have left this process running. Read
-            // here from /proc, not by the code under test: nothing in it comes from the wall clock.
-            Entry written = new Entry("left-behind", leftBehind.pid(), new Kernel(bootId(), startTicks(leftBehind.pid())), null);
-            nextStartKills(leftBehind, written.line());
-        }
-        finally {
-            leftBehind.destroyForcibly();
-        }
+        // What the dead daemon wrote, however far its wall clock was from this one's: the previous version's Java
+        // instants moved with it, and after a step of 10 minutes it would have left this process running. Read
+        // here from /proc, not by the code under test: nothing in it comes from the wall clock.
+        nextStartKills(leftBehind -> List.of(new Entry("left-behind", leftBehind.pid(),
+                new Kernel(bootId(), OsProcesses.startTicks(leftBehind.pid())), null).line()));
     }
 
     @Test
     @EnabledOnOs(OS.LINUX)
     void ledgerEntryFromBeforeARebootIsNotKilled() throws IOException {
-        Launch launch = guard.plain("--ignore-eof");
-        Process stranger = startOutsideTether(launch);
-        try {
-            // Ticks count from boot, and the first processes of a boot get much the same pids at much the same ticks:
-            // pid and ticks are this process's, the boot is another.
-            String otherBoot = UUID.randomUUID().toString();
-            Entry fromBefore = new Entry("old-child", stranger.pid(), new Kernel(otherBoot, startTicks(stranger.pid())), null);
-            nextStartSpares(launch, stranger, fromBefore.line());
-        }
-        finally {
-            stranger.destroyForcibly();
-        }
+        // Ticks count from boot, and the first processes of a boot get much the same pids at much the same ticks:
+        // pid and ticks are this process's, the boot is another.
+        nextStartSpares(stranger -> List.of(new Entry("old-child", stranger.pid(),
+                new Kernel(UUID.randomUUID().toString(), OsProcesses.startTicks(stranger.pid())), null).line()));
     }
 
     @Test
     void ledgerLineOfThePreviousVersionIsStillReaped() throws IOException {
+        // A daemon of the version before killed with -9, then the upgrade started on its data dir: child id, pid,
+        // Java's start instant in epoch milliseconds, container name or a dash.
+        nextStartKills(leftBehind -> List.of("left-behind\t" + leftBehind.pid() + "\t"
+                + leftBehind.toHandle().info().startInstant().orElseThrow().toEpochMilli() + "\t-"));
+    }
+
+    /** The ledger a dead daemon left, written for a process the test started. */
+    @FunctionalInterface
+    private interface LedgerFor {
+        List<String> lines(Process process) throws IOException;
+    }
+
+    /** A process left behind, in a ledger of {@code ledger}'s lines: the next start kills it and forgets the entries. */
+    private void nextStartKills(LedgerFor ledger) throws IOException {
         Process leftBehind = startOutsideTether(guard.plain("--ignore-eof", "--ignore-sigterm"));
         try {
-            // A daemon of the version before killed with -9, then the upgrade started on its data dir: child id, pid,
-            // Java's start instant in epoch milliseconds, container name or a dash.
-            long startMillis = leftBehind.toHandle().info().startInstant().orElseThrow().toEpochMilli();
-            nextStartKills(leftBehind, "left-behind\t" + leftBehind.pid() + "\t" + startMillis + "\t-");
+            writeLedger(ledger.lines(leftBehind));
+            children().start();
+            OsProcesses.awaitGone(List.of(leftBehind.pid()), BOUND);
+            assertEquals(List.of(), ledgerLines(), "old entries are forgotten once acted on");
         }
         finally {
             leftBehind.destroyForcibly();
         }
     }
 
-    /** A start on a ledger of {@code lines} kills {@code leftBehind}, and forgets the entries it acted on. */
-    private void nextStartKills(Process leftBehind, String... lines) throws IOException {
-        writeLedger(lines);
-        children().start();
-        OsProcesses.awaitGone(List.of(leftBehind.pid()), BOUND);
-        assertEquals(List.of(), ledgerLines(), "old entries are forgotten once acted on");
-    }
-
-    /** A start on a ledger of {@code lines} sends {@code stranger}, which holds an entry's pid, nothing. */
-    private void nextStartSpares(Launch launch, Process stranger, String... lines) throws IOException {
-        writeLedger(lines);
-        children().start();
-        // The reaping is done when start() returns; a SIGKILL it sent would be pending before the probe, and the
-        // kernel delivers it first: an answer proves the stranger was sent nothing, however slow the host.
-        assertEquals(List.of(), launch.probe(stranger.pid(), BOUND), "a process that merely holds a ledger entry's pid is sent nothing");
-        assertTrue(OsProcesses.alive(stranger.pid()), "a process that merely holds a ledger entry's pid survives");
-        assertEquals(List.of(), ledgerLines(), "old entries are forgotten once acted on");
+    /**
+     * A process that merely holds the pid of an entry of {@code ledger}'s lines: the next start sends it nothing and
+     * forgets the entries.
+     */
+    private void nextStartSpares(LedgerFor ledger) throws IOException {
+        Launch launch = guard.plain("--ignore-eof");
+        Process stranger = startOutsideTether(launch);
+        try {
+            writeLedger(ledger.lines(stranger));
+            children().start();
+            // The reaping is done when start() returns; a SIGKILL it sent would be pending before the probe, and the
+            // kernel delivers it first: an answer proves the stranger was sent nothing, however slow the host.
+            assertEquals(List.of(), launch.probe(stranger.pid(), BOUND), "a process that merely holds a ledger entry's pid is sent nothing");
+            assertTrue(OsProcesses.alive(stranger.pid()), "a process that merely holds a ledger entry's pid survives");
+            assertEquals(List.of(), ledgerLines(), "old entries are forgotten once acted on");
+        }
+        finally {
+            stranger.destroyForcibly();
+        }
     }
 
     private ChildProcesses children() {
@@ -190,15 +178,9 @@ class RestartReapingTest {
         return Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).trim();
     }
 
-    /** Field 22 of {@code /proc/<pid>/stat}, counted after the command name, which may hold spaces and parentheses. */
-    private static long startTicks(long pid) throws IOException {
-        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-        return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[22 - 3]);
-    }
-
-    private void writeLedger(String... lines) throws IOException {
+    private void writeLedger(List<String> lines) throws IOException {
         Files.createDirectories(ledger().getParent());
-        Files.write(ledger(), List.of(lines));
+        Files.write(ledger(), lines);
     }
 
     private Path ledger() {

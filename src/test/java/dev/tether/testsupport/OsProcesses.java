@@ -50,12 +50,28 @@ public final class OsProcesses {
         return stat == null ? Duration.ZERO : cpuTimeOfStat(stat);
     }
 
+    /**
+     * When {@code pid} started, in clock ticks since boot (field 22 of {@code /proc/PID/stat}), as the kernel counts it:
+     * read here apart from the code that records it, for tests to check that code against.
+     */
+    public static long startTicks(long pid) {
+        String stat = stat(pid);
+        if (stat == null) {
+            throw new IllegalStateException("no process " + pid);
+        }
+        return Long.parseLong(fieldsAfterCommand(stat)[22 - 3]);
+    }
+
     /** The CPU time, user and system, of a {@code /proc/PID/stat} or {@code /proc/PID/task/TID/stat} line. */
     public static Duration cpuTimeOfStat(String stat) {
-        // after the command name in parentheses (which may hold spaces), utime and stime are the 12th and 13th
-        // fields, in clock ticks (100 per second on Linux)
-        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return Duration.ofMillis((Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10);
+        // utime and stime, fields 14 and 15, in clock ticks (100 per second on Linux)
+        String[] fields = fieldsAfterCommand(stat);
+        return Duration.ofMillis((Long.parseLong(fields[14 - 3]) + Long.parseLong(fields[15 - 3])) * 10);
+    }
+
+    /** A stat line's fields from the state (field 3) on: the command name before them may hold spaces and parentheses. */
+    private static String[] fieldsAfterCommand(String stat) {
+        return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     }
 
     /** Live processes (this JVM excluded) whose command line contains {@code commandLineFragment}. */
